@@ -1,0 +1,85 @@
+// Sources/GraphArchive/Archiving/ArchiveAssembler.swift - turns finished encoding state into archive bytes
+
+/// A finished archive: the 64-byte header and the stored payload in pieces, so a file can be
+/// written without first gluing the pieces into one more copy.
+struct ArchiveOutput {
+    var header: [UInt8]
+    var payload: [[UInt8]]
+
+    var count: Int { payload.reduce(header.count) { $0 + $1.count } }
+
+    func contiguousBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        bytes.append(contentsOf: header)
+        for piece in payload { bytes.append(contentsOf: piece) }
+        return bytes
+    }
+}
+
+enum ArchiveAssembler {
+    static func assemble(state: inout EncodingState, compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
+        state.endObjects()
+        var top = state.out.take()
+        var objects = state.parked.take()
+        var objectCount = state.objects.count
+        var referenceCount = state.referenceCount
+
+        let everyObjectHasBody = state.bodiesWritten == state.objects.count
+        if !state.inConstructionOrder || !everyObjectHasBody {
+            let reordered = try ObjectOrdering.reorder(state: state, top: top, objects: objects)
+            top = reordered.top
+            objects = reordered.objects
+            objectCount = reordered.objectCount
+            referenceCount = reordered.referenceCount
+        }
+
+        // FORMAT.md §4: key table, type table, shape table, top section, object section.
+        var tables = ByteWriter(reservingCapacity: 256)
+        tables.writeVarint(state.keys.count)
+        for key in state.keys {
+            tables.writeVarint(key.utf8.count)
+            tables.writeUTF8(key)
+        }
+        tables.writeVarint(state.types.count)
+        for type in state.types {
+            tables.writeByte(type.isObject ? TypeKind.object : TypeKind.value)
+            tables.writeVarint(type.name.utf8.count)
+            tables.writeUTF8(type.name)
+        }
+        tables.writeVarint(state.shapes.count)
+        for shape in state.shapes {
+            tables.writeVarint(shape.typeID)
+            tables.writeVarint(shape.keyIDs.count)
+            for key in shape.keyIDs { tables.writeVarint(key) }
+        }
+        tables.writeVarint(state.topCount)
+
+        let payload = [tables.take(), top, objects]
+        var header = ArchiveHeader()
+        header.typeCount = UInt32(state.types.count)
+        header.objectCount = UInt64(objectCount)
+        header.referenceCount = UInt64(referenceCount)
+        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
+
+        let stored: [[UInt8]]
+        switch compression {
+        case .none:
+            stored = payload
+        case .zstd(let level):
+            stored = [try PayloadCompression.compress(payload, level: level)]
+            header.flags.insert(.zstdPayload)
+        }
+        var checksum = XXH64()
+        for piece in stored { checksum.update(piece) }
+        header.payloadChecksum = checksum.finalize()
+        header.storedLength = UInt64(stored.reduce(0) { $0 + $1.count })
+        return ArchiveOutput(header: header.encoded(), payload: stored)
+    }
+}
+
+/// Type table kinds (FORMAT.md §4.2).
+enum TypeKind {
+    static let object: UInt8 = 0
+    static let value: UInt8 = 1
+}

@@ -1,0 +1,77 @@
+// Sources/GraphArchive/Archiving/EncodingState+Values.swift - tagged value writers (FORMAT.md §6)
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension EncodingState {
+    @inline(__always)
+    mutating func writeNil() {
+        out.writeByte(ValueTag.null)
+    }
+
+    @inline(__always)
+    mutating func writeBool(_ value: Bool) {
+        out.writeByte(value ? ValueTag.trueValue : ValueTag.falseValue)
+    }
+
+    /// Integers take the smallest form: 0...63 in the tag, else sign and 1...8 magnitude bytes.
+    @inline(__always)
+    mutating func writeInteger<T: FixedWidthInteger>(_ value: T) {
+        if value >= 0 {
+            writeUnsigned(UInt64(truncatingIfNeeded: value), base: ValueTag.unsignedBase, small: true)
+        } else {
+            // ~value is -1 - value, non-negative and representable for every negative T.
+            writeUnsigned(UInt64(truncatingIfNeeded: ~value), base: ValueTag.negativeBase, small: false)
+        }
+    }
+
+    @inline(__always)
+    private mutating func writeUnsigned(_ magnitude: UInt64, base: UInt8, small: Bool) {
+        if small && magnitude < ValueTag.smallIntegerLimit {
+            out.writeByte(ValueTag.smallIntegerBase | UInt8(truncatingIfNeeded: magnitude))
+            return
+        }
+        let width = max(1, (64 - magnitude.leadingZeroBitCount + 7) / 8)
+        out.writeByte(base + UInt8(width - 1))
+        out.writeLittleEndian(magnitude, width: width)
+    }
+
+    @inline(__always)
+    mutating func writeDouble(_ value: Double) {
+        out.writeByte(ValueTag.float64)
+        out.writeLittleEndian(value.bitPattern, width: 8)
+    }
+
+    @inline(__always)
+    mutating func writeFloat(_ value: Float) {
+        out.writeByte(ValueTag.float32)
+        out.writeLittleEndian(UInt64(value.bitPattern), width: 4)
+    }
+
+    @inline(__always)
+    mutating func writeDate(_ secondsSinceReferenceDate: Double) {
+        out.writeByte(ValueTag.date)
+        out.writeLittleEndian(secondsSinceReferenceDate.bitPattern, width: 8)
+    }
+
+    @inline(__always)
+    mutating func writeString(_ value: String) {
+        let length = value.utf8.count
+        if length < ValueTag.shortStringLimit {
+            out.writeByte(ValueTag.shortStringBase | UInt8(truncatingIfNeeded: length))
+        } else {
+            out.writeByte(ValueTag.string)
+            out.writeVarint(length)
+        }
+        out.writeUTF8(value)
+    }
+
+    mutating func writeBytes(_ bytes: some Collection<UInt8>) {
+        out.writeByte(ValueTag.bytes)
+        out.writeVarint(bytes.count)
+        out.writeBytes(bytes)
+    }
+}

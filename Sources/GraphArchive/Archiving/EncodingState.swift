@@ -1,0 +1,317 @@
+// Sources/GraphArchive/Archiving/EncodingState.swift - the mutable state of one archive being written
+//
+// Everything the hot path touches lives in this one struct so each public `encode` call makes
+// one access to the archiver's storage, not one per table (class stored properties pay a dynamic
+// exclusivity check on every access).
+
+/// One keyed container being written: the top level or a record (object body or inline value).
+struct EncodingContainer {
+    enum Kind { case top, record }
+    var kind: Kind
+    var typeID: Int = 0
+    /// The shape this record is expected to repeat (the type's previous shape), or -1.
+    var candidateShape: Int = -1
+    /// Keys written so far.
+    var position: Int = 0
+    /// True while every key so far matches `candidateShape` in order.
+    var matching: Bool = false
+    /// Key ids of this record, filled only once it stopped matching its candidate.
+    var keyIDs: [Int] = []
+    /// Output offset of the record's one-byte shape placeholder.
+    var placeholder: Int = 0
+}
+
+struct EncodedType {
+    var name: String
+    var isObject: Bool
+    /// The class, kept so a deep copy can decode without a registry.
+    var objectType: (any (GraphCoding & AnyObject).Type)?
+    var lastShape: Int = -1
+}
+
+struct EncodedShape: Hashable {
+    var typeID: Int
+    var keyIDs: [Int]
+}
+
+struct EncodingState {
+    let maximumDepth: Int
+
+    /// Where values go now: the top-level section, or the object section while bodies are written.
+    var out = ByteWriter(reservingCapacity: 1 << 12)
+    /// The section not being written.
+    var parked = ByteWriter(reservingCapacity: 1 << 16)
+    var isWritingObjects = false
+
+    // MARK: Tables
+    var keys: [String] = []
+    var keyIndex: [String: Int] = [:]
+    var types: [EncodedType] = []
+    var typeIndex: [ObjectIdentifier: Int] = [:]
+    private var lastTypeKey: ObjectIdentifier?
+    private var lastTypeID = 0
+    var shapes: [EncodedShape] = []
+    var shapeIndex: [EncodedShape: Int] = [:]
+    /// Shape keys flattened, the user's own strings, so the fast path compares identical storage.
+    var shapeKeyStrings: [String] = []
+    var shapeKeyStart: [Int] = []
+
+    // MARK: Objects
+    var identity = IdentityTable()
+    /// Every numbered object, in discovery order; retained so identifiers stay unique.
+    var objects: [any GraphCoding & AnyObject] = []
+    /// For each object, where its body is in the object section, or nil while it has none.
+    var bodyStart: [Int?] = []
+    var bodyEnd: [Int] = []
+    /// Objects owed a body, in the order they will be written.
+    var queue: [Int] = []
+    var queueHead = 0
+    /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]`).
+    var edges: [Int] = []
+    var edgeStart: [Int] = []
+    var bodiesWritten = 0
+    var currentObject = -1
+    /// False once bodies can no longer be read in table order (FORMAT.md §5.4): a body refers
+    /// to an object not written before it, or bodies were written out of index order.
+    var inConstructionOrder = true
+    var referenceCount = 0
+
+    // MARK: Containers
+    var container = EncodingContainer(kind: .top)
+    var stack: ContiguousArray<EncodingContainer> = []
+    var topKeys: Set<Int> = []
+    var topCount = 0
+
+    init(maximumDepth: Int) {
+        self.maximumDepth = maximumDepth
+    }
+
+    // MARK: - Keys
+
+    mutating func keyID(_ key: String) -> Int {
+        if let id = keyIndex[key] { return id }
+        let id = keys.count
+        keys.append(key)
+        keyIndex[key] = id
+        return id
+    }
+
+    /// Announces the key of the next value in the current container.
+    @inline(__always)
+    mutating func writeKey(_ key: String) throws(GraphArchiveError) {
+        if container.matching {
+            let shape = container.candidateShape
+            let position = container.position
+            let start = shapeKeyStart[shape]
+            if position < shapes[shape].keyIDs.count && shapeKeyStrings[start + position] == key {
+                container.position = position + 1
+                return
+            }
+        }
+        try writeKeySlow(key)
+    }
+
+    @inline(never)
+    private mutating func writeKeySlow(_ key: String) throws(GraphArchiveError) {
+        let id = keyID(key)
+        switch container.kind {
+        case .top:
+            guard topKeys.insert(id).inserted else {
+                throw GraphArchiveError(.duplicateKey, "key \"\(key)\" encoded twice at the top level", keyPath: [key])
+            }
+            out.writeVarint(id)
+            topCount += 1
+        case .record:
+            if container.matching {
+                container.keyIDs = Array(shapes[container.candidateShape].keyIDs[0..<container.position])
+                container.matching = false
+            }
+            guard !container.keyIDs.contains(id) else {
+                throw GraphArchiveError(
+                    .duplicateKey, "key \"\(key)\" encoded twice in one \(types[container.typeID].name)",
+                    keyPath: [types[container.typeID].name, key])
+            }
+            container.keyIDs.append(id)
+            container.position += 1
+        }
+    }
+
+    // MARK: - Types and records
+
+    mutating func typeID(for type: any GraphCoding.Type, object: (any (GraphCoding & AnyObject).Type)?) -> Int {
+        let key = ObjectIdentifier(type)
+        if key == lastTypeKey { return lastTypeID }
+        let id: Int
+        if let known = typeIndex[key] {
+            id = known
+        } else {
+            id = types.count
+            types.append(EncodedType(name: type.archivedTypeName, isObject: object != nil, objectType: object))
+            typeIndex[key] = id
+        }
+        lastTypeKey = key
+        lastTypeID = id
+        return id
+    }
+
+    /// Opens a record of `typeID`; the caller has written any tag before it.
+    mutating func beginRecord(typeID: Int) throws(GraphArchiveError) {
+        guard stack.count < maximumDepth else {
+            throw GraphArchiveError(.invalidValue, "values nest deeper than maximumDepth (\(maximumDepth))")
+        }
+        stack.append(container)
+        let candidate = types[typeID].lastShape
+        container = EncodingContainer(
+            kind: .record, typeID: typeID, candidateShape: candidate, matching: candidate >= 0,
+            placeholder: out.count)
+        out.writeByte(0)  // shape id placeholder, patched in endRecord
+    }
+
+    mutating func endRecord() {
+        let shape: Int
+        if container.matching && container.position == shapes[container.candidateShape].keyIDs.count {
+            shape = container.candidateShape
+        } else {
+            if container.matching {
+                container.keyIDs = Array(shapes[container.candidateShape].keyIDs[0..<container.position])
+            }
+            let key = EncodedShape(typeID: container.typeID, keyIDs: container.keyIDs)
+            if let known = shapeIndex[key] {
+                shape = known
+            } else {
+                shape = shapes.count
+                shapes.append(key)
+                shapeIndex[key] = shape
+                shapeKeyStart.append(shapeKeyStrings.count)
+                for id in key.keyIDs { shapeKeyStrings.append(keys[id]) }
+            }
+            types[container.typeID].lastShape = shape
+        }
+        if shape < 0x80 {
+            out.setByte(UInt8(shape), at: container.placeholder)
+        } else {
+            var varint = ByteWriter(reservingCapacity: 10)
+            varint.writeVarint(shape)
+            let bytes = varint.take()
+            out.setByte(bytes[0], at: container.placeholder)
+            out.insert(Array(bytes[1...]), at: container.placeholder + 1)
+        }
+        container = stack.removeLast()
+    }
+
+    mutating func beginNested() throws(GraphArchiveError) {
+        guard stack.count < maximumDepth else {
+            throw GraphArchiveError(.invalidValue, "values nest deeper than maximumDepth (\(maximumDepth))")
+        }
+        stack.append(container)
+        container = EncodingContainer(kind: .record)
+        container.matching = false
+    }
+
+    mutating func endNested() {
+        container = stack.removeLast()
+    }
+
+    // MARK: - Objects
+
+    /// Numbers `object` (once) and writes a reference to it.
+    @inline(__always)
+    mutating func writeReference(_ object: any GraphCoding & AnyObject, conditional: Bool) {
+        let index = register(object, conditional: conditional)
+        out.writeByte(ValueTag.objectReference)
+        out.writeVarint(index)
+    }
+
+    /// Numbers `object` if new, queues its body unless `conditional`, records the edge.
+    @inline(__always)
+    mutating func register(_ object: any GraphCoding & AnyObject, conditional: Bool) -> Int {
+        let identifier = ObjectIdentifier(object)
+        let index: Int
+        if let known = identity.index(of: identifier) {
+            index = Int(known)
+            if !conditional && bodyStart[index] == nil && !isQueued(index) {
+                queue.append(index)
+                queued[index] = true
+            }
+        } else {
+            index = objects.count
+            objects.append(object)
+            identity.insert(identifier, index: UInt32(index))
+            bodyStart.append(nil)
+            bodyEnd.append(0)
+            queued.append(!conditional)
+            if !conditional { queue.append(index) }
+        }
+        if conditional {
+            conditionalTargets.append(index)
+        } else {
+            referenceCount += 1
+        }
+        if currentObject >= 0 {
+            edges.append(index)
+            if index >= currentObject { inConstructionOrder = false }
+        }
+        return index
+    }
+
+    var queued: [Bool] = []
+    /// Objects met through `encodeConditionalObject`; those never given a body become nil.
+    var conditionalTargets: [Int] = []
+
+    @inline(__always)
+    func isQueued(_ index: Int) -> Bool { queued[index] }
+
+    /// Writes a packed array of `count` references (FORMAT.md §6.5).
+    mutating func writeReferenceArray(count: Int, _ object: (Int) -> any GraphCoding & AnyObject) {
+        out.writeByte(ValueTag.referenceArray)
+        out.writeVarint(count)
+        var previous = -1
+        for position in 0..<count {
+            let index = register(object(position), conditional: false)
+            let delta = index &- previous
+            out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+            previous = index
+        }
+    }
+
+    /// Switches output to the next queued object's body, or returns nil when none is left.
+    mutating func beginNextObject() throws(GraphArchiveError) -> (any GraphCoding & AnyObject)? {
+        guard queueHead < queue.count else { return nil }
+        let index = queue[queueHead]
+        queueHead += 1
+        if !isWritingObjects {
+            swap(&out, &parked)
+            isWritingObjects = true
+        }
+        if index != bodiesWritten { inConstructionOrder = false }
+        bodiesWritten += 1
+        currentObject = index
+        bodyStart[index] = out.count
+        edgeStart.append(edges.count)
+        bodyOwner.append(index)
+        let object = objects[index]
+        let type = type(of: object)
+        try beginRecord(typeID: typeID(for: type, object: type))
+        return object
+    }
+
+    /// Bodies in the order written, for the reordering pass.
+    var bodyOwner: [Int] = []
+
+    mutating func endObject() {
+        endRecord()
+        bodyEnd[currentObject] = out.count
+        currentObject = -1
+    }
+
+    /// Back to the top-level section once every queued body is written.
+    mutating func endObjects() {
+        if isWritingObjects {
+            swap(&out, &parked)
+            isWritingObjects = false
+        }
+    }
+
+    var isAtTop: Bool { container.kind == .top && stack.isEmpty }
+    var hasQueuedObjects: Bool { queueHead < queue.count }
+}

@@ -1,0 +1,251 @@
+// Sources/GraphArchive/Archiving/GraphArchiver.swift - writes object graphs (the NSKeyedArchiver equivalent)
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writes an object graph into a gridstore archive: GraphArchive's `NSKeyedArchiver`.
+///
+/// Use the one-call forms for a single root, or encode several top-level values by key:
+///
+/// ```swift
+/// try GraphArchiver.archiveRootObject(states, toFile: path)        // root key "root"
+///
+/// let archiver = GraphArchiver()
+/// try archiver.encode(fourLines, forKey: "Data")
+/// try archiver.finishEncoding()
+/// let data = try archiver.encodedData
+/// ```
+///
+/// Each class instance is written once however often it is referenced; references are
+/// numbered by identity (`===`), so equal but distinct instances stay distinct. Object bodies
+/// are written one after another from a queue, never by recursion, so a chain of a million
+/// objects needs no deep stack. An archiver is single-use and not thread-safe.
+public final class GraphArchiver {
+    /// Settings for writing.
+    public struct Options: Sendable {
+        /// How the payload is compressed. Default: ``ArchiveCompression/none``.
+        public var compression: ArchiveCompression = .none
+        /// Deepest nesting of values (structs, arrays, dictionaries) inside one object; deeper
+        /// values throw instead of overflowing the stack. Objects do not count: they are written
+        /// from a queue. Default: 512.
+        public var maximumDepth: Int = 512
+
+        public init() {}
+
+        public init(compression: ArchiveCompression) {
+            self.compression = compression
+        }
+    }
+
+    /// The root key of ``archivedData(withRootObject:options:)``, as in `NSKeyedArchiver`.
+    public static let rootKey = "root"
+
+    public let options: Options
+    var state: EncodingState
+    private var output: ArchiveOutput?
+
+    public init(options: Options = Options()) {
+        self.options = options
+        self.state = EncodingState(maximumDepth: options.maximumDepth)
+    }
+
+    // MARK: - Encoding by key
+
+    public func encode(_ value: Bool, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeBool(value)
+    }
+
+    public func encode(_ value: Int, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeInteger(value)
+    }
+
+    public func encode(_ value: Int64, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeInteger(value)
+    }
+
+    public func encode(_ value: UInt64, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeInteger(value)
+    }
+
+    public func encode(_ value: Double, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeDouble(value)
+    }
+
+    public func encode(_ value: String, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeString(value)
+    }
+
+    public func encode(_ value: Data, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeBytes(value)
+    }
+
+    public func encode(_ value: [UInt8], forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeBytes(value)
+    }
+
+    public func encode(_ value: Date, forKey key: String) throws {
+        try state.writeKey(key)
+        state.writeDate(value.timeIntervalSinceReferenceDate)
+    }
+
+    /// Encodes any archivable value: other integer widths, `Float`, ``GraphCoding`` objects and
+    /// structs, optionals (nil is stored and decodes as nil), arrays, sets and dictionaries.
+    public func encode<T: GraphValue>(_ value: T, forKey key: String) throws {
+        try state.writeKey(key)
+        try value._encodeGraphValue(to: self)
+        if state.isAtTop && state.hasQueuedObjects {
+            try writeQueuedObjects()
+        }
+    }
+
+    /// Encodes a reference that is kept only if `object` is also encoded unconditionally
+    /// somewhere in the archive (before or after this call); otherwise it decodes as nil.
+    /// The `encodeConditionalObject(_:forKey:)` of `NSCoder`.
+    public func encodeConditionalObject<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+        try state.writeKey(key)
+        if let object {
+            state.writeReference(object, conditional: true)
+        } else {
+            state.writeNil()
+        }
+    }
+
+    // MARK: - Plumbing called by the GraphValue conformances
+
+    func writeObjectReference(_ object: any GraphCoding & AnyObject, conditional: Bool) throws {
+        state.writeReference(object, conditional: conditional)
+    }
+
+    func writeValueRecord<T: GraphCoding>(_ value: T) throws {
+        state.out.writeByte(ValueTag.valueRecord)
+        try state.beginRecord(typeID: state.typeID(for: T.self, object: nil))
+        try value.encode(with: self)
+        state.endRecord()
+    }
+
+    func writeArray<Element: GraphValue>(_ array: [Element]) throws {
+        if Element.self == UInt8.self {
+            state.writeBytes(array as! [UInt8])
+            return
+        }
+        if let first = array.first, first._graphObject() != nil {
+            // Elements share one static class type, so all are objects: pack their references
+            // (FORMAT.md §6.5).
+            state.writeReferenceArray(count: array.count) { array[$0]._graphObject()! }
+            return
+        }
+        try state.beginNested()
+        state.out.writeByte(ValueTag.array)
+        state.out.writeVarint(array.count)
+        for element in array {
+            try element._encodeGraphValue(to: self)
+        }
+        state.endNested()
+    }
+
+    func writeDictionary<Key: GraphValue, Value: GraphValue>(_ dictionary: [Key: Value]) throws {
+        try state.beginNested()
+        state.out.writeByte(ValueTag.dictionary)
+        state.out.writeVarint(dictionary.count)
+        for (key, value) in dictionary {
+            try key._encodeGraphValue(to: self)
+            try value._encodeGraphValue(to: self)
+        }
+        state.endNested()
+    }
+
+    /// Writes the body of every object numbered but not yet written, from a queue: bodies that
+    /// reference new objects add to the queue instead of recursing.
+    private func writeQueuedObjects() throws {
+        while let object = try state.beginNextObject() {
+            try object.encode(with: self)
+            state.endObject()
+        }
+        state.endObjects()
+    }
+
+    // MARK: - Finishing
+
+    /// Completes the archive; after this no more values can be encoded.
+    ///
+    /// - Throws: `.compressionFailed` or `.compressionUnavailable` when compressing.
+    public func finishEncoding() throws {
+        guard output == nil else { return }
+        guard state.isAtTop else {
+            throw GraphArchiveError(.invalidState, "finishEncoding() called while a value is still being encoded")
+        }
+        output = try ArchiveAssembler.assemble(state: &state, compression: options.compression)
+    }
+
+    /// The archive's bytes; available after ``finishEncoding()``.
+    public var encodedData: Data {
+        get throws {
+            guard let output else {
+                throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()")
+            }
+            return Data(output.contiguousBytes())
+        }
+    }
+
+    /// The archive's bytes as an array; available after ``finishEncoding()``.
+    public var encodedBytes: [UInt8] {
+        get throws {
+            guard let output else {
+                throw GraphArchiveError(.invalidState, "encodedBytes read before finishEncoding()")
+            }
+            return output.contiguousBytes()
+        }
+    }
+
+    /// Writes the finished archive to `path` atomically (see ``AtomicFile``).
+    public func write(toFile path: String) throws {
+        guard let output else {
+            throw GraphArchiveError(.invalidState, "write(toFile:) called before finishEncoding()")
+        }
+        try AtomicFile.write(output, to: path)
+    }
+
+    /// Size of the finished archive in bytes.
+    var finishedOutput: ArchiveOutput? { output }
+
+    /// The classes this archiver met, usable as a registry to decode what it wrote.
+    var encounteredTypes: GraphTypeRegistry {
+        var registry = GraphTypeRegistry()
+        for type in state.types {
+            if let objectType = type.objectType { registry.register(objectType, forName: type.name) }
+        }
+        return registry
+    }
+
+    // MARK: - One-call forms
+
+    /// Archives `rootObject` under the key ``rootKey`` and returns the bytes.
+    /// The `archivedData(withRootObject:)` of `NSKeyedArchiver`.
+    public static func archivedData<T: GraphValue>(withRootObject rootObject: T, options: Options = Options()) throws -> Data {
+        let archiver = GraphArchiver(options: options)
+        try archiver.encode(rootObject, forKey: rootKey)
+        try archiver.finishEncoding()
+        return try archiver.encodedData
+    }
+
+    /// Archives `rootObject` under ``rootKey`` and saves it to `path` atomically: the file is
+    /// either the previous archive or the whole new one, never a mix. The
+    /// `archiveRootObject(_:toFile:)` of `NSKeyedArchiver`, throwing instead of returning `false`.
+    public static func archiveRootObject<T: GraphValue>(_ rootObject: T, toFile path: String, options: Options = Options()) throws {
+        let archiver = GraphArchiver(options: options)
+        try archiver.encode(rootObject, forKey: rootKey)
+        try archiver.finishEncoding()
+        try archiver.write(toFile: path)
+    }
+}

@@ -1,0 +1,142 @@
+// Sources/GraphArchive/Archiving/ObjectOrdering.swift - puts objects in construction order (FORMAT.md §5.4)
+
+/// Renumbers objects so that each one comes after everything it refers to (a depth-first
+/// post-order), except references that close a cycle, and drops conditional-only objects.
+///
+/// Bodies are written in discovery order, which is already such an order for flat collections
+/// (the common case, which skips this pass). Deeper graphs, cycles and conditional references
+/// come here: one iterative DFS, then one copy of every body with its references translated.
+enum ObjectOrdering {
+    struct Result {
+        var top: [UInt8]
+        var objects: [UInt8]
+        var objectCount: Int
+        var referenceCount: Int
+    }
+
+    static func reorder(state: EncodingState, top: [UInt8], objects: [UInt8]) throws(GraphArchiveError) -> Result {
+        let count = state.objects.count
+        // Edges per object index (bodies were written in `bodyOwner` order).
+        var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
+        for (position, owner) in state.bodyOwner.enumerated() {
+            let end = position + 1 < state.edgeStart.count ? state.edgeStart[position + 1] : state.edges.count
+            edgeRange[owner] = state.edgeStart[position]..<end
+        }
+        let hasBody = state.bodyStart.map { $0 != nil }
+
+        // Iterative post-order DFS from each body in written order.
+        var newIndex = [Int](repeating: -1, count: count)
+        var order: [Int] = []
+        order.reserveCapacity(state.bodyOwner.count)
+        var visited = [Bool](repeating: false, count: count)
+        var stack: [(object: Int, nextEdge: Int)] = []
+        for root in state.bodyOwner where !visited[root] {
+            visited[root] = true
+            stack.append((root, edgeRange[root].lowerBound))
+            while !stack.isEmpty {
+                let (object, edge) = stack[stack.count - 1]
+                if edge < edgeRange[object].upperBound {
+                    stack[stack.count - 1].nextEdge = edge + 1
+                    let target = state.edges[edge]
+                    if hasBody[target] && !visited[target] {
+                        visited[target] = true
+                        stack.append((target, edgeRange[target].lowerBound))
+                    }
+                } else {
+                    stack.removeLast()
+                    newIndex[object] = order.count
+                    order.append(object)
+                }
+            }
+        }
+
+        let scanner = ValueScanner(
+            shapeValueCounts: state.shapes.map(\.keyIDs.count), objectCount: count,
+            maximumDepth: Int.max)
+        var translator = Translator(scanner: scanner, newIndex: newIndex)
+        var newObjects = ByteWriter(reservingCapacity: objects.count)
+        try ByteReader.withReader(over: objects) { (reader: inout ByteReader) throws(GraphArchiveError) in
+            for object in order {
+                reader.offset = state.bodyStart[object]!
+                try translator.copyRecord(&reader, into: &newObjects)
+            }
+        }
+        var newTop = ByteWriter(reservingCapacity: top.count)
+        try ByteReader.withReader(over: top) { (reader: inout ByteReader) throws(GraphArchiveError) in
+            for _ in 0..<state.topCount {
+                newTop.writeVarint(try reader.readVarint())
+                try translator.copyValue(&reader, into: &newTop)
+            }
+        }
+        return Result(
+            top: newTop.take(), objects: newObjects.take(), objectCount: order.count,
+            referenceCount: translator.referenceCount)
+    }
+
+    /// Copies values, rewriting object indexes through `newIndex` (-1: no body, becomes nil).
+    struct Translator {
+        let scanner: ValueScanner
+        let newIndex: [Int]
+        var referenceCount = 0
+
+        mutating func copyRecord(_ reader: inout ByteReader, into writer: inout ByteWriter) throws(GraphArchiveError) {
+            let shape = try scanner.readShape(&reader)
+            writer.writeVarint(shape)
+            for _ in 0..<scanner.shapeValueCounts[shape] {
+                try copyValue(&reader, into: &writer)
+            }
+        }
+
+        mutating func copyValue(_ reader: inout ByteReader, into writer: inout ByteWriter) throws(GraphArchiveError) {
+            let start = reader.offset
+            let tag = try reader.peekByte()
+            switch tag {
+            case ValueTag.objectReference:
+                _ = try reader.readByte()
+                let index = newIndex[Int(try reader.readVarint())]
+                if index < 0 {
+                    writer.writeByte(ValueTag.null)
+                } else {
+                    writer.writeByte(ValueTag.objectReference)
+                    writer.writeVarint(index)
+                    referenceCount += 1
+                }
+            case ValueTag.referenceArray:
+                _ = try reader.readByte()
+                let count = try reader.readCount()
+                writer.writeByte(ValueTag.referenceArray)
+                writer.writeVarint(count)
+                var previousOld = -1
+                var previousNew = -1
+                for _ in 0..<count {
+                    previousOld = try ValueScanner.nextReferenceIndex(&reader, previous: previousOld)
+                    let index = newIndex[previousOld]
+                    let delta = index - previousNew
+                    writer.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+                    previousNew = index
+                    referenceCount += 1
+                }
+            case ValueTag.array:
+                _ = try reader.readByte()
+                let count = try reader.readCount()
+                writer.writeByte(ValueTag.array)
+                writer.writeVarint(count)
+                for _ in 0..<count { try copyValue(&reader, into: &writer) }
+            case ValueTag.dictionary:
+                _ = try reader.readByte()
+                let count = try reader.readCount()
+                writer.writeByte(ValueTag.dictionary)
+                writer.writeVarint(count)
+                for _ in 0..<count * 2 { try copyValue(&reader, into: &writer) }
+            case ValueTag.valueRecord:
+                _ = try reader.readByte()
+                writer.writeByte(ValueTag.valueRecord)
+                try copyRecord(&reader, into: &writer)
+            default:
+                // A leaf: copy its bytes as they are.
+                try scanner.skipValue(&reader)
+                try ByteReader.copy(from: start, to: reader.offset, of: &reader, into: &writer)
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+// Sources/GraphArchive/Files/AtomicFile.swift - crash-safe replacement of a file
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Replaces a file so that, whatever happens, it holds either its old or its whole new content.
+///
+/// The new content goes to a temporary file in the same folder (`.NAME.tmp-PID-RANDOM`), is
+/// flushed to disk with `fsync`, then renamed over the target, and the folder is flushed so
+/// the rename itself survives a power cut. A failure at any step removes the temporary file
+/// and leaves the old one untouched. Two processes saving the same path at once each rename a
+/// whole file: the last rename wins, and the file is always one whole archive. Temporary files
+/// left by a killed process (its PID no longer running) are removed by the next save.
+public enum AtomicFile {
+    /// Writes bytes to the temporary file; handed to the closure of ``write(to:_:)``.
+    public struct Sink: ~Copyable {
+        fileprivate let descriptor: Int32
+        fileprivate let path: String
+        /// Bytes written so far.
+        public private(set) var count = 0
+
+        /// Appends `bytes`, retrying short writes.
+        public mutating func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
+            guard var next = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let written = systemWrite(descriptor, next, left)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError.error(errno, "cannot write", path)
+                }
+                next += written
+                left -= written
+                count += written
+            }
+        }
+
+        public mutating func write(_ bytes: [UInt8]) throws(GraphArchiveError) {
+            // Array.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
+            let result: Result<Void, GraphArchiveError> = bytes.withUnsafeBytes { raw in
+                Result { () throws(GraphArchiveError) in try write(raw) }
+            }
+            try result.get()
+        }
+
+        /// Writes `bytes` at `offset` without moving the append position (to patch a header).
+        public func write(_ bytes: [UInt8], at offset: Int) throws(GraphArchiveError) {
+            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == bytes.count else { throw SystemError.error(errno, "cannot write", path) }
+        }
+    }
+
+    /// Replaces `path` with what `body` writes.
+    ///
+    /// - Throws: `.ioError` or `.fileNotFound` (missing folder) with the system's message, or
+    ///   what `body` throws; in every case the previous file at `path` is left as it was.
+    public static func write(to path: String, _ body: (inout Sink) throws -> Void) throws {
+        var info = stat()
+        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            throw GraphArchiveError(.ioError, "cannot save to \(path): it is a directory")
+        }
+        // Keep the old file's permissions; a new file gets 0644 less the umask.
+        let mode: mode_t = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o644
+        let (folder, name) = split(path)
+        removeStaleTemporaries(in: folder, name: name)
+        let temporary = "\(folder)/.\(name).tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw SystemError.error(errno, "cannot create a temporary file for", path) }
+        var closed = false
+        do {
+            var sink = Sink(descriptor: descriptor, path: path)
+            try body(&sink)
+            guard fsync(descriptor) == 0 else { throw SystemError.error(errno, "cannot flush", path) }
+            closed = true
+            guard close(descriptor) == 0 else { throw SystemError.error(errno, "cannot close", path) }
+            if mode != 0o644 { fchmodIfNeeded(temporary, mode) }
+            guard rename(temporary, path) == 0 else { throw SystemError.error(errno, "cannot replace", path) }
+        } catch {
+            if !closed { close(descriptor) }
+            unlink(temporary)
+            throw error
+        }
+        // Flush the folder so the rename is durable; failure here cannot undo the save.
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    static func write(_ output: ArchiveOutput, to path: String) throws {
+        try write(to: path) { sink in
+            try sink.write(output.header)
+            for piece in output.payload { try sink.write(piece) }
+        }
+    }
+
+    private static func fchmodIfNeeded(_ path: String, _ mode: mode_t) {
+        chmod(path, mode)
+    }
+
+    static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    }
+
+    /// Removes `.NAME.tmp-PID-*` files whose writer is no longer running.
+    static func removeStaleTemporaries(in folder: String, name: String) {
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        let prefix = ".\(name).tmp-"
+        while let entry = readdir(directory) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard entryName.hasPrefix(prefix) else { continue }
+            let rest = entryName.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            // kill(pid, 0) fails with ESRCH only when no such process exists.
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
+                unlink("\(folder)/\(entryName)")
+            }
+        }
+    }
+}

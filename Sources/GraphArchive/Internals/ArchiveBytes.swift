@@ -1,0 +1,233 @@
+// Sources/GraphArchive/Internals/ArchiveBytes.swift - owned, immutable input bytes and their reader
+//
+// All raw-pointer reading in GraphArchive lives in this file. `ArchiveBytes` owns one
+// allocation for its whole life; `ByteReader` values are made from it, bounds-check every read
+// against the reader's own end, and must never outlive the `ArchiveBytes` they came from
+// (every holder of a reader also holds its owner).
+
+/// An immutable, heap-allocated copy of archive bytes, freed when the last holder lets go.
+final class ArchiveBytes: @unchecked Sendable {
+    // @unchecked: the memory is written only inside the initializers, then never mutated.
+    private let storage: UnsafeMutableRawBufferPointer
+    /// Bytes in use; `storage` may be larger (never smaller than one byte, to have an address).
+    let count: Int
+
+    /// Copies `bytes`.
+    init(copying bytes: some Collection<UInt8>) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(source))
+        }
+        if copied == nil {
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte
+            }
+        }
+        storage = buffer
+        count = bytes.count
+    }
+
+    /// Allocates `count` bytes and lets `fill` write them (file reads, decompression).
+    /// `fill` returns how many bytes it wrote, at most `count`.
+    init<E: Error>(
+        count: Int,
+        fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+    ) throws(E) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        do {
+            let written = try fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            precondition(written >= 0 && written <= count, "fill wrote outside the buffer")
+            storage = buffer
+            self.count = written
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// A reader over `range` of these bytes.
+    func reader(_ range: Range<Int>? = nil) -> ByteReader {
+        let range = range ?? 0..<count
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        return ByteReader(base: UnsafeRawPointer(storage.baseAddress!), offset: range.lowerBound, end: range.upperBound)
+    }
+
+    /// Calls `body` with the bytes in `range`.
+    /// - Warning: Do not escape the pointer.
+    func withUnsafeBytes<R, E: Error>(
+        _ range: Range<Int>,
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        return try body(UnsafeRawBufferPointer(rebasing: storage[range]))
+    }
+
+    /// The bytes in `range`, copied out.
+    func copyBytes(_ range: Range<Int>) -> [UInt8] {
+        withUnsafeBytes(range) { Array($0) }
+    }
+}
+
+/// A cursor over archive bytes. Every read checks the bounds and throws `.truncated` past the end.
+struct ByteReader {
+    private let base: UnsafeRawPointer
+    /// Position of the next read, relative to the start of the owning `ArchiveBytes`.
+    var offset: Int
+    /// One past the last readable byte.
+    let end: Int
+
+    fileprivate init(base: UnsafeRawPointer, offset: Int, end: Int) {
+        self.base = base
+        self.offset = offset
+        self.end = end
+    }
+
+    var remaining: Int { end - offset }
+    var isAtEnd: Bool { offset >= end }
+
+    @inline(never)
+    func truncated(_ what: String) -> GraphArchiveError {
+        GraphArchiveError(.truncated, "archive ends inside \(what)", offset: offset)
+    }
+
+    @inline(__always)
+    mutating func readByte() throws(GraphArchiveError) -> UInt8 {
+        guard offset < end else { throw truncated("a value") }
+        let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+        offset &+= 1  // cannot overflow: offset < end <= Int.max
+        return byte
+    }
+
+    @inline(__always)
+    func peekByte() throws(GraphArchiveError) -> UInt8 {
+        guard offset < end else { throw truncated("a value") }
+        return base.load(fromByteOffset: offset, as: UInt8.self)
+    }
+
+    /// Reads an unsigned LEB128 varint of at most 10 bytes (FORMAT.md §2.2).
+    @inline(__always)
+    mutating func readVarint() throws(GraphArchiveError) -> UInt64 {
+        if offset < end {
+            let first = base.load(fromByteOffset: offset, as: UInt8.self)
+            if first < 0x80 {
+                offset &+= 1
+                return UInt64(first)
+            }
+        }
+        return try readVarintSlow()
+    }
+
+    @inline(never)
+    private mutating func readVarintSlow() throws(GraphArchiveError) -> UInt64 {
+        let start = offset
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < end else { throw truncated("a varint") }
+            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            offset &+= 1
+            if shift == 63 && byte > 1 {
+                throw GraphArchiveError(.corrupt, "varint overflows 64 bits", offset: start)
+            }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    /// Reads a varint that counts or indexes something and must fit `Int`.
+    @inline(__always)
+    mutating func readCount() throws(GraphArchiveError) -> Int {
+        let value = try readVarint()
+        guard value <= UInt64(Int.max) else {
+            throw GraphArchiveError(.corrupt, "count \(value) is out of range", offset: offset)
+        }
+        return Int(value)
+    }
+
+    /// Reads `width` (1...8) bytes as a little-endian unsigned integer.
+    @inline(__always)
+    mutating func readLittleEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
+        guard width <= end - offset else { throw truncated("a number") }
+        var value: UInt64 = 0
+        if width == 8 {
+            value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        } else {
+            for index in 0..<width {
+                value |= UInt64(base.load(fromByteOffset: offset &+ index, as: UInt8.self)) << (8 * UInt64(index))
+            }
+        }
+        offset &+= width
+        return value
+    }
+
+    mutating func readLittleEndian<T: FixedWidthInteger>(_: T.Type) throws(GraphArchiveError) -> T {
+        T(truncatingIfNeeded: try readLittleEndian(width: MemoryLayout<T>.size))
+    }
+
+    /// Skips `count` bytes, checking they exist.
+    @inline(__always)
+    mutating func skip(_ count: Int) throws(GraphArchiveError) {
+        guard count >= 0, count <= end - offset else { throw truncated("a value") }
+        offset &+= count
+    }
+
+    /// Reads `count` bytes as UTF-8, throwing `.invalidUTF8` if they are not.
+    @inline(__always)
+    mutating func readString(count: Int) throws(GraphArchiveError) -> String {
+        guard count >= 0, count <= end - offset else { throw truncated("a string") }
+        let buffer = UnsafeRawBufferPointer(start: base + offset, count: count)
+        guard let string = String(validating: buffer.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+            throw GraphArchiveError(.invalidUTF8, "string is not valid UTF-8", offset: offset)
+        }
+        offset &+= count
+        return string
+    }
+
+    mutating func readBytes(count: Int) throws(GraphArchiveError) -> [UInt8] {
+        guard count >= 0, count <= end - offset else { throw truncated("a byte string") }
+        let buffer = UnsafeRawBufferPointer(start: base + offset, count: count)
+        offset &+= count
+        return Array(buffer)
+    }
+
+    /// Calls `body` with the next `count` bytes and moves past them.
+    /// - Warning: Do not escape the pointer.
+    mutating func readUnsafeBytes<R>(count: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(GraphArchiveError) -> R {
+        guard count >= 0, count <= end - offset else { throw truncated("a byte string") }
+        let result = body(UnsafeRawBufferPointer(start: base + offset, count: count))
+        offset &+= count
+        return result
+    }
+}
+
+extension ByteReader {
+    /// Runs `body` with a reader over `bytes`.
+    /// - Warning: Do not let the reader escape `body`.
+    static func withReader<R, E: Error>(
+        over bytes: [UInt8],
+        _ body: (inout ByteReader) throws(E) -> R
+    ) throws(E) -> R {
+        // Array.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
+        let result: Result<R, E> = bytes.withUnsafeBytes { raw in
+            // A non-nil base even for empty input, so the reader's pointer is always valid.
+            var reader = ByteReader(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 0x10)!, offset: 0, end: raw.count)
+            return Result { () throws(E) -> R in try body(&reader) }
+        }
+        return try result.get()
+    }
+}
+
+extension ByteReader {
+    /// Appends the bytes `start..<end` already passed by `reader` to `writer`.
+    static func copy(from start: Int, to end: Int, of reader: inout ByteReader, into writer: inout ByteWriter) throws(GraphArchiveError) {
+        let saved = reader.offset
+        reader.offset = start
+        try reader.readUnsafeBytes(count: end - start) { writer.writeBytes($0) }
+        reader.offset = saved
+    }
+}

@@ -1,0 +1,174 @@
+// Sources/GraphArchive/Unarchiving/DecodingState+Values.swift - tagged value readers (FORMAT.md §6)
+
+extension DecodingState {
+    @inline(__always)
+    mutating func readNilIfPresent() throws(GraphArchiveError) -> Bool {
+        if try reader.peekByte() == ValueTag.null {
+            reader.offset += 1
+            return true
+        }
+        return false
+    }
+
+    @inline(__always)
+    mutating func readBool() throws(GraphArchiveError) -> Bool {
+        let start = reader.offset
+        switch try reader.readByte() {
+        case ValueTag.trueValue: return true
+        case ValueTag.falseValue: return false
+        default: throw typeMismatch(expected: "Bool", tagOffset: start)
+        }
+    }
+
+    @inline(__always)
+    mutating func readInteger<T: FixedWidthInteger>(_: T.Type) throws(GraphArchiveError) -> T {
+        let start = reader.offset
+        let tag = try reader.readByte()
+        if tag >= ValueTag.smallIntegerBase && tag < ValueTag.shortStringBase {
+            // 0...63 fits every integer type.
+            return T(truncatingIfNeeded: tag &- ValueTag.smallIntegerBase)
+        }
+        guard tag >= ValueTag.unsignedBase && tag < ValueTag.negativeBase + 8 else {
+            throw typeMismatch(expected: String(describing: T.self), tagOffset: start)
+        }
+        let magnitude = try reader.readLittleEndian(width: Int(tag & 7) + 1)
+        if tag < ValueTag.negativeBase {
+            guard let value = T(exactly: magnitude) else { throw outOfRange(T.self, "\(magnitude)", start) }
+            return value
+        }
+        // Stored ~value; the value fits T when the magnitude is at most T.max.
+        guard T.isSigned, magnitude <= UInt64(T.max) else {
+            throw outOfRange(T.self, "-\(magnitude)-1", start)
+        }
+        return T(truncatingIfNeeded: ~magnitude)
+    }
+
+    @inline(never)
+    private func outOfRange<T>(_: T.Type, _ value: String, _ offset: Int) -> GraphArchiveError {
+        GraphArchiveError(
+            .valueOutOfRange, "stored integer \(value) does not fit \(T.self)", offset: offset, keyPath: keyPath())
+    }
+
+    @inline(__always)
+    mutating func readDouble() throws(GraphArchiveError) -> Double {
+        let start = reader.offset
+        switch try reader.readByte() {
+        case ValueTag.float64:
+            return Double(bitPattern: try reader.readLittleEndian(width: 8))
+        case ValueTag.float32:
+            return Double(Float(bitPattern: UInt32(try reader.readLittleEndian(width: 4))))
+        default:
+            throw typeMismatch(expected: "Double", tagOffset: start)
+        }
+    }
+
+    mutating func readFloat() throws(GraphArchiveError) -> Float {
+        let start = reader.offset
+        switch try reader.readByte() {
+        case ValueTag.float32:
+            return Float(bitPattern: UInt32(try reader.readLittleEndian(width: 4)))
+        case ValueTag.float64:
+            // Only when no precision is lost.
+            let double = Double(bitPattern: try reader.readLittleEndian(width: 8))
+            let float = Float(double)
+            guard double.isNaN || Double(float) == double else {
+                throw GraphArchiveError(
+                    .valueOutOfRange, "stored Double \(double) is not exactly representable as Float", offset: start,
+                    keyPath: keyPath())
+            }
+            return float
+        default:
+            throw typeMismatch(expected: "Float", tagOffset: start)
+        }
+    }
+
+    mutating func readDate() throws(GraphArchiveError) -> Double {
+        let start = reader.offset
+        guard try reader.readByte() == ValueTag.date else {
+            throw typeMismatch(expected: "Date", tagOffset: start)
+        }
+        return Double(bitPattern: try reader.readLittleEndian(width: 8))
+    }
+
+    @inline(__always)
+    mutating func readString() throws(GraphArchiveError) -> String {
+        let start = reader.offset
+        let tag = try reader.readByte()
+        let length: Int
+        if tag >= ValueTag.shortStringBase && tag < ValueTag.shortStringBase + 64 {
+            length = Int(tag &- ValueTag.shortStringBase)
+        } else if tag == ValueTag.string {
+            length = try reader.readCount()
+            guard length <= options.maximumStringLength else {
+                throw GraphArchiveError(
+                    .limitExceeded, "string of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
+                    offset: start, keyPath: keyPath())
+            }
+        } else {
+            throw typeMismatch(expected: "String", tagOffset: start)
+        }
+        return try reader.readString(count: length)
+    }
+
+    mutating func readByteArray() throws(GraphArchiveError) -> [UInt8] {
+        let start = reader.offset
+        guard try reader.readByte() == ValueTag.bytes else {
+            throw typeMismatch(expected: "bytes", tagOffset: start)
+        }
+        let length = try reader.readCount()
+        guard length <= options.maximumStringLength else {
+            throw GraphArchiveError(
+                .limitExceeded, "byte string of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
+                offset: start, keyPath: keyPath())
+        }
+        return try reader.readBytes(count: length)
+    }
+
+    /// Reads a collection header's count, enforcing the limit; returns a safe capacity too.
+    mutating func readCollectionCount(at start: Int) throws(GraphArchiveError) -> (count: Int, capacity: Int) {
+        let count = try reader.readCount()
+        guard count <= options.maximumCollectionCount else {
+            throw GraphArchiveError(
+                .limitExceeded, "collection of \(count) elements exceeds maximumCollectionCount (\(options.maximumCollectionCount))",
+                offset: start, keyPath: keyPath())
+        }
+        // Each element takes at least one byte: never reserve more than the input can fill.
+        return (count, min(count, reader.remaining))
+    }
+
+    /// Reads an object reference tag and index.
+    @inline(__always)
+    mutating func readObjectIndex(expected: @autoclosure () -> String) throws(GraphArchiveError) -> Int {
+        let start = reader.offset
+        guard try reader.readByte() == ValueTag.objectReference else {
+            throw typeMismatch(expected: expected(), tagOffset: start)
+        }
+        let index = try reader.readVarint()
+        try scanner.checkObjectIndex(index, at: start)
+        return Int(index)
+    }
+
+    /// The constructed object at `index`, as `T`.
+    @inline(__always)
+    func object<T: AnyObject>(at index: Int, as _: T.Type, offset: Int) throws(GraphArchiveError) -> T {
+        guard index < objects.count else {
+            throw unresolvedCycle(index, T.self, offset)
+        }
+        let object = objects[index]
+        if let typed = object as? T { return typed }
+        throw GraphArchiveError(
+            .typeMismatch, "expected \(T.self), found object #\(index) of type \(type(of: object))", offset: offset,
+            keyPath: keyPath())
+    }
+
+    @inline(never)
+    private func unresolvedCycle(_ index: Int, _ type: Any.Type, _ offset: Int) -> GraphArchiveError {
+        guard index < objectCount else {
+            return GraphArchiveError(.badObjectReference, "reference to object \(index), but the archive has \(objectCount)", offset: offset, keyPath: keyPath())
+        }
+        return GraphArchiveError(
+            .unresolvedCycle,
+            "reference to object #\(index) (\(type)) that is not decoded yet: it closes a cycle; decode this key with decodeLater(_:forKey:assign:)",
+            offset: offset, keyPath: keyPath())
+    }
+}

@@ -1,0 +1,394 @@
+// Sources/GraphArchive/Unarchiving/GraphUnarchiver.swift - reads object graphs (the NSKeyedUnarchiver equivalent)
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads a gridstore archive back into objects: GraphArchive's `NSKeyedUnarchiver`.
+///
+/// ```swift
+/// let states = try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromFile: path)
+///
+/// let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry([BIDFourLines.self]))
+/// let lines = try unarchiver.decode(BIDFourLines.self, forKey: "Data")
+/// try unarchiver.finishDecoding()
+/// ```
+///
+/// Creating an unarchiver checks the whole archive (header, checksum, tables) and builds every
+/// object in the archive, each after the objects it refers to, so initializers find their
+/// references ready and no recursion is needed however deep the graph. Only registered classes
+/// are created. Top-level values are then read by key. Not thread-safe.
+public final class GraphUnarchiver {
+    /// Limits that keep a hostile or damaged archive from exhausting memory or stack. Each
+    /// violation throws `.limitExceeded` naming the limit.
+    public struct Options: Sendable {
+        /// Deepest nesting of values inside one object or top-level value. Default: 512.
+        public var maximumDepth: Int = 512
+        /// Most objects an archive may hold. Default: 2^28 (268 million).
+        public var maximumObjectCount: Int = 1 << 28
+        /// Largest archive file read. Default: 16 GiB.
+        public var maximumArchiveBytes: Int = 1 << 34
+        /// Largest payload once decompressed. Default: 16 GiB.
+        public var maximumDecompressedBytes: Int = 1 << 34
+        /// Longest string or byte string, in bytes. Default: 1 GiB.
+        public var maximumStringLength: Int = 1 << 30
+        /// Most elements in one array or dictionary. Default: 2^30.
+        public var maximumCollectionCount: Int = 1 << 30
+
+        public init() {}
+    }
+
+    public let options: Options
+    /// What the header and tables say about this archive.
+    public let info: ArchiveInfo
+    var state: DecodingState
+    private let bytes: ArchiveBytes
+    private var deferred: [() throws -> Void] = []
+    private var isConstructing = true
+    private var finished = false
+
+    // MARK: - Creating
+
+    /// Opens an archive held in memory.
+    ///
+    /// - Parameters:
+    ///   - data: The archive's bytes.
+    ///   - registry: The classes that may be created.
+    ///   - options: Decoding limits.
+    /// - Throws: ``GraphArchiveError`` for a damaged or unsupported archive or an unknown type,
+    ///   and whatever an initializer throws.
+    public convenience init(forReadingFrom data: Data, registry: GraphTypeRegistry, options: Options = Options()) throws {
+        try self.init(bytes: ArchiveBytes(copying: data), registry: registry, options: options)
+    }
+
+    /// Opens an archive held in a byte array.
+    public convenience init(forReadingFrom bytes: [UInt8], registry: GraphTypeRegistry, options: Options = Options()) throws {
+        try self.init(bytes: ArchiveBytes(copying: bytes), registry: registry, options: options)
+    }
+
+    /// Opens the archive at `path`.
+    public convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options = Options()) throws {
+        try self.init(
+            bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry, options: options)
+    }
+
+    init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
+        self.options = options
+        self.bytes = bytes
+        let loaded = try LoadedArchive.load(bytes, options: options)
+        var reader = loaded.payload.reader(loaded.payloadRange)
+        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        let header = loaded.header
+        guard header.objectCount <= UInt64(options.maximumObjectCount) else {
+            throw GraphArchiveError(
+                .limitExceeded, "archive holds \(header.objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
+                offset: 32)
+        }
+        // Every object record takes at least one byte.
+        guard header.objectCount <= UInt64(reader.remaining) else {
+            throw GraphArchiveError(.corrupt, "header claims \(header.objectCount) objects, more than the payload can hold", offset: 32)
+        }
+        state = DecodingState(reader: reader, tables: tables, objectCount: Int(header.objectCount), options: options)
+        info = ArchiveInfo(header: header, tables: tables, archiveBytes: loaded.archiveBytes)
+        self.payloadOwner = loaded.payload
+        try readTopIndex()
+        try constructObjects(registry: registry)
+    }
+
+    /// Keeps a decompressed payload alive while the reader points into it.
+    private let payloadOwner: ArchiveBytes
+
+    /// Notes where each top-level value starts, then moves to the object section.
+    private func readTopIndex() throws {
+        for _ in 0..<state.tables.topCount {
+            let offset = state.reader.offset
+            let key = try state.reader.readCount()
+            guard key < state.tables.keys.count else {
+                throw GraphArchiveError(.corrupt, "top-level entry uses key \(key), but the archive has \(state.tables.keys.count)", offset: offset)
+            }
+            let name = state.tables.keys[key]
+            guard state.topValues[name] == nil else {
+                throw GraphArchiveError(.corrupt, "top-level key \"\(name)\" appears twice", offset: offset)
+            }
+            state.topValues[name] = state.reader.offset
+            try state.scanner.skipValue(&state.reader)
+        }
+    }
+
+    /// Builds every object in table order, then runs the deferred assignments.
+    private func constructObjects(registry: GraphTypeRegistry) throws {
+        let tables = state.tables
+        var classes: [(any (GraphCoding & AnyObject).Type)?] = Array(repeating: nil, count: tables.typeNames.count)
+        for (index, name) in tables.typeNames.enumerated() where tables.typeIsObject[index] {
+            guard let type = registry.objectType(named: name) else {
+                throw GraphArchiveError(
+                    .unknownType, "archive contains objects of type \"\(name)\", which is not registered for decoding",
+                    keyPath: [name])
+            }
+            classes[index] = type
+        }
+        state.objects.reserveCapacity(state.objectCount)
+        for index in 0..<state.objectCount {
+            let shape = try state.beginRecord(objectIndex: index)
+            guard let type = classes[tables.shapeType[shape]] else {
+                throw GraphArchiveError(
+                    .corrupt, "object #\(index) has value type \(tables.typeNames[tables.shapeType[shape]])",
+                    offset: state.reader.offset, keyPath: state.keyPath())
+            }
+            let object = try type.init(from: self)
+            try state.endRecord()
+            state.objects.append(object)
+        }
+        isConstructing = false
+        if !deferred.isEmpty {
+            let work = deferred
+            deferred = []
+            for assignment in work { try assignment() }
+        }
+        endOfObjects = state.reader.offset
+        guard state.reader.isAtEnd else {
+            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
+        }
+    }
+
+    private var endOfObjects = 0
+
+    // MARK: - Decoding by key
+
+    /// Whether the current container has a value (possibly nil) for `key`.
+    public func containsValue(forKey key: String) -> Bool {
+        state.containsKey(key)
+    }
+
+    public func decode(_: Bool.Type, forKey key: String) throws -> Bool {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: "Bool") }
+        let value = try state.readBool()
+        state.finishValue()
+        return value
+    }
+
+    public func decode(_: Int.Type, forKey key: String) throws -> Int {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: "Int") }
+        let value = try state.readInteger(Int.self)
+        state.finishValue()
+        return value
+    }
+
+    public func decode(_: Double.Type, forKey key: String) throws -> Double {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: "Double") }
+        let value = try state.readDouble()
+        state.finishValue()
+        return value
+    }
+
+    public func decode(_: String.Type, forKey key: String) throws -> String {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: "String") }
+        let value = try state.readString()
+        state.finishValue()
+        return value
+    }
+
+    /// Decodes the value for `key` as `T`.
+    ///
+    /// - Throws: `.keyNotFound` if the key is absent, `.typeMismatch` if the stored value is of
+    ///   another type (nil included, unless `T` is optional), `.valueOutOfRange` if a number does
+    ///   not fit `T`, `.unresolvedCycle` for a reference that closes a cycle.
+    public func decode<T: GraphValue>(_: T.Type, forKey key: String) throws -> T {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: String(describing: T.self)) }
+        let value = try T._decodeGraphValue(from: self)
+        state.finishValue()
+        return value
+    }
+
+    /// Decodes the value for `key`, or returns nil if the key is absent or holds nil.
+    public func decodeIfPresent<T: GraphValue>(_: T.Type, forKey key: String) throws -> T? {
+        guard try state.locate(key) else { return nil }
+        let value = try T?._decodeGraphValue(from: self)
+        state.finishValue()
+        return value
+    }
+
+    /// Decodes the value for `key` once every object in the archive exists, then passes it to
+    /// `assign`: the way to restore a reference that closes a cycle (a parent link, a ring).
+    ///
+    /// ```swift
+    /// init(from unarchiver: GraphUnarchiver) throws {
+    ///     name = try unarchiver.decode(String.self, forKey: "name")
+    ///     try unarchiver.decodeLater(Node?.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+    /// }
+    /// ```
+    ///
+    /// Assignments run in the order they were requested, after the last object is built and
+    /// before the unarchiver's initializer returns. Outside object initializers it runs at once.
+    ///
+    /// - Throws: `.keyNotFound` if the key is absent; decoding errors are thrown by the
+    ///   unarchiver's initializer when the assignment runs.
+    public func decodeLater<T: GraphValue>(_: T.Type, forKey key: String, assign: @escaping (T) throws -> Void) throws {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: String(describing: T.self)) }
+        guard isConstructing else {
+            let value = try T._decodeGraphValue(from: self)
+            state.finishValue()
+            try assign(value)
+            return
+        }
+        let offset = state.reader.offset
+        let path = state.keyPath()
+        try state.scanner.skipValue(&state.reader, depth: state.stack.count)
+        state.finishValue()
+        deferred.append { [unowned self] in
+            self.state.reader.offset = offset
+            let value: T
+            do {
+                value = try T._decodeGraphValue(from: self)
+            } catch var error as GraphArchiveError {
+                error.keyPath = path
+                throw error
+            }
+            try assign(value)
+        }
+    }
+
+    /// Ends decoding. Present for the seeds' flow; the archive was fully checked when opened.
+    public func finishDecoding() throws {
+        finished = true
+    }
+
+    // MARK: - Plumbing called by the GraphValue conformances
+
+    func typeMismatch<T>(expected: T.Type, found: String) -> GraphArchiveError {
+        GraphArchiveError(
+            .typeMismatch, "expected \(T.self), found \(found)", offset: state.reader.offset, keyPath: state.keyPath())
+    }
+
+    func readObjectReference<T: GraphCoding & AnyObject>(_: T.Type) throws -> T {
+        let start = state.reader.offset
+        let index = try state.readObjectIndex(expected: String(describing: T.self))
+        return try state.object(at: index, as: T.self, offset: start)
+    }
+
+    func object<T: GraphCoding & AnyObject>(at index: Int, as _: T.Type) throws -> T {
+        try state.object(at: index, as: T.self, offset: state.reader.offset)
+    }
+
+    func readValueRecord<T: GraphCoding>(_: T.Type) throws -> T {
+        let start = state.reader.offset
+        guard try state.reader.readByte() == ValueTag.valueRecord else {
+            throw state.typeMismatch(expected: String(describing: T.self), tagOffset: start)
+        }
+        let shape = try state.beginRecord(objectIndex: -1)
+        let typeID = state.tables.shapeType[shape]
+        if state.verifiedValueTypes[typeID] != ObjectIdentifier(T.self) {
+            let name = state.tables.typeNames[typeID]
+            guard !state.tables.typeIsObject[typeID], name == T.archivedTypeName || T.archivedTypeAliases.contains(name) else {
+                throw GraphArchiveError(
+                    .typeMismatch, "expected \(T.archivedTypeName), found a value of type \(name)", offset: start,
+                    keyPath: state.keyPath())
+            }
+            state.verifiedValueTypes[typeID] = ObjectIdentifier(T.self)
+        }
+        let value = try T(from: self)
+        try state.endRecord()
+        return value
+    }
+
+    func readArray<Element: GraphValue>(_: Element.Type) throws -> [Element] {
+        let start = state.reader.offset
+        let tag = try state.reader.peekByte()
+        if Element.self == UInt8.self && tag == ValueTag.bytes {
+            return try state.readByteArray() as! [Element]
+        }
+        switch tag {
+        case ValueTag.referenceArray:
+            state.reader.offset += 1
+            let (count, capacity) = try state.readCollectionCount(at: start)
+            var result: [Element] = []
+            result.reserveCapacity(capacity)
+            var previous = -1
+            for _ in 0..<count {
+                let offset = state.reader.offset
+                previous = try ValueScanner.nextReferenceIndex(&state.reader, previous: previous)
+                try state.scanner.checkObjectIndex(UInt64(previous), at: offset)
+                result.append(try Element._decodeGraphObject(at: previous, from: self))
+            }
+            return result
+        case ValueTag.array:
+            state.reader.offset += 1
+            let (count, capacity) = try state.readCollectionCount(at: start)
+            try state.beginNested()
+            var result: [Element] = []
+            result.reserveCapacity(capacity)
+            for _ in 0..<count {
+                result.append(try Element._decodeGraphValue(from: self))
+            }
+            state.endNested()
+            return result
+        default:
+            throw state.typeMismatch(expected: "[\(Element.self)]", tagOffset: start)
+        }
+    }
+
+    func readDictionary<Key: GraphValue, Value: GraphValue>(_: Key.Type, _: Value.Type) throws -> [Key: Value] {
+        let start = state.reader.offset
+        guard try state.reader.readByte() == ValueTag.dictionary else {
+            throw state.typeMismatch(expected: "[\(Key.self): \(Value.self)]", tagOffset: start)
+        }
+        let (count, capacity) = try state.readCollectionCount(at: start)
+        try state.beginNested()
+        var result: [Key: Value] = [:]
+        result.reserveCapacity(capacity / 2)
+        for _ in 0..<count {
+            let keyOffset = state.reader.offset
+            let key = try Key._decodeGraphValue(from: self)
+            let value = try Value._decodeGraphValue(from: self)
+            guard result.updateValue(value, forKey: key) == nil else {
+                throw GraphArchiveError(.corrupt, "dictionary holds the same key twice", offset: keyOffset, keyPath: state.keyPath())
+            }
+        }
+        state.endNested()
+        return result
+    }
+
+    // MARK: - One-call forms
+
+    /// Decodes the root value of archive `data` (key ``GraphArchiver/rootKey``) as `type`.
+    ///
+    /// `type`'s own classes (e.g. `GridState` for `[GridState]`) are registered automatically;
+    /// pass others in `registry`. The typed, throwing `unarchivedObject(ofClass:from:)`.
+    public static func unarchivedObject<T: GraphValue>(
+        ofType type: T.Type, from data: Data, registry: GraphTypeRegistry = GraphTypeRegistry(),
+        options: Options = Options()
+    ) throws -> T {
+        let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: registry.including(T.self), options: options)
+        return try unarchiver.decodeRoot(T.self)
+    }
+
+    /// Decodes the root value of the archive at `path` as `type`: the typed, throwing
+    /// `unarchiveObject(withFile:)`.
+    ///
+    /// - Throws: `.fileNotFound` if there is no file at `path`, and everything
+    ///   ``init(forReadingFrom:registry:options:)-(Data,_,_)`` throws.
+    public static func unarchivedObject<T: GraphValue>(
+        ofType type: T.Type, fromFile path: String, registry: GraphTypeRegistry = GraphTypeRegistry(),
+        options: Options = Options()
+    ) throws -> T {
+        let unarchiver = try GraphUnarchiver(contentsOfFile: path, registry: registry.including(T.self), options: options)
+        return try unarchiver.decodeRoot(T.self)
+    }
+
+    func decodeRoot<T: GraphValue>(_: T.Type) throws -> T {
+        let value = try decode(T.self, forKey: GraphArchiver.rootKey)
+        try finishDecoding()
+        return value
+    }
+}
+
+extension GraphTypeRegistry {
+    /// This registry plus the classes `T` is made of.
+    func including<T: GraphValue>(_: T.Type) -> GraphTypeRegistry {
+        var registry = self
+        T._registerGraphTypes(in: &registry)
+        return registry
+    }
+}
