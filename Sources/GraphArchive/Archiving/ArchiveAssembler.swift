@@ -1,10 +1,32 @@
 // Sources/GraphArchive/Archiving/ArchiveAssembler.swift - turns finished encoding state into archive bytes
 
+/// One piece of a finished archive, owning its bytes.
+final class OutputChunk {
+    let writer: ByteWriter
+
+    init(_ writer: consuming ByteWriter) {
+        self.writer = writer
+    }
+
+    convenience init(_ bytes: [UInt8]) {
+        var writer = ByteWriter(reservingCapacity: bytes.count)
+        writer.writeBytes(bytes)
+        self.init(writer)
+    }
+
+    var count: Int { writer.count }
+
+    /// - Warning: Do not escape the pointer.
+    func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try writer.withUnsafeBytes(body)
+    }
+}
+
 /// A finished archive: the 64-byte header and the stored payload in pieces, so a file can be
-/// written without first gluing the pieces into one more copy.
+/// written, and `Data` filled, without first gluing the pieces into one more copy.
 struct ArchiveOutput {
     var header: [UInt8]
-    var payload: [[UInt8]]
+    var payload: [OutputChunk]
 
     var count: Int { payload.reduce(header.count) { $0 + $1.count } }
 
@@ -12,7 +34,7 @@ struct ArchiveOutput {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
         bytes.append(contentsOf: header)
-        for piece in payload { bytes.append(contentsOf: piece) }
+        for piece in payload { piece.withUnsafeBytes { bytes.append(contentsOf: $0) } }
         return bytes
     }
 }
@@ -20,16 +42,18 @@ struct ArchiveOutput {
 enum ArchiveAssembler {
     static func assemble(state: inout EncodingState, compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
         state.endObjects()
-        var top = state.out.take()
-        var objects = state.parked.take()
-        var objectCount = state.objects.count
+        var top = ByteWriter()
+        swap(&top, &state.out)
+        var objects = ByteWriter()
+        swap(&objects, &state.parked)
+        var objectCount = state.entries.count
         var referenceCount = state.referenceCount
 
-        let everyObjectHasBody = state.bodiesWritten == state.objects.count
+        let everyObjectHasBody = state.bodyOwner.count == state.entries.count
         if !state.inConstructionOrder || !everyObjectHasBody {
-            let reordered = try ObjectOrdering.reorder(state: state, top: top, objects: objects)
-            top = reordered.top
-            objects = reordered.objects
+            var reordered = try ObjectOrdering.reorder(state: state, top: top, objects: objects)
+            swap(&top, &reordered.top)
+            swap(&objects, &reordered.objects)
             objectCount = reordered.objectCount
             referenceCount = reordered.referenceCount
         }
@@ -55,23 +79,23 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [tables.take(), top, objects]
+        let payload = [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)
         header.referenceCount = UInt64(referenceCount)
         header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
 
-        let stored: [[UInt8]]
+        let stored: [OutputChunk]
         switch compression {
         case .none:
             stored = payload
         case .zstd(let level):
-            stored = [try PayloadCompression.compress(payload, level: level)]
+            stored = [OutputChunk(try PayloadCompression.compress(payload, level: level))]
             header.flags.insert(.zstdPayload)
         }
         var checksum = XXH64()
-        for piece in stored { checksum.update(piece) }
+        for piece in stored { piece.withUnsafeBytes { checksum.update($0) } }
         header.payloadChecksum = checksum.finalize()
         header.storedLength = UInt64(stored.reduce(0) { $0 + $1.count })
         return ArchiveOutput(header: header.encoded(), payload: stored)

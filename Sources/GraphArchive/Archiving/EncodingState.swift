@@ -15,8 +15,9 @@ struct EncodingContainer {
     var position: Int = 0
     /// True while every key so far matches `candidateShape` in order.
     var matching: Bool = false
-    /// Key ids of this record, filled only once it stopped matching its candidate.
-    var keyIDs: [Int] = []
+    /// Where this record's key ids start in `EncodingState.slowKeyIDs`, once it stopped
+    /// matching its candidate (kept outside so the container stays trivially copyable).
+    var slowKeysStart: Int = 0
     /// Output offset of the record's one-byte shape placeholder.
     var placeholder: Int = 0
 }
@@ -29,12 +30,26 @@ struct EncodedType {
     var lastShape: Int = -1
 }
 
+/// One numbered object.
+struct ObjectEntry {
+    let object: any GraphCoding & AnyObject
+    /// Offset of its body in the object section, or -1 while it has none.
+    var bodyStart = -1
+    /// Whether its body is (or will be) written: false while only conditionally referenced.
+    var isQueued: Bool
+
+    init(object: any GraphCoding & AnyObject, isQueued: Bool) {
+        self.object = object
+        self.isQueued = isQueued
+    }
+}
+
 struct EncodedShape: Hashable {
     var typeID: Int
     var keyIDs: [Int]
 }
 
-struct EncodingState {
+struct EncodingState: ~Copyable {
     let maximumDepth: Int
 
     /// Where values go now: the top-level section, or the object section while bodies are written.
@@ -58,28 +73,29 @@ struct EncodingState {
 
     // MARK: Objects
     var identity = IdentityTable()
-    /// Every numbered object, in discovery order; retained so identifiers stay unique.
-    var objects: [any GraphCoding & AnyObject] = []
-    /// For each object, where its body is in the object section, or nil while it has none.
-    var bodyStart: [Int?] = []
-    var bodyEnd: [Int] = []
+    /// Every numbered object, in discovery order; holding them keeps identifiers unique.
+    var entries: [ObjectEntry] = []
     /// Objects owed a body, in the order they will be written.
     var queue: [Int] = []
     var queueHead = 0
     /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]`).
     var edges: [Int] = []
     var edgeStart: [Int] = []
-    var bodiesWritten = 0
+    /// Bodies in the order written, for the reordering pass.
+    var bodyOwner: [Int] = []
     var currentObject = -1
     /// False once bodies can no longer be read in table order (FORMAT.md §5.4): a body refers
     /// to an object not written before it, or bodies were written out of index order.
     var inConstructionOrder = true
     var referenceCount = 0
+    var hasConditionalReferences = false
 
     // MARK: Containers
     var container = EncodingContainer(kind: .top)
     var stack: ContiguousArray<EncodingContainer> = []
     var topKeys: Set<Int> = []
+    /// Key ids of records that left the fast path, innermost record last.
+    var slowKeyIDs: [Int] = []
     var topCount = 0
 
     init(maximumDepth: Int) {
@@ -122,18 +138,23 @@ struct EncodingState {
             out.writeVarint(id)
             topCount += 1
         case .record:
-            if container.matching {
-                container.keyIDs = Array(shapes[container.candidateShape].keyIDs[0..<container.position])
-                container.matching = false
-            }
-            guard !container.keyIDs.contains(id) else {
+            leaveFastPath()
+            guard !slowKeyIDs[container.slowKeysStart...].contains(id) else {
                 throw GraphArchiveError(
                     .duplicateKey, "key \"\(key)\" encoded twice in one \(types[container.typeID].name)",
                     keyPath: [types[container.typeID].name, key])
             }
-            container.keyIDs.append(id)
+            slowKeyIDs.append(id)
             container.position += 1
         }
+    }
+
+    /// Moves the current record's keys so far into `slowKeyIDs`, once.
+    private mutating func leaveFastPath() {
+        guard container.matching else { return }
+        container.matching = false
+        let shape = container.candidateShape
+        slowKeyIDs.append(contentsOf: shapes[shape].keyIDs[0..<container.position])
     }
 
     // MARK: - Types and records
@@ -163,7 +184,7 @@ struct EncodingState {
         let candidate = types[typeID].lastShape
         container = EncodingContainer(
             kind: .record, typeID: typeID, candidateShape: candidate, matching: candidate >= 0,
-            placeholder: out.count)
+            slowKeysStart: slowKeyIDs.count, placeholder: out.count)
         out.writeByte(0)  // shape id placeholder, patched in endRecord
     }
 
@@ -172,10 +193,9 @@ struct EncodingState {
         if container.matching && container.position == shapes[container.candidateShape].keyIDs.count {
             shape = container.candidateShape
         } else {
-            if container.matching {
-                container.keyIDs = Array(shapes[container.candidateShape].keyIDs[0..<container.position])
-            }
-            let key = EncodedShape(typeID: container.typeID, keyIDs: container.keyIDs)
+            leaveFastPath()
+            let key = EncodedShape(typeID: container.typeID, keyIDs: Array(slowKeyIDs[container.slowKeysStart...]))
+            slowKeyIDs.removeSubrange(container.slowKeysStart...)
             if let known = shapeIndex[key] {
                 shape = known
             } else {
@@ -204,8 +224,7 @@ struct EncodingState {
             throw GraphArchiveError(.invalidValue, "values nest deeper than maximumDepth (\(maximumDepth))")
         }
         stack.append(container)
-        container = EncodingContainer(kind: .record)
-        container.matching = false
+        container = EncodingContainer(kind: .record, slowKeysStart: slowKeyIDs.count)
     }
 
     mutating func endNested() {
@@ -225,25 +244,17 @@ struct EncodingState {
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge.
     @inline(__always)
     mutating func register(_ object: any GraphCoding & AnyObject, conditional: Bool) -> Int {
-        let identifier = ObjectIdentifier(object)
-        let index: Int
-        if let known = identity.index(of: identifier) {
-            index = Int(known)
-            if !conditional && bodyStart[index] == nil && !isQueued(index) {
-                queue.append(index)
-                queued[index] = true
-            }
-        } else {
-            index = objects.count
-            objects.append(object)
-            identity.insert(identifier, index: UInt32(index))
-            bodyStart.append(nil)
-            bodyEnd.append(0)
-            queued.append(!conditional)
+        let (found, inserted) = identity.indexOrInsert(ObjectIdentifier(object), next: UInt32(truncatingIfNeeded: entries.count))
+        let index = Int(found)
+        if inserted {
+            entries.append(ObjectEntry(object: object, isQueued: !conditional))
             if !conditional { queue.append(index) }
+        } else if !conditional && !entries[index].isQueued {
+            entries[index].isQueued = true
+            queue.append(index)
         }
         if conditional {
-            conditionalTargets.append(index)
+            hasConditionalReferences = true
         } else {
             referenceCount += 1
         }
@@ -254,15 +265,16 @@ struct EncodingState {
         return index
     }
 
-    var queued: [Bool] = []
-    /// Objects met through `encodeConditionalObject`; those never given a body become nil.
-    var conditionalTargets: [Int] = []
-
-    @inline(__always)
-    func isQueued(_ index: Int) -> Bool { queued[index] }
+    /// Makes room for `count` more objects, so a large array of references grows the tables once.
+    mutating func reserveObjects(_ count: Int) {
+        entries.reserveCapacity(entries.count + count)
+        queue.reserveCapacity(queue.count + count)
+        identity.reserve(entries.count + count)
+    }
 
     /// Writes a packed array of `count` references (FORMAT.md §6.5).
     mutating func writeReferenceArray(count: Int, _ object: (Int) -> any GraphCoding & AnyObject) {
+        reserveObjects(count)
         out.writeByte(ValueTag.referenceArray)
         out.writeVarint(count)
         var previous = -1
@@ -283,24 +295,19 @@ struct EncodingState {
             swap(&out, &parked)
             isWritingObjects = true
         }
-        if index != bodiesWritten { inConstructionOrder = false }
-        bodiesWritten += 1
+        if index != bodyOwner.count { inConstructionOrder = false }
         currentObject = index
-        bodyStart[index] = out.count
+        entries[index].bodyStart = out.count
         edgeStart.append(edges.count)
         bodyOwner.append(index)
-        let object = objects[index]
+        let object = entries[index].object
         let type = type(of: object)
         try beginRecord(typeID: typeID(for: type, object: type))
         return object
     }
 
-    /// Bodies in the order written, for the reordering pass.
-    var bodyOwner: [Int] = []
-
     mutating func endObject() {
         endRecord()
-        bodyEnd[currentObject] = out.count
         currentObject = -1
     }
 

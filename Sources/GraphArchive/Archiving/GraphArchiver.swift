@@ -44,12 +44,18 @@ public final class GraphArchiver {
     public static let rootKey = "root"
 
     public let options: Options
-    var state: EncodingState
+    private let storage: UncheckedStateBox<EncodingState>
     private var output: ArchiveOutput?
+
+    /// The encoding state, addressed in place (see `UncheckedStateBox` for why).
+    var state: EncodingState {
+        unsafeAddress { UnsafePointer(storage.pointer) }
+        unsafeMutableAddress { storage.pointer }
+    }
 
     public init(options: Options = Options()) {
         self.options = options
-        self.state = EncodingState(maximumDepth: options.maximumDepth)
+        self.storage = UncheckedStateBox(EncodingState(maximumDepth: options.maximumDepth))
     }
 
     // MARK: - Encoding by key
@@ -194,7 +200,12 @@ public final class GraphArchiver {
             guard let output else {
                 throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()")
             }
-            return Data(output.contiguousBytes())
+            var data = Data(capacity: output.count)
+            data.append(contentsOf: output.header)
+            for piece in output.payload {
+                piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
+            }
+            return data
         }
     }
 

@@ -7,22 +7,22 @@
 /// (the common case, which skips this pass). Deeper graphs, cycles and conditional references
 /// come here: one iterative DFS, then one copy of every body with its references translated.
 enum ObjectOrdering {
-    struct Result {
-        var top: [UInt8]
-        var objects: [UInt8]
+    struct Result: ~Copyable {
+        var top: ByteWriter
+        var objects: ByteWriter
         var objectCount: Int
         var referenceCount: Int
     }
 
-    static func reorder(state: EncodingState, top: [UInt8], objects: [UInt8]) throws(GraphArchiveError) -> Result {
-        let count = state.objects.count
+    static func reorder(state: borrowing EncodingState, top: borrowing ByteWriter, objects: borrowing ByteWriter) throws(GraphArchiveError) -> Result {
+        let count = state.entries.count
         // Edges per object index (bodies were written in `bodyOwner` order).
         var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
         for (position, owner) in state.bodyOwner.enumerated() {
             let end = position + 1 < state.edgeStart.count ? state.edgeStart[position + 1] : state.edges.count
             edgeRange[owner] = state.edgeStart[position]..<end
         }
-        let hasBody = state.bodyStart.map { $0 != nil }
+        let hasBody = state.entries.map { $0.bodyStart >= 0 }
 
         // Iterative post-order DFS from each body in written order.
         var newIndex = [Int](repeating: -1, count: count)
@@ -55,21 +55,25 @@ enum ObjectOrdering {
             maximumDepth: Int.max)
         var translator = Translator(scanner: scanner, newIndex: newIndex)
         var newObjects = ByteWriter(reservingCapacity: objects.count)
-        try ByteReader.withReader(over: objects) { (reader: inout ByteReader) throws(GraphArchiveError) in
+        try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+          try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
             for object in order {
-                reader.offset = state.bodyStart[object]!
+                reader.offset = state.entries[object].bodyStart
                 try translator.copyRecord(&reader, into: &newObjects)
             }
+          }
         }
         var newTop = ByteWriter(reservingCapacity: top.count)
-        try ByteReader.withReader(over: top) { (reader: inout ByteReader) throws(GraphArchiveError) in
+        try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+          try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
             for _ in 0..<state.topCount {
                 newTop.writeVarint(try reader.readVarint())
                 try translator.copyValue(&reader, into: &newTop)
             }
+          }
         }
         return Result(
-            top: newTop.take(), objects: newObjects.take(), objectCount: order.count,
+            top: newTop, objects: newObjects, objectCount: order.count,
             referenceCount: translator.referenceCount)
     }
 

@@ -5,7 +5,7 @@ enum PayloadCompression {
     /// Whether this build can read and write zstd archives.
     static var isZstdAvailable: Bool { false }
 
-    static func compress(_ pieces: [[UInt8]], level: Int) throws(GraphArchiveError) -> [UInt8] {
+    static func compress(_ pieces: [OutputChunk], level: Int) throws(GraphArchiveError) -> ByteWriter {
         throw unavailable()
     }
 

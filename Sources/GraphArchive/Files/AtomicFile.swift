@@ -96,7 +96,9 @@ public enum AtomicFile {
     static func write(_ output: ArchiveOutput, to path: String) throws {
         try write(to: path) { sink in
             try sink.write(output.header)
-            for piece in output.payload { try sink.write(piece) }
+            for piece in output.payload {
+                try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
+            }
         }
     }
 

@@ -1,42 +1,69 @@
 // Sources/GraphArchive/Internals/ByteWriter.swift - growable little-endian output buffer
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An append-only byte buffer with the primitive writes the format needs.
 ///
-/// One `[UInt8]` grown geometrically by the standard library, so a large archive is
-/// reallocated only O(log n) times. All multi-byte values are little endian (FORMAT.md §2).
-struct ByteWriter {
-    private(set) var bytes: [UInt8]
+/// It owns one raw allocation, grown geometrically. A `[UInt8]` pays a uniqueness check and a
+/// capacity check in every `append`; callgrind put those at over 10% of the 1M-record encode, so
+/// this buffer is noncopyable (no sharing, so no uniqueness to check) and its writes reserve
+/// once and then store through the pointer. It grows with `realloc`, which moves large
+/// buffers by remapping pages instead of copying them. All multi-byte values are little endian (FORMAT.md §2).
+struct ByteWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
 
     init(reservingCapacity capacity: Int = 0) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
     }
 
-    var count: Int { bytes.count }
+    deinit {
+        free(base)
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if capacity - count < extra { grow(extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity - count < extra { newCapacity *= 2 }
+        guard let memory = realloc(base, newCapacity) else { fatalError("out of memory growing to \(newCapacity) bytes") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
+        capacity = newCapacity
+    }
 
     @inline(__always)
     mutating func writeByte(_ byte: UInt8) {
-        bytes.append(byte)
+        reserve(1)
+        base[count] = byte
+        count &+= 1
     }
 
     /// Writes an unsigned LEB128 varint (FORMAT.md §2.2).
     @inline(__always)
     mutating func writeVarint(_ value: UInt64) {
-        if value < 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            return
-        }
-        writeVarintSlow(value)
-    }
-
-    @inline(never)
-    private mutating func writeVarintSlow(_ value: UInt64) {
+        reserve(10)
         var rest = value
         while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            base[count] = UInt8(truncatingIfNeeded: rest) | 0x80
+            count &+= 1
             rest >>= 7
         }
-        bytes.append(UInt8(truncatingIfNeeded: rest))
+        base[count] = UInt8(truncatingIfNeeded: rest)
+        count &+= 1
     }
 
     @inline(__always)
@@ -44,52 +71,78 @@ struct ByteWriter {
         writeVarint(UInt64(truncatingIfNeeded: value))
     }
 
-    /// Writes the low `width` bytes of `value`, little endian.
+    /// Writes the low `width` (1...8) bytes of `value`, little endian.
     @inline(__always)
     mutating func writeLittleEndian(_ value: UInt64, width: Int) {
-        var rest = value
-        for _ in 0..<width {
-            bytes.append(UInt8(truncatingIfNeeded: rest))
-            rest >>= 8
-        }
+        reserve(8)
+        // Store all eight bytes, then count only `width`: the spare bytes are overwritten later.
+        UnsafeMutableRawPointer(base + count).storeBytes(of: value.littleEndian, as: UInt64.self)
+        count &+= width
     }
 
     mutating func writeLittleEndian<T: FixedWidthInteger>(_ value: T) {
         writeLittleEndian(UInt64(truncatingIfNeeded: value), width: MemoryLayout<T>.size)
     }
 
-    mutating func writeBytes(_ other: some Sequence<UInt8>) {
-        bytes.append(contentsOf: other)
+    @inline(__always)
+    mutating func writeBytes(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        count &+= bytes.count
+    }
+
+    mutating func writeBytes(_ bytes: some Collection<UInt8>) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { writeBytes(UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            reserve(bytes.count)
+            for byte in bytes {
+                base[count] = byte
+                count &+= 1
+            }
+        }
     }
 
     /// Appends the UTF-8 of `string`, taking the contiguous fast path for native strings.
     @inline(__always)
     mutating func writeUTF8(_ string: String) {
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { writeBytes(UnsafeRawBufferPointer($0)) }
         if done == nil {
-            bytes.append(contentsOf: string.utf8)
+            writeBytes(Array(string.utf8))
         }
     }
 
     /// Overwrites one byte already written (the record placeholder of FORMAT.md §5.3).
     @inline(__always)
     mutating func setByte(_ byte: UInt8, at index: Int) {
-        bytes[index] = byte
+        precondition(index >= 0 && index < count)
+        base[index] = byte
     }
 
     /// Inserts `extra` bytes at `index`, moving what follows; used only when a record's shape id
     /// outgrows its one-byte placeholder.
     mutating func insert(_ extra: [UInt8], at index: Int) {
-        bytes.insert(contentsOf: extra, at: index)
+        precondition(index >= 0 && index <= count)
+        reserve(extra.count)
+        (base + index + extra.count).update(from: base + index, count: count - index)
+        for (offset, byte) in extra.enumerated() { base[index + offset] = byte }
+        count += extra.count
     }
 
-    mutating func removeAll(keepingCapacity: Bool) {
-        bytes.removeAll(keepingCapacity: keepingCapacity)
+    /// Calls `body` with the bytes written so far.
+    /// - Warning: Do not escape the pointer.
+    func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    /// Hands the bytes over, leaving this writer empty.
+    /// A copy of the bytes written so far.
+    var bytes: [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+
+    /// Hands the bytes over as an array, leaving this writer empty.
     mutating func take() -> [UInt8] {
-        defer { bytes = [] }
+        defer { count = 0 }
         return bytes
     }
 

@@ -155,6 +155,8 @@ extension DecodingState {
             throw unresolvedCycle(index, T.self, offset)
         }
         let object = objects[index]
+        // Exact class match first: a generic `as? T` looks up Optional<T> metadata per call.
+        if ObjectIdentifier(type(of: object)) == ObjectIdentifier(T.self) { return unsafeDowncast(object, to: T.self) }
         if let typed = object as? T { return typed }
         throw GraphArchiveError(
             .typeMismatch, "expected \(T.self), found object #\(index) of type \(type(of: object))", offset: offset,

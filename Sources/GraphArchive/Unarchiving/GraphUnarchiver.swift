@@ -43,7 +43,13 @@ public final class GraphUnarchiver {
     public let options: Options
     /// What the header and tables say about this archive.
     public let info: ArchiveInfo
-    var state: DecodingState
+    private let storage: UncheckedStateBox<DecodingState>
+
+    /// The decoding state, addressed in place (see `UncheckedStateBox` for why).
+    var state: DecodingState {
+        unsafeAddress { UnsafePointer(storage.pointer) }
+        unsafeMutableAddress { storage.pointer }
+    }
     private let bytes: ArchiveBytes
     private var deferred: [() throws -> Void] = []
     private var isConstructing = true
@@ -90,7 +96,8 @@ public final class GraphUnarchiver {
         guard header.objectCount <= UInt64(reader.remaining) else {
             throw GraphArchiveError(.corrupt, "header claims \(header.objectCount) objects, more than the payload can hold", offset: 32)
         }
-        state = DecodingState(reader: reader, tables: tables, objectCount: Int(header.objectCount), options: options)
+        storage = UncheckedStateBox(
+            DecodingState(reader: reader, tables: tables, objectCount: Int(header.objectCount), options: options))
         info = ArchiveInfo(header: header, tables: tables, archiveBytes: loaded.archiveBytes)
         self.payloadOwner = loaded.payload
         try readTopIndex()
