@@ -14,16 +14,56 @@ let package = Package(
     name: "gridstore",
     products: [
         .library(name: "GraphArchive", targets: ["GraphArchive"]),
+        .library(name: "GridStore", targets: ["GridStore"]),
+        .executable(name: "gridstore", targets: ["GridStoreCLI"]),
+        .executable(name: "Benchmarks", targets: ["Benchmarks"]),
+    ],
+    traits: [
+        // zstd compression through the system libzstd (Debian: libzstd-dev). Disable with
+        // `--disable-default-traits` to build where libzstd is missing; compressed archives
+        // then fail to load with `.compressionUnavailable`.
+        .trait(name: "Zstd", description: "Compress archives with zstd through the system libzstd"),
+        .default(enabledTraits: ["Zstd"]),
     ],
     targets: [
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
         // The generic engine: format, keyed coding, references, files. No domain knowledge.
         .target(
             name: "GraphArchive",
+            dependencies: [.target(name: "CZstd", condition: .when(traits: ["Zstd"]))],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The grid-state domain: records, the shared data source, import/export, generation.
+        .target(
+            name: "GridStore",
+            dependencies: ["GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The `gridstore` command-line tool (module name differs from GridStore in more than case).
+        .executableTarget(
+            name: "GridStoreCLI",
+            dependencies: ["GridStore", "GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // `swift run -c release Benchmarks`: gridstore against Foundation's archivers and floors.
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["GridStore", "GraphArchive"],
+            path: "Benchmarks",
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "GraphArchiveTests",
             dependencies: ["GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "GridStoreTests",
+            dependencies: ["GridStore", "GraphArchive"],
             swiftSettings: sharedSwiftSettings
         ),
     ],

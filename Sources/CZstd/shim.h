@@ -1,0 +1,2 @@
+// Sources/CZstd/shim.h - the zstd API, imported into Swift as CZstd
+#include <zstd.h>
