@@ -1,0 +1,64 @@
+// FuzzTesting/Sources/FuzzSupport/FuzzDecoding.swift - every reader, run on one input
+
+import Foundation
+import GridStore
+
+// @testable (the fuzz build passes -enable-testing): the targets reach the byte-level entry
+// points and the checksum, which the public API rightly hides.
+@testable import GraphArchive
+
+public enum FuzzDecoding {
+    /// The classes an unarchiver may create while fuzzing.
+    public static let registry = GraphTypeRegistry([FuzzNode.self, GridState.self])
+
+    /// Runs every reader over `bytes`: each must return or throw, never trap, hang or allocate
+    /// beyond what the input justifies (libFuzzer's -rss_limit_mb and -malloc_limit_mb catch that).
+    public static func decodeAll(_ bytes: [UInt8]) {
+        let options = GraphUnarchiver.Options()
+        let archive = ArchiveBytes(copying: bytes)
+        _ = try? GraphUnarchiver.archiveInfo(bytes: archive, options: options)
+        _ = try? GraphUnarchiver.verify(bytes: archive, options: options)
+        guard let unarchiver = try? GraphUnarchiver(bytes: archive, registry: registry, options: options) else { return }
+        let key = GraphArchiver.rootKey
+        if let nodes = try? unarchiver.decode([FuzzNode].self, forKey: key) { FuzzNode.breakCycles(nodes) }
+        if let node = try? unarchiver.decode(FuzzNode.self, forKey: key) { FuzzNode.breakCycles([node]) }
+        _ = try? unarchiver.decode([GridState].self, forKey: key)
+        _ = try? unarchiver.decode(FuzzValues.self, forKey: key)
+        _ = try? unarchiver.decode([String: FuzzValues?].self, forKey: key)
+        _ = try? unarchiver.decodeIfPresent([[Int]].self, forKey: "extra")
+        _ = try? unarchiver.decode(String.self, forKey: "title")
+        // Breaks cycles among objects no root reached.
+        FuzzNode.breakCycles(unarchiver.state.objects.compactMap { $0 as? FuzzNode })
+    }
+
+    /// `bytes` with both checksums recomputed, so that mutations get past them and reach the
+    /// structural checks (a fuzzer cannot forge an XXH64 by chance). Inputs shorter than a
+    /// header are returned as they are.
+    public static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        let headerSize = ArchiveHeader.size
+        guard bytes.count >= headerSize else { return bytes }
+        var sealed = bytes
+        let payloadChecksum = bytes[headerSize...].withUnsafeBytes { XXH64.hash($0) }
+        write(payloadChecksum, at: 48, in: &sealed)
+        let headerChecksum = sealed[0..<56].withUnsafeBytes { XXH64.hash($0) }
+        write(headerChecksum, at: 56, in: &sealed)
+        return sealed
+    }
+
+    /// `bytes` made into a zstd-flagged archive: the input's header with the flag set and its
+    /// stored length fixed, so the input's payload reaches the decompressor as a stored frame.
+    public static func asCompressed(_ bytes: [UInt8]) -> [UInt8] {
+        let headerSize = ArchiveHeader.size
+        guard bytes.count >= headerSize else { return bytes }
+        var archive = bytes
+        archive[10] |= UInt8(ArchiveHeader.Flags.zstdPayload.rawValue)
+        write(UInt64(bytes.count - headerSize), at: 24, in: &archive)
+        return resealed(archive)
+    }
+
+    private static func write(_ value: UInt64, at offset: Int, in bytes: inout [UInt8]) {
+        for index in 0..<8 {
+            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))
+        }
+    }
+}
