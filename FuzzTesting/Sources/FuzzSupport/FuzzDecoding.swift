@@ -14,21 +14,37 @@ public enum FuzzDecoding {
     /// Runs every reader over `bytes`: each must return or throw, never trap, hang or allocate
     /// beyond what the input justifies (libFuzzer's -rss_limit_mb and -malloc_limit_mb catch that).
     public static func decodeAll(_ bytes: [UInt8]) {
+        defer { FuzzNode.releaseDecoded() }
         let options = GraphUnarchiver.Options()
         let archive = ArchiveBytes(copying: bytes)
         _ = try? GraphUnarchiver.archiveInfo(bytes: archive, options: options)
         _ = try? GraphUnarchiver.verify(bytes: archive, options: options)
         guard let unarchiver = try? GraphUnarchiver(bytes: archive, registry: registry, options: options) else { return }
         let key = GraphArchiver.rootKey
-        if let nodes = try? unarchiver.decode([FuzzNode].self, forKey: key) { FuzzNode.breakCycles(nodes) }
-        if let node = try? unarchiver.decode(FuzzNode.self, forKey: key) { FuzzNode.breakCycles([node]) }
+        _ = try? unarchiver.decode([FuzzNode].self, forKey: key)
+        _ = try? unarchiver.decode(FuzzNode.self, forKey: key)
         _ = try? unarchiver.decode([GridState].self, forKey: key)
         _ = try? unarchiver.decode(FuzzValues.self, forKey: key)
         _ = try? unarchiver.decode([String: FuzzValues?].self, forKey: key)
         _ = try? unarchiver.decodeIfPresent([[Int]].self, forKey: "extra")
         _ = try? unarchiver.decode(String.self, forKey: "title")
-        // Breaks cycles among objects no root reached.
-        FuzzNode.breakCycles(unarchiver.state.objects.compactMap { $0 as? FuzzNode })
+    }
+
+    /// What each reader makes of `bytes`, for reproducing a fuzzer finding by hand.
+    public static func describe(_ bytes: [UInt8]) -> String {
+        let archive = ArchiveBytes(copying: bytes)
+        func outcome(_ body: () throws -> Void) -> String {
+            do {
+                try body()
+                return "ok"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let info = outcome { _ = try GraphUnarchiver.archiveInfo(bytes: archive, options: GraphUnarchiver.Options()) }
+        let verify = outcome { _ = try GraphUnarchiver.verify(bytes: archive, options: GraphUnarchiver.Options()) }
+        let open = outcome { _ = try GraphUnarchiver(bytes: archive, registry: registry, options: GraphUnarchiver.Options()) }
+        return "archiveInfo: \(info); verify: \(verify); unarchiver: \(open)"
     }
 
     /// `bytes` with both checksums recomputed, so that mutations get past them and reach the

@@ -29,6 +29,7 @@ public final class FuzzNode: GraphCoding {
 
     public init(from unarchiver: GraphUnarchiver) throws {
         label = try unarchiver.decode(Int.self, forKey: "label")
+        Self.decoded.append(self)
         name = try unarchiver.decodeIfPresent(String.self, forKey: "name")
         values = try unarchiver.decodeIfPresent(FuzzValues.self, forKey: "values")
         try unarchiver.decodeLater(FuzzNode?.self, forKey: "next") { [unowned self] in self.next = $0 }
@@ -38,7 +39,18 @@ public final class FuzzNode: GraphCoding {
         }
     }
 
-    /// Breaks the cycles a decoded graph may hold, so the fuzzer does not leak per input.
+    /// Every node decoded since the last `releaseDecoded()`: a decode that fails after some
+    /// cycle-closing assignments ran leaves cycles no caller can reach (as any cyclic model does).
+    /// The fuzz targets are single-threaded.
+    nonisolated(unsafe) static var decoded: [FuzzNode] = []
+
+    /// Breaks the cycles among all nodes decoded so far, so the fuzzer sees no leak per input.
+    public static func releaseDecoded() {
+        breakCycles(decoded)
+        decoded = []
+    }
+
+    /// Breaks the cycles a graph may hold.
     public static func breakCycles(_ roots: [FuzzNode]) {
         var pending = roots
         var seen = Set<ObjectIdentifier>()

@@ -13,6 +13,7 @@ let usage = """
     Usage: FuzzTool seeds CORPUS_DIR
            FuzzTool torture PATH ROUNDS [RECORDS]   kill a saving child with SIGKILL ROUNDS times
            FuzzTool race PATH ROUNDS [WRITERS]      WRITERS processes save PATH at once, ROUNDS times
+           FuzzTool decode FILE...                  run the fuzz targets' readers on files, printing what each says
            FuzzTool save-loop PATH RECORDS FIRST    (child) save versions FIRST, FIRST+1, ... forever
            FuzzTool save-once PATH RECORDS VERSION  (child) save one version
     """
@@ -124,6 +125,13 @@ do {
                 try data.write(to: folder.appendingPathComponent(name))
             }
             print("seeds: wrote \(seeds.count) archives to \(folder.path)")
+        }
+    case "decode":
+        for path in arguments.dropFirst() {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            for (form, input) in [("as is", bytes), ("resealed", FuzzDecoding.resealed(bytes)), ("as zstd", FuzzDecoding.asCompressed(bytes))] {
+                print("\(path) \(form): \(FuzzDecoding.describe(input))")
+            }
         }
     case "torture":
         try torture(path: arguments[1], rounds: integer(arguments, 2), records: integer(arguments, 3, default: 100_000))

@@ -1,0 +1,49 @@
+// Tests/GraphArchiveTests/FuzzRegressionTests.swift - what the fuzzer found, kept found
+
+import Foundation
+import Testing
+
+@testable import GraphArchive
+
+/// A node whose cycle-closing key is decoded later but is not its last key: the shape of the
+/// fuzzer's `FuzzNode` seed that first showed the bug below.
+final class LaterFirstNode: GraphCoding {
+    var next: LaterFirstNode?
+    var label: Int
+
+    init(_ label: Int) { self.label = label }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(next, forKey: "next")
+        try archiver.encode(label, forKey: "label")
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        label = try unarchiver.decode(Int.self, forKey: "label")
+        try unarchiver.decodeLater(LaterFirstNode?.self, forKey: "next") { [unowned self] in self.next = $0 }
+    }
+}
+
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// Found by FuzzArchive on its own seed corpus: the deferred assignments moved the reader back
+    /// before the end-of-objects check, so a valid archive of such a ring failed with
+    /// `.trailingGarbage` (and leaked the ring built so far).
+    @Test func deferredKeyBeforeOtherKeysDecodes() throws {
+        let ring = (0..<3).map(LaterFirstNode.init)
+        for (index, node) in ring.enumerated() { node.next = ring[(index + 1) % ring.count] }
+        defer { ring.forEach { $0.next = nil } }
+        let data = try GraphArchiver.archivedData(withRootObject: ring)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [LaterFirstNode].self, from: data)
+        defer { back.forEach { $0.next = nil } }
+        #expect(back.map(\.label) == [0, 1, 2])
+        #expect(back[0].next === back[1] && back[1].next === back[2] && back[2].next === back[0])
+    }
+
+    /// Found by reading the header code for the fuzzer (a fuzzer rarely forges a checksum): a
+    /// checksum-valid header with a reference count past `Int.max` trapped in `ArchiveInfo`.
+    @Test func forgedReferenceCountDoesNotTrap() {
+        let archive = HandBuilt.sharedRecords(referenceCount: UInt64.max)
+        expectArchiveError(.corrupt) { _ = try GraphUnarchiver.archiveInfo(from: archive.data) }
+    }
+}
