@@ -82,6 +82,29 @@ struct AtomicSaveTests {
         }
     }
 
+    /// A device or pipe at the path is refused, not replaced by a plain file: here a FIFO and a
+    /// private copy of /dev/full (made with mknod when root, so /dev itself is never at stake).
+    @Test func specialFilesAreNotReplaced() throws {
+        try withTemporaryFolder { folder in
+            var specials = [folder + "/pipe"]
+            #expect(mkfifo(specials[0], 0o644) == 0)
+            if getuid() == 0 {
+                specials.append(folder + "/full")
+                #expect(mknod(specials[1], S_IFCHR | 0o666, 1 << 8 | 7) == 0)  // makedev(1, 7): the device behind /dev/full
+            }
+            for path in specials {
+                expectArchiveError(.ioError, mentioning: "not a regular file") { try ArchiveVersions.save(1, to: path) }
+                var info = stat()
+                #expect(stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG, "\(path) was replaced")
+                #expect(ArchiveVersions.temporaries(of: path).isEmpty)
+            }
+            // Reading one is refused as well, before any read could block or run without end.
+            expectArchiveError(.ioError, mentioning: "not a regular file") {
+                _ = try GraphUnarchiver.verify(file: "/dev/zero")
+            }
+        }
+    }
+
     @Test func missingFolder() throws {
         try withTemporaryFolder { folder in
             expectArchiveError(.fileNotFound, mentioning: "No such file or directory") {
