@@ -84,6 +84,20 @@ struct LimitsTests {
         #expect(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: data, options: exact).count == 3)
     }
 
+    /// A sparse 17 GiB file (no disk used) is refused by the default limit before any byte is read.
+    @Test func fileOverTheDefaultLimitIsRefusedBeforeReading() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/huge.archive"
+            let descriptor = open(path, O_CREAT | O_WRONLY, 0o644)
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            try #require(ftruncate(descriptor, off_t(17) << 30) == 0)
+            expectArchiveError(.limitExceeded, mentioning: "maximumArchiveBytes (17179869184)") {
+                _ = try GraphUnarchiver.verify(file: path)
+            }
+        }
+    }
+
     @Test func maximumDecompressedBytes() throws {
         let data = try GraphArchiver.archivedData(withRootObject: Self.records(3))
         let payload = data.count - ArchiveHeader.size
