@@ -58,7 +58,7 @@ struct CompressionFixtureTests {
     }
 
     @Test func readsTheCommittedArchiveFromAFile() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             let path = folder + "/fixture.gridstore"
             try Data(zstdFixture).write(to: URL(fileURLWithPath: path))
             let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: path)
@@ -80,7 +80,7 @@ struct CompressionFixtureTests {
     }
 
     @Test func refusesTheCommittedArchiveFromAFileClearly() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             let path = folder + "/fixture.gridstore"
             try Data(zstdFixture).write(to: URL(fileURLWithPath: path))
             let error = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: path) }

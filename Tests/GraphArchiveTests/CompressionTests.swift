@@ -131,7 +131,7 @@ struct CompressionRoundTripTests {
         #expect(info.rootElementCount == count)
         expectSameRecords(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: data), records)
 
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             let path = folder + "/records.gridstore"
             try GraphArchiver.archiveRootObject(records, toFile: path, options: options)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
@@ -151,7 +151,7 @@ struct CompressionRoundTripTests {
     /// Large enough for several 256 KiB read pieces and, on two or more cores, zstd's worker threads.
     @Test func largeArchiveRoundTripsThroughAFile() throws {
         let records = sampleRecords(300_000)
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             let path = folder + "/large.gridstore"
             try GraphArchiver.archiveRootObject(records, toFile: path, options: .init(compression: .zstd))
             let info = try GraphUnarchiver.archiveInfo(fromFile: path)
@@ -164,7 +164,7 @@ struct CompressionRoundTripTests {
 
     @Test func streamedFileEqualsTheInMemoryBytesInEitherOrder() throws {
         let records = sampleRecords(5000)
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             // File first: compressed straight into the file; then in memory.
             let first = GraphArchiver(options: .init(compression: .zstd(level: 5)))
             try first.encode(records, forKey: "grids")
@@ -185,7 +185,7 @@ struct CompressionRoundTripTests {
     }
 
     @Test func saveWithABadLevelLeavesTheOldArchive() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             let path = folder + "/grids.gridstore"
             try GraphArchiver.archiveRootObject(sampleRecords(3), toFile: path, options: .init(compression: .zstd))
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -212,7 +212,7 @@ struct CompressionUnavailableTests {
         }
         #expect(dataError?.code == .compressionUnavailable)
         #expect(dataError?.message.contains("Zstd trait") == true)
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { (folder) throws in
             let fileError = archiveError {
                 try GraphArchiver.archiveRootObject(sampleRecords(3), toFile: folder + "/x", options: .init(compression: .zstd))
             }
