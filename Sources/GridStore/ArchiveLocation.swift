@@ -44,19 +44,8 @@ public enum ArchiveLocation {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw GraphArchiveError(.ioError, "cannot create the folder \(folder): \(reason(of: error))")
+            throw GraphArchiveError(.ioError, "cannot create the folder \(folder): \(FileErrorReason.reason(of: error))")
         }
-    }
-
-    /// The system's reason inside a Foundation file error, without the wrapping text.
-    static func reason(of error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
     }
 
     private static func join(_ parts: String...) -> String {

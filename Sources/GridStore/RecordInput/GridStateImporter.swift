@@ -1,5 +1,8 @@
 // Sources/GridStore/RecordInput/GridStateImporter.swift - grid states from JSON, JSON Lines or CSV
 
+import Foundation
+import GraphArchive
+
 /// The text formats records can be imported from.
 public enum RecordFormat: String, Sendable, CaseIterable {
     /// A JSON array of objects: `[{"name": "…", "color": 1, "date": "…", "id": 7}, …]`.
@@ -47,6 +50,19 @@ public struct GridStateImporter {
 
     public init(source: String) {
         self.source = source
+    }
+
+    /// The bytes of the input file at `path`.
+    ///
+    /// - Throws: ``GraphArchiveError`` `.fileNotFound` or `.ioError` with the system's reason.
+    public static func contents(ofFile path: String) throws -> [UInt8] {
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            let reason = FileErrorReason.reason(of: error)
+            let code: GraphArchiveError.Code = FileManager.default.fileExists(atPath: path) ? .ioError : .fileNotFound
+            throw GraphArchiveError(code, "cannot read \(path): \(reason)")
+        }
     }
 
     /// Appends the records of a whole input to `states`.
