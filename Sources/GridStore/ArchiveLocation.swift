@@ -11,13 +11,13 @@ public enum ArchiveLocation {
     /// The archive file used when none is given.
     ///
     /// `$GRIDSTORE_FILE` if set; else `$XDG_DATA_HOME/gridstore/grids.gridstore`; else
-    /// `~/.local/share/gridstore/grids.gridstore`. Empty variables count as unset, and a relative
+    /// `$HOME/.local/share/gridstore/grids.gridstore`. Empty variables count as unset, and a relative
     /// `XDG_DATA_HOME` is ignored, as the XDG Base Directory specification asks.
     ///
     /// - Parameters:
     ///   - environment: The variables to consult. Default: this process's environment.
-    ///   - homeDirectory: The user's home folder, used only when `XDG_DATA_HOME` does not apply.
-    ///     Default: `$HOME`, or the password database when it is unset.
+    ///   - homeDirectory: The user's home folder when `environment` has no `HOME`.
+    ///     Default: the password database's (Foundation's `NSHomeDirectory()`).
     public static func defaultArchivePath(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         homeDirectory: @autoclosure () -> String = NSHomeDirectory()
@@ -28,7 +28,8 @@ public enum ArchiveLocation {
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return join(dataHome, "gridstore", fileName)
         }
-        return join(homeDirectory(), ".local/share/gridstore", fileName)
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectory()
+        return join(home, ".local/share/gridstore", fileName)
     }
 
     /// Creates the folders above `path` that do not exist yet (`mkdir -p` of its folder).

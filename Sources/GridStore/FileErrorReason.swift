@@ -12,7 +12,16 @@ public enum FileErrorReason {
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return Int32(underlying.code)
         }
-        return nil
+        // Some Linux Foundation errors carry only a Cocoa code; map the common ones back.
+        guard nsError.domain == NSCocoaErrorDomain else { return nil }
+        switch CocoaError.Code(rawValue: nsError.code) {
+        case .fileReadNoSuchFile, .fileNoSuchFile: return ENOENT
+        case .fileReadNoPermission, .fileWriteNoPermission: return EACCES
+        case .fileWriteOutOfSpace: return ENOSPC
+        case .fileWriteVolumeReadOnly: return EROFS
+        case .fileReadTooLarge: return EFBIG
+        default: return nil
+        }
     }
 
     /// The system's reason ("No such file or directory"), else Foundation's description.

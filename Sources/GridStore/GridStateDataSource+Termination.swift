@@ -100,6 +100,13 @@ enum TerminationSaver {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
         pipeWriteEnd.store(ends[1], ordering: .sequentiallyConsistent)
+        // A parent may have started us with these signals blocked (posix_spawn from a Dispatch
+        // worker thread passes its mask on); asking to handle them means wanting them delivered.
+        // Threads started from here on, the watcher included, inherit the unblocked mask.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         let readEnd = ends[0]
         Thread.detachNewThread {
             TerminationSaver.watch(readEnd)

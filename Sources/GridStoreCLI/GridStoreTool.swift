@@ -18,22 +18,34 @@ enum GridStoreTool {
     static func main(_ arguments: [String]) -> Int32 {
         // A reader that closes the pipe early must not kill us with SIGPIPE; writes report EPIPE.
         signal(SIGPIPE, SIG_IGN)
-        let command: Command
         do {
-            command = try parse(arguments)
+            try run(parse(arguments))
+            return ExitStatus.success
         } catch {
-            StandardError.error("\(error.message)")
-            StandardError.write("\(StandardError.programName): \(error.hint)\n")
-            return ExitStatus.usage
+            report(error)
+            return exitStatus(for: error)
         }
-        do {
-            try run(command)
-            return ExitStatus.success
-        } catch is OutputClosed {
-            return ExitStatus.success
-        } catch {
+    }
+
+    /// 64 for a usage error, 0 when our reader closed standard output, 1 for everything else.
+    static func exitStatus(for error: any Error) -> Int32 {
+        switch error {
+        case is UsageError: ExitStatus.usage
+        case is OutputClosed: ExitStatus.success
+        default: ExitStatus.failure
+        }
+    }
+
+    /// `gridstore: error: …` on standard error (and where to find help, for usage errors).
+    private static func report(_ error: any Error) {
+        switch error {
+        case let usage as UsageError:
+            StandardError.error(usage.message)
+            StandardError.write("\(StandardError.programName): \(usage.hint)\n")
+        case is OutputClosed:
+            break
+        default:
             StandardError.error("\(error)")
-            return ExitStatus.failure
         }
     }
 
