@@ -45,7 +45,10 @@ public enum ArchiveLocation {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw GraphArchiveError(.ioError, "cannot create the folder \(folder): \(FileErrorReason.reason(of: error))")
+            throw GraphArchiveError(
+                .ioError,
+                "cannot create the folder \(folder): \(FileErrorReason.reason(of: error))"
+            )
         }
     }
 

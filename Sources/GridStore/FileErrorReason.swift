@@ -9,7 +9,8 @@ public enum FileErrorReason {
     public static func posixCode(of error: any Error) -> Int32? {
         let nsError = error as NSError
         if nsError.domain == NSPOSIXErrorDomain { return Int32(nsError.code) }
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
             return Int32(underlying.code)
         }
         // Some Linux Foundation errors carry only a Cocoa code; map the common ones back.

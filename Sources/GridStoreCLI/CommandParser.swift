@@ -69,7 +69,9 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         case "--input": input = try reader.path(option)
         default:
             throw reader.unknown(
-                option, known: ["--file", "--compress", "--append", "--generate", "--shared", "--seed", "--input"])
+                option,
+                known: ["--file", "--compress", "--append", "--generate", "--shared", "--seed", "--input"]
+            )
         }
     }
     let source: RecordSource
@@ -173,7 +175,10 @@ struct OptionReader {
         }
         var option = Option(name: argument)
         if let equals = argument.firstIndex(of: "=") {
-            option = Option(name: String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
+            option = Option(
+                name: String(argument[..<equals]),
+                inlineValue: String(argument[argument.index(after: equals)...])
+            )
         }
         guard seen.insert(option.name).inserted else { throw error("\(option.name) is given more than once") }
         return option
@@ -234,7 +239,8 @@ struct OptionReader {
         let text = try value(option)
         guard let compression = parseCompression(text) else {
             throw error(
-                "\(option.name) takes none, zstd or zstd:LEVEL (LEVEL \(zstdLevels.lowerBound) to \(zstdLevels.upperBound)), not '\(text)'")
+                "\(option.name) takes none, zstd or zstd:LEVEL (LEVEL \(zstdLevels.lowerBound) to \(zstdLevels.upperBound)), not '\(text)'"
+            )
         }
         return compression
     }

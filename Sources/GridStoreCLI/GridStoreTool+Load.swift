@@ -14,7 +14,8 @@ extension GridStoreTool {
         defer { progress.finish() }
 
         // The header's counts, after the checksum over header and payload is verified.
-        let info: ArchiveInfo? = options.stats ? try withArchive(path) { try GridStateArchive.info(fromFile: path) } : nil
+        let info: ArchiveInfo? =
+            options.stats ? try withArchive(path) { try GridStateArchive.info(fromFile: path) } : nil
         progress.phase("loading \(path)")
         let started = ContinuousClock.now
         try loadExisting(store)
@@ -84,7 +85,10 @@ struct LoadStatistics {
             ("records", "\(records)"),
             ("distinct objects", "\(info.objectCount)"),
             ("shared references", "\(info.sharedReferenceCount)"),
-            ("types", info.typeNames.isEmpty ? "(none)" : info.typeNames.map(RecordTable.printable).joined(separator: ", ")),
+            (
+                "types",
+                info.typeNames.isEmpty ? "(none)" : info.typeNames.map(RecordTable.printable).joined(separator: ", ")
+            ),
             ("file bytes", "\(info.archiveBytes)"),
             ("payload bytes", "\(info.payloadBytes) (uncompressed)"),
             ("compression", info.compressionName),

@@ -38,7 +38,8 @@ extension GridStoreTool {
         let appended = options.append ? "added \(added), " : ""
         output.append(
             "saved \(total) records (\(appended)\(info.objectCount) distinct) to \(path): "
-                + "\(info.archiveBytes) bytes, compression \(options.compression)\n")
+                + "\(info.archiveBytes) bytes, compression \(options.compression)\n"
+        )
         try output.flush()
     }
 

@@ -17,7 +17,9 @@ extension GridStoreTool {
         store.saveOnTermination { reason, result in
             switch result {
             case .success(let count):
-                StandardError.write("\(StandardError.programName): saved \(count) records to \(path) (\(describe(reason)))\n")
+                StandardError.write(
+                    "\(StandardError.programName): saved \(count) records to \(path) (\(describe(reason)))\n"
+                )
             case .failure(let error):
                 StandardError.error("could not save \(path) (\(describe(reason))): \(error)")
             }

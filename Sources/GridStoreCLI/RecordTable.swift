@@ -26,14 +26,16 @@ enum RecordTable {
 
         output.append(
             pad("SLOT", slotWidth, right: true) + "  " + pad("ID", idWidth, right: true) + "  " + pad("NAME", nameWidth)
-                + "  " + pad("COLOR", colorWidth) + "  DATE\n")
+                + "  " + pad("COLOR", colorWidth) + "  DATE\n"
+        )
         for (offset, state) in states.enumerated() {
             var name = printable(state.name)
             if name.count > maximumNameWidth { name = String(name.prefix(maximumNameWidth - 1)) + "…" }
             output.append(
                 pad(String(offset), slotWidth, right: true) + "  " + pad(String(ids[offset]), idWidth, right: true)
                     + "  " + pad(name, nameWidth) + "  " + pad(color(state.color), colorWidth) + "  "
-                    + printable(state.date) + "\n")
+                    + printable(state.date) + "\n"
+            )
             try output.flushIfFull()
         }
     }

@@ -38,7 +38,8 @@ struct EndToEndTests {
             Set(stats.keys) == [
                 "records", "uniqueObjects", "sharedReferences", "types", "fileBytes", "payloadBytes", "compression",
                 "formatVersion", "checksum", "loadSeconds",
-            ])
+            ]
+        )
         #expect(stats["records"] as? Int == 100_000)
         #expect(stats["uniqueObjects"] as? Int == 75_000)
         #expect(stats["sharedReferences"] as? Int == 25_000)
@@ -59,7 +60,9 @@ struct EndToEndTests {
     @Test func sameSeedSameRecordsOtherSeedOthers() throws {
         let sandbox = try ToolSandbox()
         for (file, seed) in [("a", "7"), ("b", "7"), ("c", "8")] {
-            let result = try sandbox.run(["save", "--file", file, "--generate", "200", "--shared", "0.5", "--seed", seed])
+            let result = try sandbox.run([
+                "save", "--file", file, "--generate", "200", "--shared", "0.5", "--seed", seed,
+            ])
             #expect(result.status == 0)
         }
         let outputs = try ["a", "b", "c"].map { try sandbox.run(["load", "--file", $0, "--json"]).output }
@@ -81,7 +84,9 @@ struct EndToEndTests {
               {"id": "night"},
               {"id": "sun", "name": "Sunset"}
             ]
-            """, to: "in.json")
+            """,
+            to: "in.json"
+        )
         let saved = try sandbox.run(["save", "--file", "ids.gridstore", "--input", "in.json"])
         #expect(saved.status == 0, "\(saved.errors)")
         let loaded = try sandbox.run(["load", "--file", "ids.gridstore", "--json"])
@@ -107,7 +112,8 @@ struct EndToEndTests {
         let sandbox = try ToolSandbox()
         try sandbox.write(
             "name,color,date,id\r\n\"Smith, \"\"Jo\"\"\",255,2024-01-01,a\r\nplain,16,2024-01-02,\r\n,,,a\r\n",
-            to: "in.csv")
+            to: "in.csv"
+        )
         let csv = try sandbox.run(["save", "--file", "csv.gridstore", "--input", "in.csv"])
         #expect(csv.status == 0, "\(csv.errors)")
         let csvRecords = try sandbox.run(["load", "--file", "csv.gridstore", "--json"]).outputLines.map(jsonObject)
@@ -117,7 +123,8 @@ struct EndToEndTests {
 
         try sandbox.write(
             "{\"name\":\"a\",\"color\":1,\"date\":\"d1\",\"id\":9}\n\n{\"name\":\"b\",\"color\":2,\"date\":\"d2\"}\n{\"id\":9}\n",
-            to: "in.jsonl")
+            to: "in.jsonl"
+        )
         let lines = try sandbox.run(["save", "--file", "jsonl.gridstore", "--input", "in.jsonl"])
         #expect(lines.status == 0, "\(lines.errors)")
         let jsonl = try sandbox.run(["load", "--file", "jsonl.gridstore", "--json"])
@@ -125,22 +132,37 @@ struct EndToEndTests {
 
         // Standard input is told apart by content.
         let piped = try sandbox.run(
-            ["save", "--file", "stdin.gridstore", "--input", "-"], input: "name,color,date\nx,3,d\n")
+            ["save", "--file", "stdin.gridstore", "--input", "-"],
+            input: "name,color,date\nx,3,d\n"
+        )
         #expect(piped.status == 0, "\(piped.errors)")
-        #expect(try sandbox.run(["load", "--file", "stdin.gridstore", "--json"]).output
-            == "{\"name\":\"x\",\"color\":3,\"date\":\"d\",\"id\":1}\n")
+        #expect(
+            try sandbox.run(["load", "--file", "stdin.gridstore", "--json"]).output
+                == "{\"name\":\"x\",\"color\":3,\"date\":\"d\",\"id\":1}\n"
+        )
     }
 
     /// Bad records fail with status 1 and the line, and leave an existing archive as it was.
-    @Test(arguments: [
-        ("bad.json", "[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n{\"name\":\"b\",\"date\":\"d\"}\n]", 3, "no \"color\""),
-        ("bad.json", "[\n{\"name\":\"a\",\"color\":\"red\",\"date\":\"d\"}\n]", 2, "color must be an integer"),
-        ("bad.json", "[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":\"b\"}]", 3, "invalid JSON"),
-        ("bad.jsonl", "{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":\"a\",\"color\":1,\"date\":}\n", 2, "invalid JSON"),
-        ("bad.jsonl", "{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":2,\"color\":1,\"date\":\"d\"}\n", 2, "name must be a string"),
-        ("bad.csv", "name,color,date\nok,1,d\nbad,one,d\n", 3, "color must be an integer"),
-        ("bad.csv", "name,color,date\nok,1,d\n\nshort,1\n", 4, "expected 3 fields"),
-    ] as [(String, String, Int, String)])
+    @Test(
+        arguments: [
+            (
+                "bad.json", "[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n{\"name\":\"b\",\"date\":\"d\"}\n]", 3,
+                "no \"color\""
+            ),
+            ("bad.json", "[\n{\"name\":\"a\",\"color\":\"red\",\"date\":\"d\"}\n]", 2, "color must be an integer"),
+            ("bad.json", "[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":\"b\"}]", 3, "invalid JSON"),
+            (
+                "bad.jsonl", "{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":\"a\",\"color\":1,\"date\":}\n", 2,
+                "invalid JSON"
+            ),
+            (
+                "bad.jsonl", "{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":2,\"color\":1,\"date\":\"d\"}\n",
+                2, "name must be a string"
+            ),
+            ("bad.csv", "name,color,date\nok,1,d\nbad,one,d\n", 3, "color must be an integer"),
+            ("bad.csv", "name,color,date\nok,1,d\n\nshort,1\n", 4, "expected 3 fields"),
+        ] as [(String, String, Int, String)]
+    )
     func malformedInputExitsOneWithTheLine(file: String, content: String, line: Int, fragment: String) throws {
         let sandbox = try ToolSandbox()
         #expect(try sandbox.run(["save", "--file", "keep.gridstore", "--generate", "10"]).status == 0)
@@ -167,7 +189,9 @@ struct EndToEndTests {
     @Test(arguments: ["flip a payload byte", "truncate", "not an archive", "empty file"])
     func corruptArchiveExitsOneWithAClearMessage(damage: String) throws {
         let sandbox = try ToolSandbox()
-        #expect(try sandbox.run(["save", "--file", "c.gridstore", "--generate", "1000", "--shared", "0.5"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "c.gridstore", "--generate", "1000", "--shared", "0.5"]).status == 0
+        )
         var bytes = try #require(sandbox.bytes(of: "c.gridstore"))
         let expected: String
         switch damage {
@@ -231,7 +255,9 @@ struct EndToEndTests {
         #expect(try ids(loaded.output) == [1, 1, 2, 2])
 
         // Without --append the records are replaced; --append on a missing archive starts empty.
-        #expect(try sandbox.run(["save", "--file", "a.gridstore", "--generate", "3"]).output.contains("saved 3 records"))
+        #expect(
+            try sandbox.run(["save", "--file", "a.gridstore", "--generate", "3"]).output.contains("saved 3 records")
+        )
         #expect(try sandbox.run(["save", "--file", "new.gridstore", "--append", "--generate", "2"]).status == 0)
     }
 
@@ -240,7 +266,8 @@ struct EndToEndTests {
         try sandbox.write(
             "name,color,date,id\nshort,1,2024-01-01T00:00:00Z,x\na much longer name,16777215,2024-01-02T00:00:00Z,\n"
                 + "esc\u{1B}[31m,-4,2024-01-03T00:00:00Z,\n,,,x\n",
-            to: "t.csv")
+            to: "t.csv"
+        )
         #expect(try sandbox.run(["save", "--file", "t.gridstore", "--input", "t.csv"]).status == 0)
         let table = try sandbox.run(["load", "--file", "t.gridstore"])
         #expect(table.status == 0)
@@ -299,7 +326,9 @@ struct EndToEndTests {
 
     @Test func usageErrorsExit64WithTheContractMessage() throws {
         let sandbox = try ToolSandbox()
-        for arguments in [[], ["nope"], ["save"], ["load", "--limit", "x"], ["save", "--generate", "5", "--shared", "2"]] {
+        for arguments in [
+            [], ["nope"], ["save"], ["load", "--limit", "x"], ["save", "--generate", "5", "--shared", "2"],
+        ] {
             let result = try sandbox.run(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.errors.hasPrefix("gridstore: error: "), "\(arguments)")
@@ -309,7 +338,10 @@ struct EndToEndTests {
 
     @Test func helpAndVersionGoToStandardOutput() throws {
         let sandbox = try ToolSandbox()
-        for arguments in [["--help"], ["-h"], ["help"], ["save", "--help"], ["load", "-h"], ["help", "verify"], ["session", "--help"]] {
+        for arguments in [
+            ["--help"], ["-h"], ["help"], ["save", "--help"], ["load", "-h"], ["help", "verify"],
+            ["session", "--help"],
+        ] {
             let result = try sandbox.run(arguments)
             #expect(result.status == 0)
             #expect(result.output.contains("Usage: gridstore"), "\(arguments)")

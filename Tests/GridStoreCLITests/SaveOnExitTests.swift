@@ -88,7 +88,9 @@ struct SaveOnExitTests {
     @Test func badLinesAreSkippedAndSetTheStatus() throws {
         let sandbox = try ToolSandbox()
         let result = try sandbox.run(
-            ["session", "--file", "s.gridstore"], input: "\(Self.records[0])\n{\"name\":1}\n\(Self.records[1])\n")
+            ["session", "--file", "s.gridstore"],
+            input: "\(Self.records[0])\n{\"name\":1}\n\(Self.records[1])\n"
+        )
         #expect(result.status == 1)
         #expect(result.outputLines == ["loaded 0", "added 1", "added 2"])
         #expect(result.errors.contains("gridstore: error: standard input, line 2: name must be a string"))

@@ -54,7 +54,9 @@ struct ToolResult {
     var output: String
     var errors: String
 
-    var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    var outputLines: [String] {
+        output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
 }
 
 /// A scratch folder whose runs of `gridstore` find their default archive inside it, never in
@@ -117,12 +119,16 @@ final class ToolSandbox {
         process.standardError = FileHandle(forWritingAtPath: path("\(name).err"))
         try runToEnd(process)
         defer {
-            for suffix in ["in", "out", "err"] { try? FileManager.default.removeItem(atPath: path("\(name).\(suffix)")) }
+            for suffix in ["in", "out", "err"] {
+                try? FileManager.default.removeItem(atPath: path("\(name).\(suffix)"))
+            }
         }
         return ToolResult(
-            status: process.terminationStatus, reason: process.terminationReason,
+            status: process.terminationStatus,
+            reason: process.terminationReason,
             output: String(decoding: bytes(of: "\(name).out") ?? Data(), as: UTF8.self),
-            errors: String(decoding: bytes(of: "\(name).err") ?? Data(), as: UTF8.self))
+            errors: String(decoding: bytes(of: "\(name).err") ?? Data(), as: UTF8.self)
+        )
     }
 
     /// Starts `process` and waits for it, killing it after ``timeout``.

@@ -8,7 +8,9 @@ import Testing
 struct ArchiveLocationTests {
     @Test func gridstoreFileWins() {
         let path = ArchiveLocation.defaultArchivePath(
-            environment: ["GRIDSTORE_FILE": "/data/my.gridstore", "XDG_DATA_HOME": "/xdg"], homeDirectory: "/home/u")
+            environment: ["GRIDSTORE_FILE": "/data/my.gridstore", "XDG_DATA_HOME": "/xdg"],
+            homeDirectory: "/home/u"
+        )
         #expect(path == "/data/my.gridstore")
     }
 

@@ -29,7 +29,8 @@ struct GridStateImporterTests {
               {"id": "a"},
               {"id": "7", "name": "Night"}
             ]
-            """)
+            """
+        )
         #expect(states.map(\.name) == ["Sunset", "Night", "Sunset", "Night"])
         #expect(states[0].color == 0xFF8800)
         #expect(sharing(states) == [0, 1, 0, 1])
@@ -37,7 +38,8 @@ struct GridStateImporterTests {
 
     @Test func recordsWithoutIdsAreDistinctEvenWhenEqual() throws {
         let states = try importStates(
-            #"[{"name":"x","color":1,"date":"d"},{"name":"x","color":1,"date":"d"}]"#)
+            #"[{"name":"x","color":1,"date":"d"},{"name":"x","color":1,"date":"d"}]"#
+        )
         #expect(sharing(states) == [0, 1])
     }
 
@@ -48,14 +50,16 @@ struct GridStateImporterTests {
 
             {"name":"b","color":2,"date":"d2"}\r
             {"id":1}
-            """)
+            """
+        )
         #expect(states.map(\.name) == ["a", "b", "a"])
         #expect(sharing(states) == [0, 1, 0])
     }
 
     @Test func jsonStringEscapesAndUnicode() throws {
         let states = try importStates(
-            #"[{"name":"tab\tquote\" slash\/ \u00e9 \ud83d\ude00 日本","color":-5,"date":"line\nbreak"}]"#)
+            #"[{"name":"tab\tquote\" slash\/ \u00e9 \ud83d\ude00 日本","color":-5,"date":"line\nbreak"}]"#
+        )
         #expect(states[0].name == "tab\tquote\" slash/ é 😀 日本")
         #expect(states[0].date == "line\nbreak")
         #expect(states[0].color == -5)
@@ -67,7 +71,8 @@ struct GridStateImporterTests {
                 + "a,\"Smith, \"\"Jo\"\"\",255,2024-01-01\r\n"
                 + "b,\"two\nlines\",16,2024-01-02\r\n"
                 + "a,,,\r\n"
-                + ",\"\",0,\"\"\n")
+                + ",\"\",0,\"\"\n"
+        )
         #expect(states.map(\.name) == ["Smith, \"Jo\"", "two\nlines", "Smith, \"Jo\"", ""])
         #expect(states.map(\.color) == [255, 16, 255, 0])
         #expect(sharing(states) == [0, 1, 0, 3])
@@ -88,45 +93,53 @@ struct GridStateImporterTests {
         #expect(sharing(back) == sharing(original))
     }
 
-    @Test(arguments: [
-        ("[]", nil, RecordFormat.json), ("  {\"a\":1}", nil, .jsonLines), ("name,color,date", nil, .csv),
-        ("[", "x.csv", .csv), ("{}", "x.ndjson", .jsonLines), ("[]", "x.JSONL", .jsonLines), ("{}", "x.json", .jsonLines),
-    ] as [(String, String?, RecordFormat)])
+    @Test(
+        arguments: [
+            ("[]", nil, RecordFormat.json), ("  {\"a\":1}", nil, .jsonLines), ("name,color,date", nil, .csv),
+            ("[", "x.csv", .csv), ("{}", "x.ndjson", .jsonLines), ("[]", "x.JSONL", .jsonLines),
+            ("{}", "x.json", .jsonLines),
+        ] as [(String, String?, RecordFormat)]
+    )
     func formatDetection(content: String, path: String?, expected: RecordFormat) {
         #expect(RecordFormat.detect(path: path, content: Array(content.utf8)) == expected)
     }
 
     /// Each bad input fails with the line of the mistake and a message that names it.
-    @Test(arguments: [
-        ("[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n{\"name\":\"b\",\"date\":\"d\"}\n]", 3, "no \"color\""),
-        ("[\n{\"name\":\"a\",\"color\":\"red\",\"date\":\"d\"}]", 2, "color must be an integer, found a string"),
-        ("[{\"name\":1,\"color\":1,\"date\":\"d\"}]", 1, "name must be a string"),
-        ("[{\"name\":\"a\",\"color\":1.5,\"date\":\"d\"}]", 1, "found 1.5"),
-        ("[{\"name\":\"a\",\"color\":99999999999999999999,\"date\":\"d\"}]", 1, "found 99999999999999999999"),
-        ("[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n]", 3, "expected a record"),
-        ("[\n{\"name\":\"a\",\n\"color\":1 \"date\":\"d\"}]", 3, "expected ',' or '}'"),
-        ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\"}", 1, "found the end of the input"),
-        ("[{\"name\":\"a\nb\",\"color\":1,\"date\":\"d\"}]", 1, "unterminated string"),
-        ("[{\"name\":\"a\",\"name\":\"b\",\"color\":1,\"date\":\"d\"}]", 1, "appears twice"),
-        ("[{\"name\":\"a\",\"color\":01,\"date\":\"d\"}]", 1, "leading zeros"),
-        ("[{\"name\":\"\\x\",\"color\":1,\"date\":\"d\"}]", 1, "invalid escape"),
-        ("[{\"name\":\"\\ud800\",\"color\":1,\"date\":\"d\"}]", 1, "surrogate"),
-        ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\",\"x\":[1,2}]", 1, "expected ',' or ']'"),
-        ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\"}] x", 1, "after the array"),
-        ("{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":\"b\",\"color\":2,\"date\":\"d\"} {}", 2, "one record per line"),
-        ("{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n\n\nnot json", 4, "expected a record"),
-        ("{\"id\":1,\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"id\":1,\"name\":\"b\"}", 2, "line 1 gave \"a\""),
-        ("{\"id\":true,\"name\":\"a\",\"color\":1,\"date\":\"d\"}", 1, "id must be a string or an integer"),
-        ("{\"id\":\"z\"}", 1, "the first record with id \"z\" needs"),
-        ("name,color,date\na,1,d\nb,blue,d", 3, "color must be an integer, found \"blue\""),
-        ("name,color,date\na,1,d\nb,2", 3, "expected 3 fields"),
-        ("name,colour,date\na,1,d", 1, "unknown column \"colour\""),
-        ("name,date\na,d", 1, "no \"color\" column"),
-        ("name,color,date,name\n", 1, "appears twice"),
-        ("name,color,date\n\"a\"x,1,d", 2, "after the closing quote"),
-        ("name,color,date\n\"open,1,d\nmore", 2, "never closed"),
-        ("name,color,date\n,1,d", 2, "no \"name\""),
-    ] as [(String, Int, String)])
+    @Test(
+        arguments: [
+            ("[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n{\"name\":\"b\",\"date\":\"d\"}\n]", 3, "no \"color\""),
+            ("[\n{\"name\":\"a\",\"color\":\"red\",\"date\":\"d\"}]", 2, "color must be an integer, found a string"),
+            ("[{\"name\":1,\"color\":1,\"date\":\"d\"}]", 1, "name must be a string"),
+            ("[{\"name\":\"a\",\"color\":1.5,\"date\":\"d\"}]", 1, "found 1.5"),
+            ("[{\"name\":\"a\",\"color\":99999999999999999999,\"date\":\"d\"}]", 1, "found 99999999999999999999"),
+            ("[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n]", 3, "expected a record"),
+            ("[\n{\"name\":\"a\",\n\"color\":1 \"date\":\"d\"}]", 3, "expected ',' or '}'"),
+            ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\"}", 1, "found the end of the input"),
+            ("[{\"name\":\"a\nb\",\"color\":1,\"date\":\"d\"}]", 1, "unterminated string"),
+            ("[{\"name\":\"a\",\"name\":\"b\",\"color\":1,\"date\":\"d\"}]", 1, "appears twice"),
+            ("[{\"name\":\"a\",\"color\":01,\"date\":\"d\"}]", 1, "leading zeros"),
+            ("[{\"name\":\"\\x\",\"color\":1,\"date\":\"d\"}]", 1, "invalid escape"),
+            ("[{\"name\":\"\\ud800\",\"color\":1,\"date\":\"d\"}]", 1, "surrogate"),
+            ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\",\"x\":[1,2}]", 1, "expected ',' or ']'"),
+            ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\"}] x", 1, "after the array"),
+            (
+                "{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"name\":\"b\",\"color\":2,\"date\":\"d\"} {}", 2,
+                "one record per line"
+            ),
+            ("{\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n\n\nnot json", 4, "expected a record"),
+            ("{\"id\":1,\"name\":\"a\",\"color\":1,\"date\":\"d\"}\n{\"id\":1,\"name\":\"b\"}", 2, "line 1 gave \"a\""),
+            ("{\"id\":true,\"name\":\"a\",\"color\":1,\"date\":\"d\"}", 1, "id must be a string or an integer"),
+            ("{\"id\":\"z\"}", 1, "the first record with id \"z\" needs"),
+            ("name,color,date\na,1,d\nb,blue,d", 3, "color must be an integer, found \"blue\""),
+            ("name,color,date\na,1,d\nb,2", 3, "expected 3 fields"),
+            ("name,colour,date\na,1,d", 1, "unknown column \"colour\""),
+            ("name,date\na,d", 1, "no \"color\" column"),
+            ("name,color,date,name\n", 1, "appears twice"),
+            ("name,color,date\n\"a\"x,1,d", 2, "after the closing quote"),
+            ("name,color,date\n\"open,1,d\nmore", 2, "never closed"),
+            ("name,color,date\n,1,d", 2, "no \"name\""),
+        ] as [(String, Int, String)]
+    )
     func malformedInputNamesTheLine(text: String, line: Int, fragment: String) {
         #expect {
             try importStates(text)
@@ -143,7 +156,8 @@ struct GridStateImporterTests {
         bytes += Array("\",\"color\":1,\"date\":\"d\"}]".utf8)
         var importer = GridStateImporter(source: "input")
         var states: [GridState] = []
-        #expect(throws: RecordInputError(source: "input", line: 1, message: "invalid JSON: string is not valid UTF-8")) {
+        #expect(throws: RecordInputError(source: "input", line: 1, message: "invalid JSON: string is not valid UTF-8"))
+        {
             try importer.read(bytes, format: .json, into: &states)
         }
     }
@@ -157,7 +171,9 @@ struct GridStateImporterTests {
     @Test func jsonLinesFromASessionShareIdsAcrossLines() throws {
         var importer = GridStateImporter(source: "standard input")
         var states: [GridState] = []
-        #expect(try importer.readJSONLine(#"{"name":"a","color":1,"date":"d","id":"k"}"#, lineNumber: 1, into: &states) == 1)
+        #expect(
+            try importer.readJSONLine(#"{"name":"a","color":1,"date":"d","id":"k"}"#, lineNumber: 1, into: &states) == 1
+        )
         #expect(try importer.readJSONLine("   ", lineNumber: 2, into: &states) == 0)
         #expect(try importer.readJSONLine(#"{"id":"k"}"#, lineNumber: 3, into: &states) == 1)
         #expect(states[0] === states[1])

@@ -34,7 +34,9 @@ struct CSVRecordScanner {
         while let (rowLine, row) = try readRow() {
             guard row.count == columns.count else {
                 throw RecordProblem(
-                    line: rowLine, message: "expected \(columns.count) fields as in the header, found \(row.count)")
+                    line: rowLine,
+                    message: "expected \(columns.count) fields as in the header, found \(row.count)"
+                )
             }
             var fields = RecordFields(line: rowLine)
             for (column, field) in zip(columns, row) where !field.isAbsent {
@@ -128,7 +130,8 @@ struct CSVRecordScanner {
         guard index < bytes.count else { return false }
         // LF, CRLF, or a CR that ends the input.
         return bytes[index] == UInt8(ascii: "\n")
-            || (bytes[index] == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: "\n")))
+            || (bytes[index] == UInt8(ascii: "\r")
+                && (index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: "\n")))
     }
 
     private mutating func skipLineBreak() {

@@ -74,7 +74,10 @@ public struct GridStateImporter {
     ///   - progress: Called now and then with the number of records read so far.
     /// - Throws: ``RecordInputError`` for the first bad record or syntax error.
     public mutating func read(
-        _ bytes: [UInt8], format: RecordFormat, into states: inout [GridState], progress: ((Int) -> Void)? = nil
+        _ bytes: [UInt8],
+        format: RecordFormat,
+        into states: inout [GridState],
+        progress: ((Int) -> Void)? = nil
     ) throws(RecordInputError) {
         try read(bytes, format: format, firstLine: 1, into: &states, progress: progress)
     }
@@ -85,7 +88,9 @@ public struct GridStateImporter {
     /// - Throws: ``RecordInputError`` naming `lineNumber`.
     @discardableResult
     public mutating func readJSONLine(
-        _ line: String, lineNumber: Int, into states: inout [GridState]
+        _ line: String,
+        lineNumber: Int,
+        into states: inout [GridState]
     ) throws(RecordInputError) -> Int {
         let before = states.count
         try read(Array(line.utf8), format: .jsonLines, firstLine: lineNumber, into: &states, progress: nil)
@@ -93,7 +98,10 @@ public struct GridStateImporter {
     }
 
     private mutating func read(
-        _ bytes: [UInt8], format: RecordFormat, firstLine: Int, into states: inout [GridState],
+        _ bytes: [UInt8],
+        format: RecordFormat,
+        firstLine: Int,
+        into states: inout [GridState],
         progress: ((Int) -> Void)?
     ) throws(RecordInputError) {
         let start = states.count

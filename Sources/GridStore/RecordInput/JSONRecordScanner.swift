@@ -70,7 +70,9 @@ struct JSONRecordScanner {
         var seen = Set<String>()
         while true {
             skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw problem("expected a field name in double quotes, found \(describe(peek()))") }
+            guard peek() == UInt8(ascii: "\"") else {
+                throw problem("expected a field name in double quotes, found \(describe(peek()))")
+            }
             let key = try readString()
             guard seen.insert(key).inserted else { throw problem("field \"\(key)\" appears twice in one record") }
             skipWhitespace()
@@ -117,7 +119,8 @@ struct JSONRecordScanner {
             switch self {
             case .integer(let value): return value
             case .null: return nil
-            case .number(let text): throw RecordProblem(line: line, message: "\(field) must be an integer, found \(text)")
+            case .number(let text):
+                throw RecordProblem(line: line, message: "\(field) must be an integer, found \(text)")
             default: throw RecordProblem(line: line, message: "\(field) must be an integer, found \(kind)")
             }
         }
@@ -180,7 +183,9 @@ struct JSONRecordScanner {
         var overflow = false
         if first == UInt8(ascii: "0") {
             index += 1
-            if let next = peek(), isDigit(next) { throw problem("invalid number: leading zeros are not allowed in JSON") }
+            if let next = peek(), isDigit(next) {
+                throw problem("invalid number: leading zeros are not allowed in JSON")
+            }
         } else {
             while let digit = peek(), isDigit(digit) {
                 // Accumulate negatively so Int.min itself fits.
@@ -270,7 +275,8 @@ struct JSONRecordScanner {
             var scalar = try readHex4()
             if (0xD800..<0xDC00).contains(scalar) {
                 // A high surrogate must be followed by an escaped low surrogate.
-                guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                guard peek() == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw problem("invalid string: \\u\(hex(scalar)) is half of a surrogate pair")
                 }
                 index += 2
@@ -315,23 +321,16 @@ struct JSONRecordScanner {
             // Here a value starts.
             skipWhitespace()
             switch peek() {
-            case UInt8(ascii: "{"):
+            case let opener? where opener == UInt8(ascii: "{") || opener == UInt8(ascii: "["):
+                // '{' + 2 is '}' and '[' + 2 is ']' in ASCII.
+                let closer = opener + 2
                 index += 1
                 skipWhitespace()
-                if peek() == UInt8(ascii: "}") {
+                if peek() == closer {
                     index += 1
                 } else {
-                    closers.append(UInt8(ascii: "}"))
-                    try skipMemberName()
-                    continue nextValue
-                }
-            case UInt8(ascii: "["):
-                index += 1
-                skipWhitespace()
-                if peek() == UInt8(ascii: "]") {
-                    index += 1
-                } else {
-                    closers.append(UInt8(ascii: "]"))
+                    closers.append(closer)
+                    if closer == UInt8(ascii: "}") { try skipMemberName() }
                     continue nextValue
                 }
             default:
@@ -385,7 +384,10 @@ struct JSONRecordScanner {
     }
 
     private mutating func skipSpacesOnLine() {
-        while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") || bytes[index] == UInt8(ascii: "\r") {
+        while index < bytes.count,
+            bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
+                || bytes[index] == UInt8(ascii: "\r")
+        {
             index += 1
         }
     }

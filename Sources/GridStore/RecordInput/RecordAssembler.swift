@@ -34,12 +34,19 @@ struct RecordAssembler {
     }
 
     private func check<Value: Equatable>(
-        _ given: Value?, _ existing: Value, _ field: String, id: String, firstLine: Int, line: Int
+        _ given: Value?,
+        _ existing: Value,
+        _ field: String,
+        id: String,
+        firstLine: Int,
+        line: Int
     ) throws(RecordProblem) {
         guard let given, given != existing else { return }
         throw RecordProblem(
             line: line,
-            message: "record with id \"\(id)\" gives \(field) \(quoted(given)), but line \(firstLine) gave \(quoted(existing))")
+            message:
+                "record with id \"\(id)\" gives \(field) \(quoted(given)), but line \(firstLine) gave \(quoted(existing))"
+        )
     }
 
     private func quoted<Value>(_ value: Value) -> String {
