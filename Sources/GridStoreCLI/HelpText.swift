@@ -45,7 +45,7 @@ enum HelpText {
           --file PATH              Archive to write (default: see 'gridstore --help')
           --compress METHOD        none (default), zstd (level 3) or zstd:LEVEL (-131072 to 22)
           --append                 Add to the records already archived instead of replacing them
-          --generate N             Make N records (array slots), 0 to 20000000
+          --generate N             Make N records (array slots), 0 to \(maximumGeneratedRecords)
           --shared F               Fraction of slots, in [0, 1), that repeat an earlier record
                                    (default 0): the first N - floor(N*F) records are distinct
           --seed S                 Seed for --generate; the same seed gives the same records

@@ -17,6 +17,15 @@ struct OutputBuffer {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// Appends `text` filled with spaces to `width` characters, then `separator`.
+    mutating func append(_ text: String, paddedTo width: Int, alignRight: Bool, separator: String) {
+        let fill = repeatElement(UInt8(ascii: " "), count: max(0, width - text.count))
+        if alignRight { bytes.append(contentsOf: fill) }
+        bytes.append(contentsOf: text.utf8)
+        if !alignRight { bytes.append(contentsOf: fill) }
+        bytes.append(contentsOf: separator.utf8)
+    }
+
     /// Lets `body` append raw bytes.
     mutating func append(_ body: (inout [UInt8]) -> Void) {
         body(&bytes)

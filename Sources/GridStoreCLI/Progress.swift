@@ -53,6 +53,7 @@ final class Progress: Sendable {
         guard isEnabled else { return }
         state.withLock { state in
             if state.isVisible { StandardError.write("\r\u{1B}[K") }
+            state.isVisible = false
             state.isFinished = true
         }
     }

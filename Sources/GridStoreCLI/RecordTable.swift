@@ -14,28 +14,28 @@ enum RecordTable {
         var ids: [Int] = []
         ids.reserveCapacity(states.count)
         var nameWidth = 4
-        var dateWidth = 4
         for state in states {
             ids.append(identity.number(of: state))
             nameWidth = max(nameWidth, min(maximumNameWidth, printable(state.name).count))
-            dateWidth = max(dateWidth, printable(state.date).count)
         }
         let slotWidth = max(4, String(max(0, states.count - 1)).count)
         let idWidth = max(2, String(ids.max() ?? 0).count)
         let colorWidth = max(7, states.map { color($0.color).count }.max() ?? 0)
 
-        output.append(
-            pad("SLOT", slotWidth, right: true) + "  " + pad("ID", idWidth, right: true) + "  " + pad("NAME", nameWidth)
-                + "  " + pad("COLOR", colorWidth) + "  DATE\n"
-        )
+        // (width, right-aligned) per column; DATE comes last and needs no padding.
+        let columns = [(slotWidth, true), (idWidth, true), (nameWidth, false), (colorWidth, false), (0, false)]
+        func appendRow(_ cells: [String]) {
+            for (index, cell) in cells.enumerated() {
+                let (width, alignsRight) = columns[index]
+                let separator = index == cells.count - 1 ? "\n" : "  "
+                output.append(cell, paddedTo: width, alignRight: alignsRight, separator: separator)
+            }
+        }
+        appendRow(["SLOT", "ID", "NAME", "COLOR", "DATE"])
         for (offset, state) in states.enumerated() {
             var name = printable(state.name)
             if name.count > maximumNameWidth { name = String(name.prefix(maximumNameWidth - 1)) + "…" }
-            output.append(
-                pad(String(offset), slotWidth, right: true) + "  " + pad(String(ids[offset]), idWidth, right: true)
-                    + "  " + pad(name, nameWidth) + "  " + pad(color(state.color), colorWidth) + "  "
-                    + printable(state.date) + "\n"
-            )
+            appendRow([String(offset), String(ids[offset]), name, color(state.color), printable(state.date)])
             try output.flushIfFull()
         }
     }
@@ -59,10 +59,5 @@ enum RecordTable {
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
-    }
-
-    private static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-        let fill = String(repeating: " ", count: max(0, width - text.count))
-        return right ? fill + text : text + fill
     }
 }
