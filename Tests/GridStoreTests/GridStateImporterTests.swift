@@ -181,4 +181,36 @@ struct GridStateImporterTests {
             try importer.readJSONLine(#"{"id":"k","color":2}"#, lineNumber: 4, into: &states)
         }
     }
+
+    /// Seeded random damage to valid inputs: every result is records or a `RecordInputError`,
+    /// never a trap or another error.
+    @Test func damagedInputsFailCleanly() {
+        let samples = [
+            #"[{"name":"Sunset \u00e9","color":16746496,"date":"2024-06-01","id":"s","x":[1,{"y":null}]},{"id":"s"}]"#,
+            "{\"name\":\"a\",\"color\":-1,\"date\":\"d\",\"id\":7}\n{\"id\":7}\n{\"name\":\"b\",\"color\":2e3,\"date\":\"d\"}",
+            "id,name,color,date\r\ns,\"Smith, \"\"Jo\"\"\",255,2024\r\n,\"two\nlines\",1,d\r\ns,,,\r\n",
+        ].map { Array($0.utf8) }
+        var random = SplitMix64(seed: 42)
+        for round in 0..<3000 {
+            var bytes = samples[round % samples.count]
+            for _ in 0...(random.next() % 4) where !bytes.isEmpty {
+                let position = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 4 {
+                case 0: bytes[position] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes.remove(at: position)
+                case 2:
+                    let structural = Array(#"{}[]",:\ "#.utf8)
+                    bytes.insert(structural[Int(random.next() % UInt64(structural.count))], at: position)
+                default: bytes.removeSubrange(position...)
+                }
+            }
+            var importer = GridStateImporter(source: "fuzz")
+            var states: [GridState] = []
+            do {
+                try importer.read(bytes, format: RecordFormat.detect(path: nil, content: bytes), into: &states)
+            } catch {
+                #expect(error.line >= 1 && !error.message.isEmpty)
+            }
+        }
+    }
 }

@@ -56,6 +56,10 @@ public struct GridStateImporter {
     ///
     /// - Throws: ``GraphArchiveError`` `.fileNotFound` or `.ioError` with the system's reason.
     public static func contents(ofFile path: String) throws -> [UInt8] {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw GraphArchiveError(.ioError, "cannot read \(path): it is a directory")
+        }
         do {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
