@@ -21,7 +21,9 @@ extension GridStateDataSource {
     /// "terminated by SIGTERM". An unchanged store is not written, so a process that ends before
     /// its ``load()`` finished cannot replace the archive with an empty one.
     ///
-    /// Calling it again (or for several stores) is harmless: every registered store is saved.
+    /// It installs the process's handlers for those three signals (replacing earlier ones) and
+    /// unblocks them in the calling thread, so call it early, from the main thread. Calling it
+    /// again (or for several stores) is harmless: every registered store is saved.
     ///
     /// - Parameter report: Called after each termination save with the number of records saved
     ///   or the error. Default (`nil`): errors go to standard error, where a user will see them.
