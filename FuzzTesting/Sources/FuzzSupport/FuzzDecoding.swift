@@ -3,8 +3,8 @@
 import Foundation
 import GridStore
 
-// @testable (the fuzz build passes -enable-testing): the targets reach the byte-level entry
-// points and the checksum, which the public API rightly hides.
+// @testable (the fuzz build passes -enable-testing): resealing needs the checksum and the
+// header layout, which the public API rightly hides.
 @testable import GraphArchive
 
 public enum FuzzDecoding {
@@ -14,12 +14,25 @@ public enum FuzzDecoding {
     /// Runs every reader over `bytes`: each must return or throw, never trap, hang or allocate
     /// beyond what the input justifies (libFuzzer's -rss_limit_mb and -malloc_limit_mb catch that).
     public static func decodeAll(_ bytes: [UInt8]) {
+        let data = Data(bytes)
+        _ = try? GraphUnarchiver.archiveInfo(from: data)
+        _ = try? GraphUnarchiver.verify(data)
+        decodeRoots(try? GraphUnarchiver(forReadingFrom: data, registry: registry))
+    }
+
+    /// Runs the file readers over `bytes` written to `path`: for a compressed archive they take
+    /// another road than the in-memory ones (two passes over the file through a small buffer).
+    public static func decodeAllFromFile(_ bytes: [UInt8], path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return }
+        _ = try? GraphUnarchiver.archiveInfo(fromFile: path)
+        _ = try? GraphUnarchiver.verify(file: path)
+        decodeRoots(try? GraphUnarchiver(contentsOfFile: path, registry: registry))
+    }
+
+    /// Decodes the root key as every type the seeds use, and the other top-level keys.
+    static func decodeRoots(_ unarchiver: GraphUnarchiver?) {
         defer { FuzzNode.releaseDecoded() }
-        let options = GraphUnarchiver.Options()
-        let archive = ArchiveBytes(copying: bytes)
-        _ = try? GraphUnarchiver.archiveInfo(bytes: archive, options: options)
-        _ = try? GraphUnarchiver.verify(bytes: archive, options: options)
-        guard let unarchiver = try? GraphUnarchiver(bytes: archive, registry: registry, options: options) else { return }
+        guard let unarchiver else { return }
         let key = GraphArchiver.rootKey
         _ = try? unarchiver.decode([FuzzNode].self, forKey: key)
         _ = try? unarchiver.decode(FuzzNode.self, forKey: key)
@@ -32,7 +45,7 @@ public enum FuzzDecoding {
 
     /// What each reader makes of `bytes`, for reproducing a fuzzer finding by hand.
     public static func describe(_ bytes: [UInt8]) -> String {
-        let archive = ArchiveBytes(copying: bytes)
+        let data = Data(bytes)
         func outcome(_ body: () throws -> Void) -> String {
             do {
                 try body()
@@ -41,9 +54,12 @@ public enum FuzzDecoding {
                 return "\(error)"
             }
         }
-        let info = outcome { _ = try GraphUnarchiver.archiveInfo(bytes: archive, options: GraphUnarchiver.Options()) }
-        let verify = outcome { _ = try GraphUnarchiver.verify(bytes: archive, options: GraphUnarchiver.Options()) }
-        let open = outcome { _ = try GraphUnarchiver(bytes: archive, registry: registry, options: GraphUnarchiver.Options()) }
+        let info = outcome { _ = try GraphUnarchiver.archiveInfo(from: data) }
+        let verify = outcome { _ = try GraphUnarchiver.verify(data) }
+        let open = outcome {
+            defer { FuzzNode.releaseDecoded() }
+            _ = try GraphUnarchiver(forReadingFrom: data, registry: registry)
+        }
         return "archiveInfo: \(info); verify: \(verify); unarchiver: \(open)"
     }
 
