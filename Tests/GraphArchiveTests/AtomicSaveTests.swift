@@ -6,7 +6,7 @@ import Testing
 @testable import GraphArchive
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Numbered versions of one archive: version `v` holds records that all carry `v`, in a count
@@ -14,7 +14,9 @@ import Glibc
 enum ArchiveVersions {
     static func records(_ version: Int, base: Int) -> [Record] {
         let shared = Record(name: "shared", color: version, date: "2024")
-        return (0..<(base + (version % 7) * 97)).map { $0 % 3 == 0 ? shared : Record(name: "r\($0)", color: version, date: "2024") }
+        return (0..<(base + (version % 7) * 97)).map {
+            $0 % 3 == 0 ? shared : Record(name: "r\($0)", color: version, date: "2024")
+        }
     }
 
     static func save(_ version: Int, base: Int = 2_000, to path: String) throws {
@@ -68,7 +70,8 @@ struct AtomicSaveTests {
     // MARK: - I/O failures: a clear error, the old archive intact, no temporary left
 
     /// Saves version 2 over version 1 at `path` expecting `code`, then checks version 1 survived.
-    func expectFailedSave(at path: String, _ code: GraphArchiveError.Code, mentioning: String, base: Int = 2_000) throws {
+    func expectFailedSave(at path: String, _ code: GraphArchiveError.Code, mentioning: String, base: Int = 2_000) throws
+    {
         expectArchiveError(code, mentioning: mentioning) { try ArchiveVersions.save(2, base: base, to: path) }
         #expect(try ArchiveVersions.check(path) == 1)
         #expect(ArchiveVersions.temporaries(of: path).isEmpty)
@@ -132,7 +135,9 @@ struct AtomicSaveTests {
     }
 
     @Test func permissionDenied() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gridstore-denied-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gridstore-denied-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/archive"
@@ -145,7 +150,9 @@ struct AtomicSaveTests {
                 do {
                     try ArchiveVersions.save(2, to: path)
                     exit(3)
-                } catch let error as GraphArchiveError where error.code == .ioError && error.message.contains("Permission denied") {
+                } catch let error as GraphArchiveError
+                    where error.code == .ioError && error.message.contains("Permission denied")
+                {
                     exit(0)
                 } catch {
                     exit(4)
@@ -213,7 +220,9 @@ struct AtomicSaveTests {
             let dead = "\(folder)/.archive.tmp-\(finished.processIdentifier)-left"
             let alive = "\(folder)/.archive.tmp-1-writing"  // pid 1 is running: its save may be in progress
             let unrelated = "\(folder)/.other.tmp-\(finished.processIdentifier)-left"
-            for file in [dead, alive, unrelated] { #expect(FileManager.default.createFile(atPath: file, contents: Data([1]))) }
+            for file in [dead, alive, unrelated] {
+                #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
+            }
             try ArchiveVersions.save(1, to: path)
             #expect(!FileManager.default.fileExists(atPath: dead))
             #expect(FileManager.default.fileExists(atPath: alive))
@@ -272,7 +281,8 @@ struct AtomicSaveTests {
 }
 
 func withTemporaryFolderAsync(_ body: (String) async throws -> Void) async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gridstore-test-\(UUID().uuidString)").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gridstore-test-\(UUID().uuidString)")
+        .path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try await body(folder)

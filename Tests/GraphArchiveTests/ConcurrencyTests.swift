@@ -29,7 +29,10 @@ struct ConcurrencyTests {
                 try archiver.finishEncoding()
                 let data = try archiver.encodedData
 
-                let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry([Record.self, Node.self]))
+                let unarchiver = try GraphUnarchiver(
+                    forReadingFrom: data,
+                    registry: GraphTypeRegistry([Record.self, Node.self])
+                )
                 let back = try unarchiver.decode([Record].self, forKey: "records")
                 let node = try unarchiver.decode(Node.self, forKey: "ring")
                 defer { node.next?.next?.next = nil }
@@ -50,7 +53,10 @@ struct ConcurrencyTests {
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: Self.threads * 4) { _ in
             do {
-                let values = try GraphUnarchiver(forReadingFrom: data, registry: registry).decode([Everything].self, forKey: "root")
+                let values = try GraphUnarchiver(forReadingFrom: data, registry: registry).decode(
+                    [Everything].self,
+                    forKey: "root"
+                )
                 if values != [Everything(), Everything()] { failures.add("values differ") }
                 _ = try GraphUnarchiver.verify(data)
             } catch {

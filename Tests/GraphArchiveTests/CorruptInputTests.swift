@@ -8,6 +8,10 @@ import Testing
 /// Small archives of each kind the engine writes, with the call that reads each back.
 enum ArchiveKind: String, CaseIterable, CustomTestStringConvertible {
     case flatRecords, sharedReferences, cycles, nestedValues
+    #if Zstd
+        /// The shared references, zstd-compressed: damage must be caught before zstd reads a byte.
+        case compressed
+    #endif
 
     var testDescription: String { rawValue }
 
@@ -31,6 +35,14 @@ enum ArchiveKind: String, CaseIterable, CustomTestStringConvertible {
             return Array(try GraphArchiver.archivedData(withRootObject: parent))
         case .nestedValues:
             return Array(try GraphArchiver.archivedData(withRootObject: [Everything()]))
+        #if Zstd
+            case .compressed:
+                let a = Record(name: "a", color: 1, date: "x")
+                let records = [a] + (0..<20).map { Record(name: "record \($0)", color: $0, date: "2024") } + [a]
+                return Array(
+                    try GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd))
+                )
+        #endif
         }
     }
 
@@ -38,6 +50,10 @@ enum ArchiveKind: String, CaseIterable, CustomTestStringConvertible {
     func readers() -> [(String, (Data) throws -> Void)] {
         let decode: (Data) throws -> Void
         switch self {
+        #if Zstd
+            case .compressed:
+                decode = { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: $0) }
+        #endif
         case .flatRecords, .sharedReferences:
             decode = { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: $0) }
         case .cycles:
@@ -57,7 +73,7 @@ enum ArchiveKind: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// `bytes` with both checksums recomputed, so a change reaches the checks behind them.
-func resealed(_ bytes: [UInt8]) -> [UInt8] {
+func withRecomputedChecksums(_ bytes: [UInt8]) -> [UInt8] {
     var sealed = bytes
     func store(_ value: UInt64, at offset: Int) {
         for index in 0..<8 { sealed[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
@@ -122,7 +138,7 @@ struct CorruptInputTests {
                 damaged[bit / 8] ^= 1 << UInt8(bit % 8)
                 total += 1
                 do {
-                    try read(Data(resealed(damaged)))
+                    try read(Data(withRecomputedChecksums(damaged)))
                 } catch is GraphArchiveError {
                     refused += 1
                 } catch {
@@ -179,7 +195,9 @@ struct CorruptInputTests {
     @Test func payloadAndStoredLengthsMustAgreeWhenUncompressed() {
         var archive = HandBuilt.sharedRecords()
         archive.payloadLength = UInt64(archive.payload.count + 1)  // bytes 16-23
-        expectArchiveError(.corrupt, mentioning: "stored and payload lengths") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.corrupt, mentioning: "stored and payload lengths") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
     }
 
     @Test func storedLengthLongerThanTheFileIsTruncation() {
@@ -224,7 +242,9 @@ struct CorruptInputTests {
 
     @Test func tableCountLargerThanTheInputIsRefused() {
         let archive = HandBuiltArchive(varint(1 << 40) + name("root"), typeCount: 0, objectCount: 0)  // 2^40 keys
-        expectArchiveError(.corrupt, mentioning: "exceeds the bytes left") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.corrupt, mentioning: "exceeds the bytes left") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
     }
 
     @Test func keyNameThatIsNotUTF8IsRefused() {
@@ -244,13 +264,17 @@ struct CorruptInputTests {
         var archive = HandBuilt.sharedRecords()
         let tables = HandBuilt.recordTables()
         archive.payload[tables.count - 5] = 3  // shape 0's type: 3, but there is 1 type
-        expectArchiveError(.corrupt, mentioning: "shape refers to type 3") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.corrupt, mentioning: "shape refers to type 3") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
     }
 
     @Test func shapeWithAMissingKeyIsRefused() {
         var archive = HandBuilt.sharedRecords()
         archive.payload[HandBuilt.recordTables().count - 1] = 9  // shape 0's third key: 9 of 4
-        expectArchiveError(.corrupt, mentioning: "shape refers to key 9") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.corrupt, mentioning: "shape refers to key 9") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
     }
 
     @Test func shapeListingAKeyTwiceIsRefused() {
@@ -264,7 +288,9 @@ struct CorruptInputTests {
     @Test func unknownTagIsRefused() {
         // Object 0's name holds tag 0x0D, which no value starts with.
         let archive = HandBuilt.sharedRecords(objects: varint(0) + [0x0D] + [0x41] + shortString("d"))
-        expectArchiveError(.corrupt, mentioning: "unknown value tag 0xd") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.corrupt, mentioning: "unknown value tag 0xd") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
         expectArchiveError(.typeMismatch, mentioning: "unknown tag 0xd") {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: archive.data)
         }
@@ -286,7 +312,9 @@ struct CorruptInputTests {
 
     @Test func referenceArrayStepsBeforeObjectZero() {
         let archive = HandBuilt.sharedRecords(root: [ValueTag.referenceArray, 2, 2, 3])  // deltas +1, then -2
-        expectArchiveError(.badObjectReference, mentioning: "before object 0") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.badObjectReference, mentioning: "before object 0") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
     }
 
     @Test func referenceArrayStepsPastTheLastObject() {
@@ -345,7 +373,9 @@ struct CorruptInputTests {
 
     @Test func repeatedDictionaryKeyIsRefused() {
         // ["k": 1, "k": 2]
-        let archive = HandBuilt.topValue([ValueTag.dictionary, 2] + shortString("k") + [0x41] + shortString("k") + [0x42])
+        let archive = HandBuilt.topValue(
+            [ValueTag.dictionary, 2] + shortString("k") + [0x41] + shortString("k") + [0x42]
+        )
         expectArchiveError(.corrupt, mentioning: "same key twice") {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [String: Int].self, from: archive.data)
         }
@@ -353,7 +383,9 @@ struct CorruptInputTests {
 
     @Test func stringThatIsNotUTF8IsRefused() {
         let archive = HandBuilt.topValue([ValueTag.shortStringBase + 2, 0xFF, 0xFE])
-        expectArchiveError(.invalidUTF8) { _ = try GraphUnarchiver.unarchivedObject(ofType: String.self, from: archive.data) }
+        expectArchiveError(.invalidUTF8) {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: String.self, from: archive.data)
+        }
     }
 
     @Test func integerTooWideForTheRequestedTypeIsRefused() throws {
@@ -380,7 +412,9 @@ struct CorruptInputTests {
         }
         #expect(error?.keyPath == ["Evil"])
         // Asking for [Record] registers Record, never a class by the archive's say-so.
-        expectArchiveError(.unknownType) { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: archive.data) }
+        expectArchiveError(.unknownType) {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: archive.data)
+        }
         // An empty registry creates nothing at all.
         expectArchiveError(.unknownType) {
             _ = try GraphUnarchiver(forReadingFrom: HandBuilt.sharedRecords().data, registry: GraphTypeRegistry())

@@ -72,7 +72,10 @@ enum HandBuilt {
 
     /// `[a, a]`: one Record referenced twice from a packed reference array.
     static func sharedRecords(
-        typeName: String = "Record", root: [UInt8]? = nil, objects: [UInt8]? = nil, objectCount: UInt64 = 1,
+        typeName: String = "Record",
+        root: [UInt8]? = nil,
+        objects: [UInt8]? = nil,
+        objectCount: UInt64 = 1,
         referenceCount: UInt64 = 2
     ) -> HandBuiltArchive {
         let payload =
@@ -100,7 +103,9 @@ enum HandBuilt {
 /// containing `mentioning`), and returns it.
 @discardableResult
 func expectArchiveError(
-    _ code: GraphArchiveError.Code, mentioning: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ code: GraphArchiveError.Code,
+    mentioning: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> Void
 ) -> GraphArchiveError? {
     do {

@@ -6,7 +6,7 @@ import Testing
 @testable import GraphArchive
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Decoding limits")
@@ -29,16 +29,22 @@ struct LimitsTests {
         expectArchiveError(.limitExceeded, mentioning: "maximumDepth (2)") {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [[[[Int]]]].self, from: data, options: shallow)
         }
-        expectArchiveError(.limitExceeded, mentioning: "maximumDepth (2)") { _ = try GraphUnarchiver.verify(data, options: shallow) }
+        expectArchiveError(.limitExceeded, mentioning: "maximumDepth (2)") {
+            _ = try GraphUnarchiver.verify(data, options: shallow)
+        }
         let enough = Self.options { $0.maximumDepth = 4 }
-        #expect(try GraphUnarchiver.unarchivedObject(ofType: [[[[Int]]]].self, from: data, options: enough) == [[[[1]]]])
+        #expect(
+            try GraphUnarchiver.unarchivedObject(ofType: [[[[Int]]]].self, from: data, options: enough) == [[[[1]]]]
+        )
     }
 
     /// A hostile file nesting 200,000 arrays stops at the default depth instead of the stack's end.
     @Test func deepNestingStopsAtTheDefaultLimit() {
         let nesting: [UInt8] = Array(repeating: [ValueTag.array, 1], count: 200_000).flatMap { $0 } + [0x41]
         let archive = HandBuilt.topValue(nesting)
-        expectArchiveError(.limitExceeded, mentioning: "maximumDepth (512)") { _ = try GraphUnarchiver.verify(archive.data) }
+        expectArchiveError(.limitExceeded, mentioning: "maximumDepth (512)") {
+            _ = try GraphUnarchiver.verify(archive.data)
+        }
         expectArchiveError(.limitExceeded, mentioning: "maximumDepth (512)") {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [Int].self, from: archive.data)
         }
@@ -49,7 +55,11 @@ struct LimitsTests {
         everything.nested = [[1]]
         let data = try GraphArchiver.archivedData(withRootObject: [[everything]])
         expectArchiveError(.limitExceeded, mentioning: "maximumDepth (3)") {
-            _ = try GraphUnarchiver.unarchivedObject(ofType: [[Everything]].self, from: data, options: Self.options { $0.maximumDepth = 3 })
+            _ = try GraphUnarchiver.unarchivedObject(
+                ofType: [[Everything]].self,
+                from: data,
+                options: Self.options { $0.maximumDepth = 3 }
+            )
         }
     }
 
@@ -57,7 +67,10 @@ struct LimitsTests {
         let data = try GraphArchiver.archivedData(withRootObject: Self.records(10))
         expectArchiveError(.limitExceeded, mentioning: "maximumObjectCount (9)") {
             _ = try GraphUnarchiver.unarchivedObject(
-                ofType: [Record].self, from: data, options: Self.options { $0.maximumObjectCount = 9 })
+                ofType: [Record].self,
+                from: data,
+                options: Self.options { $0.maximumObjectCount = 9 }
+            )
         }
         let exact = Self.options { $0.maximumObjectCount = 10 }
         #expect(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: data, options: exact).count == 10)
@@ -103,9 +116,47 @@ struct LimitsTests {
         let payload = data.count - ArchiveHeader.size
         expectArchiveError(.limitExceeded, mentioning: "maximumDecompressedBytes (\(payload - 1))") {
             _ = try GraphUnarchiver.unarchivedObject(
-                ofType: [Record].self, from: data, options: Self.options { $0.maximumDecompressedBytes = payload - 1 })
+                ofType: [Record].self,
+                from: data,
+                options: Self.options { $0.maximumDecompressedBytes = payload - 1 }
+            )
         }
     }
+
+    #if Zstd
+        @Test func maximumDecompressedBytesOfACompressedArchive() throws {
+            let data = try GraphArchiver.archivedData(
+                withRootObject: Self.records(100),
+                options: .init(compression: .zstd)
+            )
+            let info = try GraphUnarchiver.archiveInfo(from: data)
+            #expect(info.payloadBytes > info.storedPayloadBytes)
+            // Under the payload size but over the stored size: the limit is on what decompression yields.
+            let limit = info.payloadBytes - 1
+            try withTemporaryFolder { folder in
+                let path = folder + "/records.archive"
+                try data.write(to: URL(fileURLWithPath: path))
+                for read in [
+                    {
+                        _ = try GraphUnarchiver.unarchivedObject(
+                            ofType: [Record].self,
+                            from: data,
+                            options: Self.options { $0.maximumDecompressedBytes = limit }
+                        )
+                    },
+                    {
+                        _ = try GraphUnarchiver.unarchivedObject(
+                            ofType: [Record].self,
+                            fromFile: path,
+                            options: Self.options { $0.maximumDecompressedBytes = limit }
+                        )
+                    },
+                ] as [() throws -> Void] {
+                    expectArchiveError(.limitExceeded, mentioning: "maximumDecompressedBytes (\(limit))", read)
+                }
+            }
+        }
+    #endif
 
     @Test func maximumStringLength() throws {
         let long = Record(name: String(repeating: "n", count: 100), color: 0, date: "")
@@ -130,7 +181,9 @@ struct LimitsTests {
         expectArchiveError(.limitExceeded, mentioning: "maximumCollectionCount (10)") {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [Int].self, from: integers, options: limit)
         }
-        let table = try GraphArchiver.archivedData(withRootObject: Dictionary(uniqueKeysWithValues: (0..<11).map { ($0, $0) }))
+        let table = try GraphArchiver.archivedData(
+            withRootObject: Dictionary(uniqueKeysWithValues: (0..<11).map { ($0, $0) })
+        )
         expectArchiveError(.limitExceeded, mentioning: "maximumCollectionCount (10)") {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [Int: Int].self, from: table, options: limit)
         }
@@ -157,13 +210,32 @@ struct LimitsTests {
             ("string", HandBuilt.topValue([ValueTag.string] + halfGiB + Array("abc".utf8))),
             ("byte string", HandBuilt.topValue([ValueTag.bytes] + halfGiB + [1, 2, 3])),
             ("reference array", HandBuilt.sharedRecords(root: [ValueTag.referenceArray] + billion + [2, 0, 0])),
-            ("top-level count", HandBuiltArchive(varint(1) + name("root") + varint(0) + varint(0) + billion, typeCount: 0, objectCount: 0)),
+            (
+                "top-level count",
+                HandBuiltArchive(
+                    varint(1) + name("root") + varint(0) + varint(0) + billion,
+                    typeCount: 0,
+                    objectCount: 0
+                )
+            ),
         ]
         // The header may claim as many objects as the payload has bytes; the records are not there.
         var objects = HandBuilt.sharedRecords()
         objects.header.objectCount = UInt64(objects.payload.count)
         archives.append(("object count", objects))
-        return archives.map { ($0.0, $0.1.data) }
+        var forged = archives.map { ($0.0, $0.1.data) }
+        #if Zstd
+            // A 100-byte zstd archive whose header claims 15 GiB of payload (under the 16 GiB default).
+            if var compressed = try? Array(
+                GraphArchiver.archivedData(withRootObject: [1, 2, 3], options: .init(compression: .zstd))
+            ) {
+                for index in 0..<8 {
+                    compressed[16 + index] = UInt8(truncatingIfNeeded: (UInt64(15) << 30) >> (8 * UInt64(index)))
+                }
+                forged.append(("compressed payload length", Data(withRecomputedChecksums(compressed))))
+            }
+        #endif
+        return forged
     }
 
     static func readAll(_ data: Data) {
@@ -187,7 +259,11 @@ struct LimitsTests {
     @Test func collectionCapacityIsBoundedByTheBytesLeft() throws {
         let bytes = ArchiveBytes(copying: varint(1 << 30 - 1) + [0x41, 0x42])  // a count of a billion, then 2 bytes
         var state = DecodingState(
-            reader: bytes.reader(), tables: ArchiveTables(), objectCount: 0, options: GraphUnarchiver.Options())
+            reader: bytes.reader(),
+            tables: ArchiveTables(),
+            objectCount: 0,
+            options: GraphUnarchiver.Options()
+        )
         let (count, capacity) = try state.readCollectionCount(at: 0)
         #expect(count == 1 << 30 - 1)
         #expect(capacity == 2)
@@ -223,12 +299,4 @@ func limitAddressSpaceGrowth(to bytes: Int) {
     let current = pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     var limit = rlimit(rlim_cur: rlim_t(current + bytes), rlim_max: rlim_t(current + bytes))
     precondition(current > 0 && setrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, "cannot limit the address space")
-}
-
-/// Runs `body` with a new empty folder, removed afterwards.
-func withTemporaryFolder(_ body: (String) throws -> Void) throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gridstore-test-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    try body(folder)
 }

@@ -16,10 +16,16 @@ public enum SaveGenerations {
     }
 
     /// Saves version `generation` to `path` atomically.
-    public static func save(generation: Int, baseCount: Int, to path: String, compression: ArchiveCompression = .none) throws {
+    public static func save(generation: Int, baseCount: Int, to path: String, compression: ArchiveCompression = .none)
+        throws
+    {
         var options = GraphArchiver.Options()
         options.compression = compression
-        try GraphArchiver.archiveRootObject(records(generation: generation, baseCount: baseCount), toFile: path, options: options)
+        try GraphArchiver.archiveRootObject(
+            records(generation: generation, baseCount: baseCount),
+            toFile: path,
+            options: options
+        )
     }
 
     /// The version the archive at `path` holds; throws if it does not verify or is not one whole version.

@@ -18,8 +18,12 @@ public enum SeedCorpus {
         var seeds: [String: Data] = [:]
         let shared = GridState(name: "Gamma", color: 0x33AA55, date: "2024-05-01T10:00:00Z")
         let other = GridState(name: "Ünïcödé ✓", color: 7, date: "2023-12-31T23:59:59Z")
-        seeds["grid-states-shared"] = try archive { try $0.encode([shared, other, shared, shared, other], forKey: GraphArchiver.rootKey) }
-        seeds["grid-states-alias"] = try archive { try $0.encode([GridState(name: "a", color: -1, date: "")], forKey: GraphArchiver.rootKey) }
+        seeds["grid-states-shared"] = try archive {
+            try $0.encode([shared, other, shared, shared, other], forKey: GraphArchiver.rootKey)
+        }
+        seeds["grid-states-alias"] = try archive {
+            try $0.encode([GridState(name: "a", color: -1, date: "")], forKey: GraphArchiver.rootKey)
+        }
 
         let ring = (0..<4).map { FuzzNode(label: $0, name: $0 == 0 ? nil : "n\($0)") }
         for (index, node) in ring.enumerated() { node.next = ring[(index + 1) % ring.count] }
@@ -39,7 +43,10 @@ public enum SeedCorpus {
             try $0.encode([[1, 2], [], [Int.min, Int.max]], forKey: "extra")
         }
         seeds["dictionary-of-values"] = try archive {
-            try $0.encode(["a": sampleValues(depth: 0), "b": nil] as [String: FuzzValues?], forKey: GraphArchiver.rootKey)
+            try $0.encode(
+                ["a": sampleValues(depth: 0), "b": nil] as [String: FuzzValues?],
+                forKey: GraphArchiver.rootKey
+            )
         }
         return seeds
     }

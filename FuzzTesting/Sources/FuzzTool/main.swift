@@ -5,7 +5,7 @@ import FuzzSupport
 import GraphArchive
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let usage = """
@@ -67,7 +67,9 @@ func torture(path: String, rounds: Int, records: Int) throws {
         } catch {
             fail("round \(round): \(error)")
         }
-        guard version >= lastVersion else { fail("round \(round): version went back from \(lastVersion) to \(version)") }
+        guard version >= lastVersion else {
+            fail("round \(round): version went back from \(lastVersion) to \(version)")
+        }
         if version != lastVersion { changes += 1 }
         lastVersion = version
         maximumTemporaries = max(maximumTemporaries, SaveGenerations.temporaries(of: path).count)
@@ -80,7 +82,8 @@ func torture(path: String, rounds: Int, records: Int) throws {
     print(
         "torture: \(rounds) kills, file always one whole version (\(changes) rounds saw a new one, last \(lastVersion)); "
             + "one save takes \(String(format: "%.3f", saveSeconds)) s; at most \(maximumTemporaries) stale temporaries, "
-            + "none after the next save")
+            + "none after the next save"
+    )
 }
 
 /// Starts `writers` processes saving different versions to `path` at the same moment.
@@ -88,7 +91,9 @@ func race(path: String, rounds: Int, writers: Int, records: Int) throws {
     var winners: [Int: Int] = [:]
     for round in 1...rounds {
         let first = round * 100
-        let children = try (0..<writers).map { try spawnSelf(["save-once", path, String(records), String(first + $0)]) }
+        let children = try (0..<writers).map {
+            try spawnSelf(["save-once", path, String(records), String(first + $0)])
+        }
         for child in children {
             child.waitUntilExit()
             guard child.terminationStatus == 0 else { fail("round \(round): a writer failed") }
@@ -99,7 +104,9 @@ func race(path: String, rounds: Int, writers: Int, records: Int) throws {
         } catch {
             fail("round \(round): \(error)")
         }
-        guard (first..<(first + writers)).contains(version) else { fail("round \(round): unexpected version \(version)") }
+        guard (first..<(first + writers)).contains(version) else {
+            fail("round \(round): unexpected version \(version)")
+        }
         winners[version - first, default: 0] += 1
         guard SaveGenerations.temporaries(of: path).isEmpty else { fail("round \(round): temporary files left") }
     }
@@ -129,14 +136,22 @@ do {
     case "decode":
         for path in arguments.dropFirst() {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-            for (form, input) in [("as is", bytes), ("resealed", FuzzDecoding.resealed(bytes)), ("as zstd", FuzzDecoding.asCompressed(bytes))] {
+            for (form, input) in [
+                ("as is", bytes), ("resealed", FuzzDecoding.resealed(bytes)),
+                ("as zstd", FuzzDecoding.asCompressed(bytes)),
+            ] {
                 print("\(path) \(form): \(FuzzDecoding.describe(input))")
             }
         }
     case "torture":
         try torture(path: arguments[1], rounds: integer(arguments, 2), records: integer(arguments, 3, default: 100_000))
     case "race":
-        try race(path: arguments[1], rounds: integer(arguments, 2), writers: integer(arguments, 3, default: 4), records: 20_000)
+        try race(
+            path: arguments[1],
+            rounds: integer(arguments, 2),
+            writers: integer(arguments, 3, default: 4),
+            records: 20_000
+        )
     case "save-loop":
         var version = integer(arguments, 3)
         while true {
