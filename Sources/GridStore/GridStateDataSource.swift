@@ -1,7 +1,6 @@
 // Sources/GridStore/GridStateDataSource.swift - the shared store of grid states (the seed's sharedDataSource)
 
 import GraphArchive
-import Synchronization
 
 /// The app's grid states, kept in one place: the seed's `[UAViewControllerState sharedDataSource]`.
 ///
@@ -35,13 +34,14 @@ public final class GridStateDataSource: Sendable {
         var savedChange = 0
     }
 
-    private let contents: Mutex<Contents>
+    /// A `Locked`, not a `Mutex`, so ThreadSanitizer sees the locking (see `Locked`).
+    private let contents: Locked<Contents>
     /// Held for a whole save, so saves write their snapshots to disk in the order they took them.
-    private let saving = Mutex(())
+    private let saving = Locked(())
 
     /// A store that loads from and saves to `archivePath`, empty until ``load()``.
     public init(archivePath: String) {
-        contents = Mutex(Contents(archivePath: archivePath))
+        contents = Locked(Contents(archivePath: archivePath))
     }
 
     // MARK: - Settings
