@@ -93,7 +93,7 @@ enum PayloadCompression {
                 offset: ArchiveHeader.size)
         }
         return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
-            var decompressor = try ZstdDecompressor()
+            var decompressor = try ZstdDecompressor(outputCount: payloadLength)
             try feed { (piece) throws(GraphArchiveError) in try decompressor.decompress(piece, into: output) }
             try decompressor.finish(outputCount: payloadLength)
             return decompressor.produced
