@@ -37,8 +37,10 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
     /// Parses the command-line form: `none`, `zstd` (level 3) or `zstd:LEVEL` (e.g. `zstd:19`,
     /// `zstd:-5`). ``description`` gives the same form back.
     ///
-    /// - Throws: `.invalidValue` for any other text, or a level outside ``zstdLevels``.
-    ///   A build without zstd accepts the zstd forms; writing with them throws `.compressionUnavailable`.
+    /// - Throws: `.invalidValue` for any other text, or a level outside ``zstdLevels`` (in a
+    ///   build without zstd, outside -131072...22, the range of libzstd 1.4 and 1.5, so a command
+    ///   line means the same in both builds). A build without zstd accepts the zstd forms;
+    ///   writing with them throws `.compressionUnavailable`.
     public init(parsing text: String) throws(GraphArchiveError) {
         if text == "none" {
             self = .none
@@ -51,9 +53,17 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
         guard text.hasPrefix("zstd:"), let level = Int(text.dropFirst("zstd:".count)) else {
             throw GraphArchiveError(.invalidValue, "unknown compression \"\(text)\": expected none, zstd or zstd:LEVEL")
         }
+        try Self.checkZstdLevel(level)
         self = .zstd(level: level)
-        if Self.isZstdAvailable {
-            try PayloadCompression.validate(self)
+    }
+
+    /// Throws `.invalidValue` unless the linked libzstd takes `level` (without zstd: unless
+    /// libzstd 1.4 and 1.5 take it).
+    static func checkZstdLevel(_ level: Int) throws(GraphArchiveError) {
+        let levels = zstdLevels ?? -131_072...22
+        guard levels.contains(level) else {
+            throw GraphArchiveError(
+                .invalidValue, "zstd level \(level) is out of range \(levels.lowerBound)...\(levels.upperBound)")
         }
     }
 

@@ -23,12 +23,7 @@ enum PayloadCompression {
     static func validate(_ compression: ArchiveCompression) throws(GraphArchiveError) {
         guard case .zstd(let level) = compression else { return }
         #if Zstd
-        guard Zstd.levels.contains(level) else {
-            throw GraphArchiveError(
-                .invalidValue,
-                "zstd level \(level) is out of range: this libzstd (\(Zstd.version)) takes \(Zstd.levels.lowerBound)...\(Zstd.levels.upperBound)"
-            )
-        }
+        try ArchiveCompression.checkZstdLevel(level)
         #else
         throw unavailable("cannot write zstd-compressed archives")
         #endif
