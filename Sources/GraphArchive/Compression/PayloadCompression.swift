@@ -58,11 +58,11 @@ enum PayloadCompression {
     /// Decompresses a stored zstd frame into exactly `payloadLength` bytes.
     ///
     /// Before allocating anything it checks that a frame of `storedLength` bytes can expand to
-    /// `payloadLength` at all, and that the frame header (in `frameStart`, its first
-    /// ``frameHeaderMaximumSize`` bytes or all of them)
-    /// records that same size if it records one; the caller has already checked
-    /// `payloadLength` against the reader's `maximumDecompressedBytes`. The output is then one
-    /// allocation of `payloadLength` bytes that the frame cannot write past.
+    /// `payloadLength` at all, and that the frame header (in `frameStart`: the first
+    /// ``frameHeaderMaximumSize`` stored bytes, or all of them) records that same size if it
+    /// records one; the caller has already checked `payloadLength` against the reader's
+    /// `maximumDecompressedBytes`. The output is then one allocation of `payloadLength` bytes
+    /// that the frame cannot write past.
     ///
     /// - Parameter feed: Passes the stored frame, in order and in pieces, to the function it is given.
     /// - Throws: `.corrupt` when the frame and the header disagree, `.compressionFailed` with
