@@ -24,6 +24,10 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
     /// `.compressionUnavailable` for them.
     public static var isZstdAvailable: Bool { PayloadCompression.isZstdAvailable }
 
+    /// zstd's level range since libzstd 1.3.4 (ZSTD_minCLevel() ... ZSTD_maxCLevel()), used to
+    /// check levels in builds that do not link libzstd.
+    static let documentedZstdLevels = -131_072...22
+
     /// The zstd levels the linked libzstd accepts (-131072...22 for libzstd 1.5), or nil in a
     /// build without zstd.
     public static var zstdLevels: ClosedRange<Int>? {
@@ -54,6 +58,11 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
         self = .zstd(level: level)
         if Self.isZstdAvailable {
             try PayloadCompression.validate(self)
+        } else if !Self.documentedZstdLevels.contains(level) {
+            // Without libzstd the command line still rejects what no libzstd accepts.
+            throw GraphArchiveError(
+                .invalidValue,
+                "zstd level \(level) is out of range \(Self.documentedZstdLevels.lowerBound)...\(Self.documentedZstdLevels.upperBound)")
         }
     }
 
