@@ -154,11 +154,12 @@ public final class GridStateDataSource: Sendable {
     ///   then left as it was.
     public func save() throws {
         try saving.withLock {
-            let (bytes, change, path) = try contents.withLock { contents in
-                let bytes = try GridStateArchive.archivedBytes(of: contents.states, compression: contents.compression)
-                return (bytes, contents.change, contents.archivePath)
+            // Encode under the lock (a consistent snapshot), write outside it.
+            let (archive, change, path) = try contents.withLock { contents in
+                let archive = try GridStateArchive.archive(contents.states, compression: contents.compression)
+                return (archive, contents.change, contents.archivePath)
             }
-            try GridStateArchive.write(bytes, toFile: path)
+            try GridStateArchive.write(archive, toFile: path)
             contents.withLock { contents in
                 contents.savedChange = max(contents.savedChange, change)
             }

@@ -238,12 +238,12 @@ struct OptionReader {
     /// `none`, `zstd` or `zstd:LEVEL`.
     mutating func compression(_ option: Option) throws(UsageError) -> ArchiveCompression {
         let text = try value(option)
-        guard let compression = parseCompression(text) else {
-            throw error(
-                "\(option.name) takes none, zstd or zstd:LEVEL (LEVEL \(zstdLevels.lowerBound) to \(zstdLevels.upperBound)), not '\(text)'"
-            )
+        do {
+            return try ArchiveCompression(parsing: text)
+        } catch {
+            let levels = ArchiveCompression.zstdLevels.map { " (LEVEL \($0.lowerBound) to \($0.upperBound))" } ?? ""
+            throw self.error("\(option.name) takes none, zstd or zstd:LEVEL\(levels), not '\(text)'")
         }
-        return compression
     }
 
     /// The error for an option this command does not have, suggesting a close one.
@@ -257,20 +257,6 @@ struct OptionReader {
     private func error(_ message: String) -> UsageError {
         UsageError(message, command: command)
     }
-}
-
-/// zstd's levels: negative ones are its fast modes (`ZSTD_minCLevel()` is -131072), 22 its strongest.
-let zstdLevels = -131_072...22
-
-/// Reads `none`, `zstd` (level 3) or `zstd:LEVEL`.
-///
-/// Kept here rather than as an `ArchiveCompression` initializer so it cannot clash with the
-/// parser the engine's zstd work brings; the two are to be reconciled when that lands.
-func parseCompression(_ text: String) -> ArchiveCompression? {
-    if text == "none" { return ArchiveCompression.none }
-    if text == "zstd" { return .zstd }
-    guard text.hasPrefix("zstd:"), let level = Int(text.dropFirst(5)), zstdLevels.contains(level) else { return nil }
-    return .zstd(level: level)
 }
 
 /// Levenshtein distance, for "did you mean" (option names are short).
