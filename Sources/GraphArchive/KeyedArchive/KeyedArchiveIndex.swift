@@ -1,0 +1,344 @@
+// Sources/GraphArchive/KeyedArchive/KeyedArchiveIndex.swift - the NSKeyedArchiver layer over a binary property list
+//
+// An NSKeyedArchiver archive is a property list dictionary: `$archiver` ("NSKeyedArchiver"),
+// `$version` (100000), `$top` (the top-level keys) and `$objects`, a flat array every archived
+// value lives in, with the string "$null" at index 0. Values refer to each other through UIDs
+// (indexes into `$objects`), so a shared instance is stored once and cycles are possible. A
+// class instance is a dictionary of its keys plus `$class`, the UID of a class definition
+// (`$classname`, `$classes`). Numbers inside instances are stored inline, not through UIDs.
+
+/// What a `$objects` entry is, as far as transcoding cares.
+enum KeyedEntryKind: UInt8 {
+    case unclassified
+    /// UID 0 (`$null`), or an NSNull.
+    case null
+    /// A string, number, boolean, data or date stored as the plain property list value.
+    case scalar
+    /// An instance of a model class: becomes an object of the engine.
+    case object
+    /// NSArray, NSSet, NSOrderedSet and their mutable forms (`NS.objects`).
+    case array
+    /// NSDictionary and NSMutableDictionary (`NS.keys`, `NS.objects`).
+    case dictionary
+    /// NSString or NSMutableString archived as a class (`NS.string`).
+    case string
+    /// NSDate (`NS.time`, seconds since 2001).
+    case date
+    /// NSData or NSMutableData archived as a class (`NS.data`).
+    case data
+    /// A class definition dictionary (`$classname`, `$classes`).
+    case classDefinition
+
+    /// The Foundation classes that become values, by `$classname`.
+    static let foundationClasses: [String: KeyedEntryKind] = [
+        "NSArray": .array, "NSMutableArray": .array, "NSSet": .array, "NSMutableSet": .array,
+        "NSOrderedSet": .array, "NSMutableOrderedSet": .array,
+        "NSDictionary": .dictionary, "NSMutableDictionary": .dictionary,
+        "NSString": .string, "NSMutableString": .string,
+        "NSDate": .date, "NSData": .data, "NSMutableData": .data, "NSNull": .null,
+    ]
+}
+
+/// Keys the keyed-archive layer looks for, with fixed ids in ``KeyedArchiveIndex``'s key table.
+enum KeyedKey {
+    static let classReference = 0
+    static let objects = 1
+    static let keys = 2
+    static let string = 3
+    static let time = 4
+    static let data = 5
+    static let className = 6
+    static let classes = 7
+    static let names = ["$class", "NS.objects", "NS.keys", "NS.string", "NS.time", "NS.data", "$classname", "$classes"]
+}
+
+/// A checked keyed archive: the `$top` and `$objects` containers, and what each entry is,
+/// worked out once on first use and cached.
+struct KeyedArchiveIndex {
+    static let archiverName = "NSKeyedArchiver"
+    static let version: UInt64 = 100_000
+
+    let plist: BPlist
+    /// The `$top` dictionary.
+    let top: BPlistObject
+    /// The `$objects` array; a UID indexes it.
+    let entries: BPlistObject
+    /// The registry that picks among `$classes` names when reading, if any.
+    let registry: GraphTypeRegistry?
+
+    /// Per UID: its kind, and for model objects their type id in `typeNames`. A class
+    /// definition stores its instances' type id, or -1 - kind for a Foundation class.
+    private var kinds: [KeyedEntryKind]
+    private var details: [Int]
+    /// Per property list object: its key id when used as a dictionary key, or -1.
+    private var keyIDs: [Int32]
+    private(set) var keyNames: [String] = KeyedKey.names
+    private var keyLookup: [String: Int]
+    private(set) var typeNames: [String] = []
+    private var typeLookup: [String: Int] = [:]
+
+    var entryCount: Int { entries.count }
+
+    /// Checks the keyed-archive envelope of `plist`.
+    ///
+    /// - Throws: `.badMagic` if it is not an NSKeyedArchiver archive, `.unsupportedVersion` for a
+    ///   `$version` other than 100000, `.corrupt` for a malformed `$top` or `$objects`.
+    init(plist: BPlist, registry: GraphTypeRegistry?) throws(GraphArchiveError) {
+        self.plist = plist
+        self.registry = registry
+        let root = try plist.object(plist.top)
+        guard root.type == BPlistMarker.dictionary else {
+            throw GraphArchiveError(
+                .badMagic, "not an NSKeyedArchiver archive: the property list holds a \(BPlistMarker.describe(root.marker)), not a dictionary",
+                offset: plist.offset(of: root.index))
+        }
+        var fields: [String: BPlistObject] = [:]
+        for position in 0..<root.count {
+            let key = try plist.object(plist.reference(in: root, at: position))
+            guard key.type == BPlistMarker.asciiString || key.type == BPlistMarker.utf16String else { continue }
+            fields[try plist.string(key)] = try plist.object(plist.reference(in: root, at: root.count + position))
+        }
+        guard let archiver = fields["$archiver"] else {
+            throw GraphArchiveError(.badMagic, "not an NSKeyedArchiver archive: the property list has no $archiver", offset: plist.offset(of: root.index))
+        }
+        let archiverName = archiver.type == BPlistMarker.asciiString ? try plist.string(archiver) : BPlistMarker.describe(archiver.marker)
+        guard archiverName == Self.archiverName else {
+            throw GraphArchiveError(
+                .badMagic, "not an NSKeyedArchiver archive: $archiver is \"\(archiverName)\"", offset: plist.offset(of: archiver.index))
+        }
+        guard let version = fields["$version"], version.type == BPlistMarker.integer,
+            try plist.integer(version).bits == Self.version
+        else {
+            var found = "missing"
+            if let version = fields["$version"] {
+                found = version.type == BPlistMarker.integer ? String(try plist.integer(version).bits) : BPlistMarker.describe(version.marker)
+            }
+            throw GraphArchiveError(
+                .unsupportedVersion, "keyed archive $version is \(found); this reader reads \(Self.version)",
+                offset: fields["$version"].flatMap { plist.offset(of: $0.index) })
+        }
+        guard let top = fields["$top"], top.type == BPlistMarker.dictionary else {
+            throw GraphArchiveError(.corrupt, "keyed archive has no $top dictionary", offset: plist.offset(of: root.index))
+        }
+        guard let entries = fields["$objects"], entries.type == BPlistMarker.array, entries.count >= 1 else {
+            throw GraphArchiveError(.corrupt, "keyed archive has no $objects array", offset: plist.offset(of: root.index))
+        }
+        let null = try plist.object(plist.reference(in: entries, at: 0))
+        guard null.type == BPlistMarker.asciiString, try plist.string(null) == "$null" else {
+            throw GraphArchiveError(.corrupt, "keyed archive $objects does not start with \"$null\"", offset: plist.offset(of: null.index))
+        }
+        self.top = top
+        self.entries = entries
+        kinds = Array(repeating: .unclassified, count: entries.count)
+        kinds[0] = .null
+        details = Array(repeating: 0, count: entries.count)
+        keyIDs = Array(repeating: -1, count: plist.objectCount)
+        keyLookup = Dictionary(uniqueKeysWithValues: KeyedKey.names.enumerated().map { ($1, $0) })
+    }
+
+    // MARK: - Entries
+
+    /// The property list object that UID `uid` stands for.
+    func entryObject(_ uid: Int) throws(GraphArchiveError) -> BPlistObject {
+        try plist.object(plist.reference(in: entries, at: uid))
+    }
+
+    /// The `$objects` index a UID object holds, checked against the table.
+    func uid(_ object: BPlistObject) throws(GraphArchiveError) -> Int {
+        let uid = try plist.uid(object)
+        guard uid < UInt64(entries.count) else {
+            throw GraphArchiveError(
+                .badObjectReference, "UID \(uid) is out of range: $objects has \(entries.count) entries",
+                offset: plist.offset(of: object.index))
+        }
+        return Int(uid)
+    }
+
+    /// What entry `uid` is.
+    @inline(__always)
+    mutating func kind(of uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
+        let known = kinds[uid]
+        if known != .unclassified { return known }
+        return try classify(uid)
+    }
+
+    /// The model type id of object entry `uid` (valid once `kind(of:)` said `.object`).
+    func modelType(of uid: Int) -> Int { details[uid] }
+
+    private mutating func classify(_ uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
+        let object = try entryObject(uid)
+        let kind: KeyedEntryKind
+        switch object.type {
+        case BPlistMarker.dictionary:
+            if let classReference = try member(of: object, key: KeyedKey.classReference) {
+                let definition = try plist.object(classReference)
+                guard definition.type == BPlistMarker.uid else {
+                    throw GraphArchiveError(
+                        .corrupt, "$objects[\(uid)] has a $class that is a \(BPlistMarker.describe(definition.marker)), not a UID",
+                        offset: plist.offset(of: definition.index))
+                }
+                let detail = try classDetail(self.uid(definition))
+                kind = detail >= 0 ? .object : KeyedEntryKind(rawValue: UInt8(-1 - detail))!
+                details[uid] = detail
+            } else if try member(of: object, key: KeyedKey.className) != nil {
+                // Resolved now, so a class definition marked as such always has its detail.
+                _ = try classDetail(uid)
+                kind = .classDefinition
+            } else {
+                throw GraphArchiveError(
+                    .corrupt, "$objects[\(uid)] is a dictionary with neither $class nor $classname", offset: plist.offset(of: object.index))
+            }
+        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.data, BPlistMarker.asciiString, BPlistMarker.utf16String:
+            kind = .scalar
+        case 0x00 where object.marker == BPlistMarker.falseValue || object.marker == BPlistMarker.trueValue:
+            kind = .scalar
+        case 0x00 where object.marker == BPlistMarker.null:
+            kind = .null
+        case 0x30 where object.marker == BPlistMarker.date:
+            kind = .scalar
+        default:
+            throw GraphArchiveError(
+                .corrupt, "$objects[\(uid)] is a bare \(BPlistMarker.describe(object.marker)), which keyed archives do not store",
+                offset: plist.offset(of: object.index))
+        }
+        kinds[uid] = kind
+        return kind
+    }
+
+    /// Resolves class definition `uid`: the model type id of its instances, or -1 - kind for
+    /// a Foundation class that becomes a value.
+    private mutating func classDetail(_ uid: Int) throws(GraphArchiveError) -> Int {
+        if kinds[uid] == .classDefinition { return details[uid] }
+        let object = try entryObject(uid)
+        guard object.type == BPlistMarker.dictionary, let nameReference = try member(of: object, key: KeyedKey.className) else {
+            throw GraphArchiveError(
+                .corrupt, "$class refers to $objects[\(uid)], which is not a class definition", offset: plist.offset(of: object.index))
+        }
+        let name = try plist.string(plist.object(nameReference))
+        let detail: Int
+        if let foundation = KeyedEntryKind.foundationClasses[name] {
+            detail = -1 - Int(foundation.rawValue)
+        } else {
+            detail = typeID(try modelTypeName(name, definition: object))
+        }
+        kinds[uid] = .classDefinition
+        details[uid] = detail
+        return detail
+    }
+
+    /// The name a model class is known by: `$classname`, unless a registry is given and knows
+    /// the class only by its unqualified name ("MyApp.Record" → "Record") or by a superclass in
+    /// `$classes`, as NSKeyedUnarchiver falls back along `$classes`.
+    private mutating func modelTypeName(_ name: String, definition: BPlistObject) throws(GraphArchiveError) -> String {
+        guard let registry, registry.type(named: name) == nil else { return name }
+        if let dot = name.lastIndex(of: "."), registry.type(named: String(name[name.index(after: dot)...])) != nil {
+            return String(name[name.index(after: dot)...])
+        }
+        if let classesReference = try member(of: definition, key: KeyedKey.classes) {
+            let classes = try plist.object(classesReference)
+            if classes.type == BPlistMarker.array {
+                for position in 0..<classes.count {
+                    let candidate = try plist.string(plist.object(plist.reference(in: classes, at: position)))
+                    if registry.type(named: candidate) != nil { return candidate }
+                }
+            }
+        }
+        return name
+    }
+
+    private mutating func typeID(_ name: String) -> Int {
+        if let id = typeLookup[name] { return id }
+        typeLookup[name] = typeNames.count
+        typeNames.append(name)
+        return typeNames.count - 1
+    }
+
+    // MARK: - Dictionaries
+
+    /// The key id of property list object `index` used as a dictionary key.
+    @inline(__always)
+    mutating func keyID(of index: Int) throws(GraphArchiveError) -> Int {
+        let known = keyIDs[index]
+        if known >= 0 { return Int(known) }
+        return try newKeyID(index)
+    }
+
+    private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
+        let object = try plist.object(index)
+        guard object.type == BPlistMarker.asciiString || object.type == BPlistMarker.utf16String else {
+            throw GraphArchiveError(
+                .corrupt, "dictionary key is a \(BPlistMarker.describe(object.marker)), not a string", offset: plist.offset(of: index))
+        }
+        let name = try plist.string(object)
+        let id: Int
+        if let known = keyLookup[name] {
+            id = known
+        } else {
+            id = keyNames.count
+            keyNames.append(name)
+            keyLookup[name] = id
+        }
+        keyIDs[index] = Int32(truncatingIfNeeded: id)
+        return id
+    }
+
+    /// The value object stored under key `key` in dictionary `object`, or nil.
+    mutating func member(of object: BPlistObject, key: Int) throws(GraphArchiveError) -> Int? {
+        for position in 0..<object.count {
+            if try keyID(of: plist.reference(in: object, at: position)) == key {
+                return try plist.reference(in: object, at: object.count + position)
+            }
+        }
+        return nil
+    }
+
+    /// The value under `key` of Foundation-class entry `uid`, following one UID if it is
+    /// stored by reference.
+    mutating func wrappedValue(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
+        let object = try entryObject(uid)
+        guard let reference = try member(of: object, key: key) else {
+            throw GraphArchiveError(
+                .corrupt, "$objects[\(uid)] has no \(KeyedKey.names[key])", offset: plist.offset(of: object.index))
+        }
+        let value = try plist.object(reference)
+        guard value.type == BPlistMarker.uid else { return value }
+        let target = try self.uid(value)
+        guard try kind(of: target) == .scalar else {
+            throw GraphArchiveError(
+                .corrupt, "\(KeyedKey.names[key]) of $objects[\(uid)] refers to something that is not a plain value",
+                offset: plist.offset(of: value.index))
+        }
+        return try entryObject(target)
+    }
+
+    /// The `NS.objects` array of array entry `uid`.
+    mutating func arrayElements(of uid: Int) throws(GraphArchiveError) -> BPlistObject {
+        try containerMember(of: uid, key: KeyedKey.objects)
+    }
+
+    /// The `NS.keys` and `NS.objects` arrays of dictionary entry `uid`, of equal length.
+    mutating func dictionaryParts(of uid: Int) throws(GraphArchiveError) -> (keys: BPlistObject, values: BPlistObject) {
+        let keys = try containerMember(of: uid, key: KeyedKey.keys)
+        let values = try containerMember(of: uid, key: KeyedKey.objects)
+        guard keys.count == values.count else {
+            throw GraphArchiveError(
+                .corrupt, "dictionary $objects[\(uid)] has \(keys.count) keys but \(values.count) values",
+                offset: plist.offset(of: values.index))
+        }
+        return (keys, values)
+    }
+
+    private mutating func containerMember(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
+        let object = try entryObject(uid)
+        guard let reference = try member(of: object, key: key) else {
+            throw GraphArchiveError(.corrupt, "$objects[\(uid)] has no \(KeyedKey.names[key])", offset: plist.offset(of: object.index))
+        }
+        let container = try plist.object(reference)
+        guard container.type == BPlistMarker.array || container.type == BPlistMarker.set else {
+            throw GraphArchiveError(
+                .corrupt, "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(container.marker)), not an array",
+                offset: plist.offset(of: container.index))
+        }
+        return container
+    }
+}
