@@ -22,7 +22,9 @@ extension GraphUnarchiver {
     /// ```
     ///
     /// A name the registry does not know is also tried unqualified ("MyApp.Record" → "Record")
-    /// and then along `$classes`, superclasses first. Foundation's NSString, NSNumber, NSArray
+    /// and then along `$classes`, superclasses first. Instances of the classes named by
+    /// `valueTypes` (structs, which a registry does not hold) are read as inline values, a
+    /// fresh value at every reference. Foundation's NSString, NSNumber, NSArray
     /// (and NSSet, NSOrderedSet), NSDictionary, NSData and NSDate become values: `String`,
     /// integers, `Double`/`Float`, `Bool`, arrays, dictionaries, `Data` and `Date`. An instance
     /// referred to from several places comes back as one object; a reference that closes a
@@ -32,14 +34,21 @@ extension GraphUnarchiver {
     ///   for a `$version` other than 100000, `.corrupt`, `.truncated` or `.badObjectReference`
     ///   for damage (a container that contains itself among them), `.limitExceeded`,
     ///   `.unknownType` for a class the registry lacks, and whatever an initializer throws.
-    public convenience init(forReadingKeyedArchive data: Data, registry: GraphTypeRegistry, options: Options = Options()) throws {
-        try self.init(keyedArchive: ArchiveBytes(copying: data), registry: registry, options: options)
+    public convenience init(
+        forReadingKeyedArchive data: Data, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
+    ) throws {
+        try self.init(keyedArchive: ArchiveBytes(copying: data), registry: registry, valueTypes: valueTypes, options: options)
     }
 
-    /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:options:)``.
-    public convenience init(contentsOfKeyedArchiveFile path: String, registry: GraphTypeRegistry, options: Options = Options()) throws {
+    /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
+    public convenience init(
+        contentsOfKeyedArchiveFile path: String, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
+    ) throws {
         try self.init(
-            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry, options: options)
+            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry,
+            valueTypes: valueTypes, options: options)
     }
 
     /// Opens `data` as whichever archive it is: a gridstore archive or an NSKeyedArchiver one
@@ -55,8 +64,15 @@ extension GraphUnarchiver {
             anyArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry, options: options)
     }
 
-    convenience init(keyedArchive bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
-        let native = try KeyedArchiveReader.transcode(bytes, registry: registry, options: options)
+    convenience init(
+        keyedArchive bytes: ArchiveBytes, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [], options: Options
+    ) throws {
+        var valueTypeNames: Set<String> = []
+        for type in valueTypes where !(type is AnyObject.Type) {
+            valueTypeNames.insert(type.archivedTypeName)
+            valueTypeNames.formUnion(type.archivedTypeAliases)
+        }
+        let native = try KeyedArchiveReader.transcode(bytes, registry: registry, valueTypeNames: valueTypeNames, options: options)
         try self.init(bytes: ArchiveBytes(copying: native.contiguousBytes()), registry: registry, options: options)
     }
 
@@ -74,13 +90,15 @@ extension GraphUnarchiver {
     /// NSKeyedArchiver archive `data` as `type`.
     ///
     /// `type`'s own classes are registered automatically under their archived names and
-    /// aliases; pass others, or other names, in `registry`.
+    /// aliases, and `type` itself is read as a value type if it is a ``GraphCoding`` struct;
+    /// pass others, or other names, in `registry` and `valueTypes`.
     public static func unarchivedObject<T: GraphValue>(
         ofType type: T.Type, fromKeyedArchive data: Data, registry: GraphTypeRegistry = GraphTypeRegistry(),
-        options: Options = Options()
+        valueTypes: [any GraphCoding.Type] = [], options: Options = Options()
     ) throws -> T {
         let unarchiver = try GraphUnarchiver(
-            forReadingKeyedArchive: data, registry: registry.including(T.self), options: options)
+            keyedArchive: ArchiveBytes(copying: data), registry: registry.including(T.self),
+            valueTypes: valueTypes + rootValueType(T.self), options: options)
         return try unarchiver.decodeRoot(T.self)
     }
 
@@ -88,10 +106,15 @@ extension GraphUnarchiver {
     /// throwing `unarchiveObject(withFile:)` for archives an iOS app wrote.
     public static func unarchivedObject<T: GraphValue>(
         ofType type: T.Type, fromKeyedArchiveFile path: String, registry: GraphTypeRegistry = GraphTypeRegistry(),
-        options: Options = Options()
+        valueTypes: [any GraphCoding.Type] = [], options: Options = Options()
     ) throws -> T {
         let unarchiver = try GraphUnarchiver(
-            contentsOfKeyedArchiveFile: path, registry: registry.including(T.self), options: options)
+            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry.including(T.self),
+            valueTypes: valueTypes + rootValueType(T.self), options: options)
         return try unarchiver.decodeRoot(T.self)
+    }
+
+    private static func rootValueType<T>(_: T.Type) -> [any GraphCoding.Type] {
+        (T.self as? any GraphCoding.Type).map { [$0] } ?? []
     }
 }

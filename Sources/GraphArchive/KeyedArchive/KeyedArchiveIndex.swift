@@ -16,6 +16,8 @@ enum KeyedEntryKind: UInt8 {
     case scalar
     /// An instance of a model class: becomes an object of the engine.
     case object
+    /// An instance of a class read as a value type (a struct): becomes an inline value record.
+    case record
     /// NSArray, NSSet, NSOrderedSet and their mutable forms (`NS.objects`).
     case array
     /// NSDictionary and NSMutableDictionary (`NS.keys`, `NS.objects`).
@@ -65,9 +67,11 @@ struct KeyedArchiveIndex {
     let entries: BPlistObject
     /// The registry that picks among `$classes` names when reading, if any.
     let registry: GraphTypeRegistry?
+    /// Class names whose instances are read as inline values (structs), not objects.
+    let valueTypeNames: Set<String>
 
-    /// Per UID: its kind, and for model objects their type id in `typeNames`. A class
-    /// definition stores its instances' type id, or -1 - kind for a Foundation class.
+    /// Per UID: its kind, and for model objects and records their type id in `typeNames`. A
+    /// class definition stores its instances' type id, or -1 - kind for a Foundation class.
     private var kinds: [KeyedEntryKind]
     private var details: [Int]
     /// Per property list object: its key id when used as a dictionary key, or -1.
@@ -75,6 +79,7 @@ struct KeyedArchiveIndex {
     private(set) var keyNames: [String] = KeyedKey.names
     private var keyLookup: [String: Int]
     private(set) var typeNames: [String] = []
+    private(set) var typeIsValue: [Bool] = []
     private var typeLookup: [String: Int] = [:]
 
     var entryCount: Int { entries.count }
@@ -83,9 +88,10 @@ struct KeyedArchiveIndex {
     ///
     /// - Throws: `.badMagic` if it is not an NSKeyedArchiver archive, `.unsupportedVersion` for a
     ///   `$version` other than 100000, `.corrupt` for a malformed `$top` or `$objects`.
-    init(plist: BPlist, registry: GraphTypeRegistry?) throws(GraphArchiveError) {
+    init(plist: BPlist, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = []) throws(GraphArchiveError) {
         self.plist = plist
         self.registry = registry
+        self.valueTypeNames = valueTypeNames
         let root = try plist.object(plist.top)
         guard root.type == BPlistMarker.dictionary else {
             throw GraphArchiveError(
@@ -162,7 +168,7 @@ struct KeyedArchiveIndex {
         return try classify(uid)
     }
 
-    /// The model type id of object entry `uid` (valid once `kind(of:)` said `.object`).
+    /// The model type id of object or record entry `uid` (valid once `kind(of:)` said so).
     func modelType(of uid: Int) -> Int { details[uid] }
 
     private mutating func classify(_ uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
@@ -178,7 +184,11 @@ struct KeyedArchiveIndex {
                         offset: plist.offset(of: definition.index))
                 }
                 let detail = try classDetail(self.uid(definition))
-                kind = detail >= 0 ? .object : KeyedEntryKind(rawValue: UInt8(-1 - detail))!
+                if detail >= 0 {
+                    kind = typeIsValue[detail] ? .record : .object
+                } else {
+                    kind = KeyedEntryKind(rawValue: UInt8(-1 - detail))!
+                }
                 details[uid] = detail
             } else if try member(of: object, key: KeyedKey.className) != nil {
                 // Resolved now, so a class definition marked as such always has its detail.
@@ -227,11 +237,11 @@ struct KeyedArchiveIndex {
     }
 
     /// The name a model class is known by: `$classname`, unless a registry is given and knows
-    /// the class only by its unqualified name ("MyApp.Record" → "Record") or by a superclass in
-    /// `$classes`, as NSKeyedUnarchiver falls back along `$classes`.
+    /// the class (or value type) only by its unqualified name ("MyApp.Record" → "Record") or by
+    /// a superclass in `$classes`, as NSKeyedUnarchiver falls back along `$classes`.
     private mutating func modelTypeName(_ name: String, definition: BPlistObject) throws(GraphArchiveError) -> String {
-        guard let registry, registry.type(named: name) == nil else { return name }
-        if let dot = name.lastIndex(of: "."), registry.type(named: String(name[name.index(after: dot)...])) != nil {
+        guard let registry, !isKnown(name, registry) else { return name }
+        if let dot = name.lastIndex(of: "."), isKnown(String(name[name.index(after: dot)...]), registry) {
             return String(name[name.index(after: dot)...])
         }
         if let classesReference = try member(of: definition, key: KeyedKey.classes) {
@@ -239,17 +249,22 @@ struct KeyedArchiveIndex {
             if classes.type == BPlistMarker.array {
                 for position in 0..<classes.count {
                     let candidate = try plist.string(plist.object(plist.reference(in: classes, at: position)))
-                    if registry.type(named: candidate) != nil { return candidate }
+                    if isKnown(candidate, registry) { return candidate }
                 }
             }
         }
         return name
     }
 
+    private func isKnown(_ name: String, _ registry: GraphTypeRegistry) -> Bool {
+        registry.type(named: name) != nil || valueTypeNames.contains(name)
+    }
+
     private mutating func typeID(_ name: String) -> Int {
         if let id = typeLookup[name] { return id }
         typeLookup[name] = typeNames.count
         typeNames.append(name)
+        typeIsValue.append(valueTypeNames.contains(name))
         return typeNames.count - 1
     }
 

@@ -4,7 +4,8 @@
 // (FORMAT.md §4-§6) and read by the ordinary GraphUnarchiver, so a model type's one
 // `init(from:)` serves both formats. Model-class instances become objects whose type name is
 // their `$classname` (the registry decides what may be created); Foundation strings, numbers,
-// arrays, dictionaries, data and dates become inline values. Objects are numbered in
+// arrays, dictionaries, data and dates become inline values, and so do instances of the
+// classes the caller names as value types (structs). Objects are numbered in
 // construction order (FORMAT.md §5.4): an iterative depth-first post-order, so everything an
 // object refers to comes first, except references that close a cycle (decoded with
 // `decodeLater`). Inline values are expanded by bounded recursion: a container that contains
@@ -55,14 +56,15 @@ struct KeyedArchiveReader: ~Copyable {
     /// - Parameters:
     ///   - registry: When given, picks the name among `$classname`, its unqualified form and
     ///     `$classes` that the registry knows; otherwise `$classname` is used as is.
+    ///   - valueTypeNames: Classes whose instances become inline value records.
     /// - Throws: ``GraphArchiveError`` for anything that is not a well-formed keyed archive.
     static func transcode(
-        _ bytes: ArchiveBytes, registry: GraphTypeRegistry?, options: GraphUnarchiver.Options,
-        compression: ArchiveCompression = .none
+        _ bytes: ArchiveBytes, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options, compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
         let plist = try BPlist.scan(bytes, maximumObjectCount: options.maximumObjectCount)
-        var reader = KeyedArchiveReader(
-            index: try KeyedArchiveIndex(plist: plist, registry: registry), options: options, inputBytes: bytes.count)
+        let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
+        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: bytes.count)
         try reader.orderObjects()
         try reader.writeTopLevel()
         try reader.writeObjects()
@@ -127,21 +129,26 @@ struct KeyedArchiveReader: ~Copyable {
         switch try index.kind(of: uid) {
         case .object:
             edges.append(uid)
-        case let kind where kind == .array || kind == .dictionary:
+        case let kind where kind == .array || kind == .dictionary || kind == .record:
             guard flags[uid] & Self.holdsNoObjects == 0 else { return }
             try enter(uid, depth: depth)
             let before = edges.count
-            // An array's elements, or a dictionary's keys then values.
-            var parts: [BPlistObject]
-            if kind == .array {
-                parts = [try index.arrayElements(of: uid)]
-            } else {
+            // An array's elements, a dictionary's keys then values, a record's values.
+            let parts: [(container: BPlistObject, start: Int)]
+            switch kind {
+            case .array:
+                parts = [(try index.arrayElements(of: uid), 0)]
+            case .dictionary:
                 let dictionary = try index.dictionaryParts(of: uid)
-                parts = [dictionary.keys, dictionary.values]
+                parts = [(dictionary.keys, 0), (dictionary.values, 0)]
+            default:
+                let record = try index.entryObject(uid)
+                parts = [(record, record.count)]
             }
             for part in parts {
-                for slot in 0..<part.count {
-                    try collectObjects(inField: index.plist.reference(in: part, at: slot), into: &edges, depth: depth + 1)
+                for slot in 0..<part.container.count {
+                    try collectObjects(
+                        inField: index.plist.reference(in: part.container, at: part.start + slot), into: &edges, depth: depth + 1)
                 }
             }
             flags[uid] &= ~Self.expanding
@@ -190,38 +197,46 @@ struct KeyedArchiveReader: ~Copyable {
         }
     }
 
-    /// Writes each object's record: its shape, then its values in the shape's key order.
+    /// Writes each object's record.
     private mutating func writeObjects() throws(GraphArchiveError) {
         for uid in order {
-            let object = try index.entryObject(uid)
-            fields.removeAll(keepingCapacity: true)
-            for slot in 0..<object.count {
-                let keyID = try index.keyID(of: index.plist.reference(in: object, at: slot))
-                if keyID == KeyedKey.classReference { continue }
-                let field = (key: nativeKey(keyID), value: try index.plist.reference(in: object, at: object.count + slot))
-                // Sort by key id as we go (records have a handful of keys): key ids follow first
-                // appearance, so every instance of a class gets one shape whatever its key order.
-                var insertion = fields.count
-                while insertion > 0 && fields[insertion - 1].key > field.key { insertion -= 1 }
-                guard insertion == 0 || fields[insertion - 1].key != field.key else {
-                    throw GraphArchiveError(
-                        .corrupt, "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
-                        offset: index.plist.offset(of: object.index))
-                }
-                fields.insert(field, at: insertion)
-            }
-            state.out.writeVarint(shape(type: nativeType(index.modelType(of: uid))))
-            for field in fields {
-                try writeField(field.value, depth: 0)
-            }
+            try writeRecord(uid, depth: 0)
         }
     }
 
+    /// Writes the record of instance `uid`: its shape, then its values in the shape's key order.
+    private mutating func writeRecord(_ uid: Int, depth: Int) throws(GraphArchiveError) {
+        let object = try index.entryObject(uid)
+        // Fields are collected first: values may hold records that reuse `fields`.
+        let start = fields.count
+        for slot in 0..<object.count {
+            let keyID = try index.keyID(of: index.plist.reference(in: object, at: slot))
+            if keyID == KeyedKey.classReference { continue }
+            let field = (key: nativeKey(keyID), value: try index.plist.reference(in: object, at: object.count + slot))
+            // Sort by key id as we go (records have a handful of keys): key ids follow first
+            // appearance, so every instance of a class gets one shape whatever its key order.
+            var insertion = fields.count
+            while insertion > start && fields[insertion - 1].key > field.key { insertion -= 1 }
+            guard insertion == start || fields[insertion - 1].key != field.key else {
+                throw GraphArchiveError(
+                    .corrupt, "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
+                    offset: index.plist.offset(of: object.index))
+            }
+            fields.insert(field, at: insertion)
+        }
+        state.out.writeVarint(shape(type: nativeType(index.modelType(of: uid)), fieldsFrom: start))
+        for position in start..<fields.count {
+            try writeField(fields[position].value, depth: depth)
+        }
+        fields.removeSubrange(start...)
+    }
+
     /// The shape of the record whose keys are in `fields`, reusing the type's last one.
-    private mutating func shape(type: Int) -> Int {
+    private mutating func shape(type: Int, fieldsFrom start: Int) -> Int {
+        let keys = fields[start...].lazy.map(\.key)
         let last = state.types[type].lastShape
-        if last >= 0 && state.shapes[last].keyIDs.elementsEqual(fields.lazy.map(\.key)) { return last }
-        let shape = EncodedShape(typeID: type, keyIDs: fields.map(\.key))
+        if last >= 0 && state.shapes[last].keyIDs.elementsEqual(keys) { return last }
+        let shape = EncodedShape(typeID: type, keyIDs: Array(keys))
         let id: Int
         if let known = state.shapeIndex[shape] {
             id = known
@@ -244,7 +259,7 @@ struct KeyedArchiveReader: ~Copyable {
         while nativeTypes.count <= typeID { nativeTypes.append(-1) }
         if nativeTypes[typeID] < 0 {
             nativeTypes[typeID] = state.types.count
-            state.types.append(EncodedType(name: index.typeNames[typeID], isObject: true, objectType: nil))
+            state.types.append(EncodedType(name: index.typeNames[typeID], isObject: !index.typeIsValue[typeID], objectType: nil))
         }
         return nativeTypes[typeID]
     }
@@ -270,6 +285,11 @@ struct KeyedArchiveReader: ~Copyable {
             state.out.writeByte(ValueTag.objectReference)
             state.out.writeVarint(try objectPosition(uid))
             referenceCount += 1
+        case .record:
+            try enter(uid, depth: depth)
+            state.out.writeByte(ValueTag.valueRecord)
+            try writeRecord(uid, depth: depth + 1)
+            flags[uid] &= ~Self.expanding
         case .array:
             try enter(uid, depth: depth)
             try writeArray(index.arrayElements(of: uid), depth: depth)
