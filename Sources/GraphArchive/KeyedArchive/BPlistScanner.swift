@@ -60,8 +60,9 @@ struct BPlistObject {
     var type: UInt8 { marker & 0xF0 }
 }
 
-/// A binary property list whose trailer and offset table are checked: every object offset
-/// lies between the magic and the offset table, and references are as wide as the trailer says.
+/// A binary property list whose trailer, offset table and objects are checked: every object
+/// lies between the magic and the offset table, strings, data and containers fit before the
+/// offset table, and references are as wide as the trailer says.
 struct BPlist {
     static let magic: [UInt8] = Array("bplist00".utf8)
     static let trailerSize = 32
@@ -72,6 +73,11 @@ struct BPlist {
     let reader: ByteReader
     /// Where each object starts.
     let offsets: [Int]
+    /// Each object's marker, and where its content starts (after marker and length).
+    private let markers: [UInt8]
+    private let contentStarts: [Int]
+    /// Each object's element count (strings, data, containers) or UID value; 0 otherwise.
+    private let counts: [Int]
     /// Width of an object reference in containers, in bytes.
     let referenceSize: Int
     /// The root object's index.
@@ -84,7 +90,7 @@ struct BPlist {
         bytes.starts(with: magic)
     }
 
-    /// Checks the trailer and offset table of `bytes` and indexes the objects.
+    /// Checks the trailer, offset table and object headers of `bytes` and indexes the objects.
     ///
     /// - Throws: `.badMagic` (not "bplist00"), `.truncated`, `.corrupt`, `.limitExceeded`.
     static func scan(_ bytes: ArchiveBytes, maximumObjectCount: Int) throws(GraphArchiveError) -> BPlist {
@@ -135,7 +141,8 @@ struct BPlist {
                 .limitExceeded, "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
                 offset: trailerStart + 8)
         }
-        // Every offset once, so later reads only need the reader's own bounds checks.
+        // Every offset and object header once, so later reads cannot fail and need no checks
+        // beyond the reader's own. Counts are bounded by the table, itself bounded by the file.
         let count = Int(objectCount)
         let end = Int(tableStart)
         reader.offset = end
@@ -150,32 +157,60 @@ struct BPlist {
             }
             offsets.append(Int(offset))
         }
-        return BPlist(bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, referenceSize: referenceSize, top: Int(top))
+        var markers: [UInt8] = []
+        var contentStarts: [Int] = []
+        var counts: [Int] = []
+        markers.reserveCapacity(count)
+        contentStarts.reserveCapacity(count)
+        counts.reserveCapacity(count)
+        var cursor = bytes.reader(0..<end)
+        for index in 0..<count {
+            cursor.offset = offsets[index]
+            let (marker, count) = try scanHeader(&cursor, index: index, referenceSize: referenceSize)
+            markers.append(marker)
+            contentStarts.append(cursor.offset)
+            counts.append(count)
+        }
+        return BPlist(
+            bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, markers: markers, contentStarts: contentStarts,
+            counts: counts, referenceSize: referenceSize, top: Int(top))
     }
 
-    // MARK: - Objects
-
-    /// The marker of object `index` and the extent of its content.
-    ///
-    /// - Throws: `.badObjectReference` for an index outside the table, `.corrupt` if the
-    ///   content would run into the offset table.
-    func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
-        guard index >= 0 && index < offsets.count else {
-            throw GraphArchiveError(
-                .badObjectReference, "reference to object \(index), but the property list has \(offsets.count)")
-        }
-        var cursor = reader
-        cursor.offset = offsets[index]
+    /// Reads an object's marker and count (or UID value), leaving `cursor` at its content, and
+    /// checks that the content fits before the offset table.
+    private static func scanHeader(
+        _ cursor: inout ByteReader, index: Int, referenceSize: Int
+    ) throws(GraphArchiveError) -> (marker: UInt8, count: Int) {
+        let start = cursor.offset
         let marker = try cursor.readByte()
+        let nibble = Int(marker & 0x0F)
         let unit: Int
         switch marker & 0xF0 {
         case BPlistMarker.data, BPlistMarker.asciiString: unit = 1
         case BPlistMarker.utf16String: unit = 2
         case BPlistMarker.array, BPlistMarker.set: unit = referenceSize
         case BPlistMarker.dictionary: unit = 2 * referenceSize
-        default: return BPlistObject(index: index, marker: marker, count: 0, contentStart: cursor.offset)
+        case BPlistMarker.uid:
+            // The value, so following a UID is an array load.
+            guard nibble < 8 else {
+                throw GraphArchiveError(.corrupt, "UID object \(index) is \(nibble + 1) bytes wide", offset: start)
+            }
+            return (marker, Int(truncatingIfNeeded: try cursor.readBigEndian(width: nibble + 1)))
+        default:
+            // Fixed-size objects: checked to be whole here, interpreted when read.
+            let size: Int
+            switch marker {
+            case BPlistMarker.integer...(BPlistMarker.integer | 4): size = 1 << nibble
+            case BPlistMarker.real | 2, BPlistMarker.real | 3: size = 1 << nibble
+            case BPlistMarker.date: size = 8
+            default: size = 0
+            }
+            guard size <= cursor.remaining else {
+                throw GraphArchiveError(.corrupt, "\(BPlistMarker.describe(marker)) object \(index) runs past the object data", offset: start)
+            }
+            return (marker, 0)
         }
-        var count = Int(marker & 0x0F)
+        var count = nibble
         if count == 0x0F {
             count = try readLength(&cursor, object: index)
         }
@@ -183,13 +218,33 @@ struct BPlist {
         guard count <= cursor.remaining / unit else {
             throw GraphArchiveError(
                 .corrupt, "\(BPlistMarker.describe(marker)) object \(index) claims \(count) elements, more than the object data holds",
-                offset: offsets[index])
+                offset: start)
         }
-        return BPlistObject(index: index, marker: marker, count: count, contentStart: cursor.offset)
+        return (marker, count)
+    }
+
+    // MARK: - Objects
+
+    /// The marker of object `index` and the extent of its content.
+    ///
+    /// - Throws: `.badObjectReference` for an index outside the table.
+    @inline(__always)
+    func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        return BPlistObject(index: index, marker: markers[index], count: counts[index], contentStart: contentStarts[index])
+    }
+
+    /// The marker of object `index`, which must exist.
+    @inline(__always)
+    func marker(_ index: Int) -> UInt8 { markers[index] }
+
+    @inline(never)
+    private func outOfRange(_ index: Int) -> GraphArchiveError {
+        GraphArchiveError(.badObjectReference, "reference to object \(index), but the property list has \(offsets.count)")
     }
 
     /// Reads the integer object that follows a 0xF count nibble.
-    private func readLength(_ cursor: inout ByteReader, object: Int) throws(GraphArchiveError) -> Int {
+    private static func readLength(_ cursor: inout ByteReader, object: Int) throws(GraphArchiveError) -> Int {
         let start = cursor.offset
         let marker = try cursor.readByte()
         guard marker & 0xF0 == BPlistMarker.integer, marker & 0x0F <= 3 else {
@@ -204,31 +259,44 @@ struct BPlist {
 
     /// The object index held in slot `position` of an array or dictionary (a dictionary's
     /// values follow its `count` keys).
+    @inline(__always)
     func reference(in container: BPlistObject, at position: Int) throws(GraphArchiveError) -> Int {
         var cursor = reader
-        // Cannot overflow: `object(_:)` checked count * unit against the bytes left.
+        // Cannot overflow: the scan checked count * unit against the bytes left.
         cursor.offset = container.contentStart &+ position &* referenceSize
         let reference = try cursor.readBigEndian(width: referenceSize)
-        guard reference < UInt64(offsets.count) else {
-            throw GraphArchiveError(
-                .badObjectReference, "object \(container.index) refers to object \(reference), but the property list has \(offsets.count)",
-                offset: cursor.offset - referenceSize)
-        }
+        guard reference < UInt64(offsets.count) else { throw badReference(reference, in: container, at: cursor.offset) }
         return Int(reference)
+    }
+
+    @inline(never)
+    private func badReference(_ reference: UInt64, in container: BPlistObject, at offset: Int) -> GraphArchiveError {
+        GraphArchiveError(
+            .badObjectReference, "object \(container.index) refers to object \(reference), but the property list has \(offsets.count)",
+            offset: offset - referenceSize)
+    }
+
+    /// Appends the bytes of string or data object `object` to `writer` as they are.
+    func copyContent(of object: BPlistObject, into writer: inout ByteWriter) throws(GraphArchiveError) {
+        var cursor = reader
+        try ByteReader.copy(from: object.contentStart, to: object.contentStart + object.count, of: &cursor, into: &writer)
+    }
+
+    /// Visits the bytes of ASCII string `object` one by one (for hashing and comparing keys
+    /// without making a `String`).
+    @inline(__always)
+    func forEachByte(of object: BPlistObject, _ body: (UInt8) -> Void) throws(GraphArchiveError) {
+        var cursor = reader
+        cursor.offset = object.contentStart
+        for _ in 0..<object.count { body(try cursor.readByte()) }
     }
 
     // MARK: - Scalars
 
-    /// A UID's value (the keyed archive's index into `$objects`).
-    func uid(_ object: BPlistObject) throws(GraphArchiveError) -> UInt64 {
-        let width = Int(object.marker & 0x0F) + 1
-        guard width <= 8 else {
-            throw GraphArchiveError(.corrupt, "UID object \(object.index) is \(width) bytes wide", offset: offsets[object.index])
-        }
-        var cursor = reader
-        cursor.offset = object.contentStart
-        return try cursor.readBigEndian(width: width)
-    }
+    /// A UID's value (the keyed archive's index into `$objects`), as read by the scan; a value
+    /// beyond `Int.max` comes back negative.
+    @inline(__always)
+    func uid(_ object: BPlistObject) -> Int { object.count }
 
     /// An integer object: its value, and whether it is the unsigned 64-bit form (16 bytes with
     /// a zero high half, how CF stores values above Int64.max).
@@ -307,9 +375,12 @@ struct BPlist {
 
 extension ByteReader {
     /// Reads `width` (1...8) bytes as a big-endian unsigned integer.
+    @inline(__always)
     mutating func readBigEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
+        // One-byte references are the common case in small archives.
+        if width == 1 { return UInt64(try readByte()) }
         // The little-endian read puts the first byte lowest; swapping and shifting puts it highest.
-        try readLittleEndian(width: width).byteSwapped >> UInt64(64 - 8 * width)
+        return try readLittleEndian(width: width).byteSwapped >> UInt64(64 - 8 * width)
     }
 }
 

@@ -74,10 +74,18 @@ struct KeyedArchiveIndex {
     /// class definition stores its instances' type id, or -1 - kind for a Foundation class.
     private var kinds: [KeyedEntryKind]
     private var details: [Int]
+    /// The property list object of each UID, read once from `$objects`.
+    private let uidObjects: [Int]
     /// Per property list object: its key id when used as a dictionary key, or -1.
     private var keyIDs: [Int32]
-    private(set) var keyNames: [String] = KeyedKey.names
+    private(set) var keyNames: [String] = []
     private var keyLookup: [String: Int]
+    /// Key ids by a hash of their ASCII bytes (chained through `keyCollisions`): Foundation on
+    /// Linux writes each dictionary's key strings anew, so keys are matched by content without
+    /// making a `String` per key.
+    private var keyHashes: [UInt64: Int] = [:]
+    private var keyCollisions: [Int] = []
+    private var keyBytes: [[UInt8]] = []
     private(set) var typeNames: [String] = []
     private(set) var typeIsValue: [Bool] = []
     private var typeLookup: [String: Int] = [:]
@@ -135,29 +143,41 @@ struct KeyedArchiveIndex {
         }
         self.top = top
         self.entries = entries
+        var uidObjects: [Int] = []
+        uidObjects.reserveCapacity(entries.count)
+        for uid in 0..<entries.count {
+            uidObjects.append(try plist.reference(in: entries, at: uid))
+        }
+        self.uidObjects = uidObjects
         kinds = Array(repeating: .unclassified, count: entries.count)
         kinds[0] = .null
         details = Array(repeating: 0, count: entries.count)
         keyIDs = Array(repeating: -1, count: plist.objectCount)
-        keyLookup = Dictionary(uniqueKeysWithValues: KeyedKey.names.enumerated().map { ($1, $0) })
+        keyLookup = [:]
+        for name in KeyedKey.names { _ = addKey(name) }
     }
 
     // MARK: - Entries
 
     /// The property list object that UID `uid` stands for.
+    @inline(__always)
     func entryObject(_ uid: Int) throws(GraphArchiveError) -> BPlistObject {
-        try plist.object(plist.reference(in: entries, at: uid))
+        try plist.object(uidObjects[uid])
     }
 
     /// The `$objects` index a UID object holds, checked against the table.
+    @inline(__always)
     func uid(_ object: BPlistObject) throws(GraphArchiveError) -> Int {
-        let uid = try plist.uid(object)
-        guard uid < UInt64(entries.count) else {
-            throw GraphArchiveError(
-                .badObjectReference, "UID \(uid) is out of range: $objects has \(entries.count) entries",
-                offset: plist.offset(of: object.index))
-        }
-        return Int(uid)
+        let uid = plist.uid(object)
+        guard uid >= 0 && uid < entries.count else { throw uidOutOfRange(object) }
+        return uid
+    }
+
+    @inline(never)
+    private func uidOutOfRange(_ object: BPlistObject) -> GraphArchiveError {
+        GraphArchiveError(
+            .badObjectReference, "UID \(UInt(bitPattern: plist.uid(object))) is out of range: $objects has \(entries.count) entries",
+            offset: plist.offset(of: object.index))
     }
 
     /// What entry `uid` is.
@@ -278,22 +298,57 @@ struct KeyedArchiveIndex {
         return try newKeyID(index)
     }
 
+    @inline(never)
     private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
         let object = try plist.object(index)
-        guard object.type == BPlistMarker.asciiString || object.type == BPlistMarker.utf16String else {
+        let id: Int
+        switch object.type {
+        case BPlistMarker.asciiString:
+            id = try asciiKeyID(object)
+        case BPlistMarker.utf16String:
+            id = addKey(try plist.string(object))
+        default:
             throw GraphArchiveError(
                 .corrupt, "dictionary key is a \(BPlistMarker.describe(object.marker)), not a string", offset: plist.offset(of: index))
         }
-        let name = try plist.string(object)
-        let id: Int
-        if let known = keyLookup[name] {
-            id = known
-        } else {
-            id = keyNames.count
-            keyNames.append(name)
-            keyLookup[name] = id
-        }
         keyIDs[index] = Int32(truncatingIfNeeded: id)
+        return id
+    }
+
+    /// The id of an ASCII key, found by hashing and comparing its bytes.
+    private mutating func asciiKeyID(_ object: BPlistObject) throws(GraphArchiveError) -> Int {
+        // FNV-1a over the bytes and the length.
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(object.count)
+        try plist.forEachByte(of: object) { hash = (hash ^ UInt64($0)) &* 0x100_0000_01B3 }
+        var candidate = keyHashes[hash] ?? -1
+        while candidate >= 0 {
+            let known = keyBytes[candidate]
+            if known.count == object.count {
+                var position = 0
+                var same = true
+                try plist.forEachByte(of: object) { byte in
+                    same = same && known[position] == byte
+                    position += 1
+                }
+                if same { return candidate }
+            }
+            candidate = keyCollisions[candidate]
+        }
+        return addKey(try plist.string(object))
+    }
+
+    /// The id of key `name`, added to the table if new.
+    private mutating func addKey(_ name: String) -> Int {
+        if let known = keyLookup[name] { return known }
+        let id = keyNames.count
+        keyNames.append(name)
+        keyLookup[name] = id
+        let bytes = Array(name.utf8)
+        keyBytes.append(bytes)
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        keyCollisions.append(keyHashes[hash] ?? -1)
+        keyHashes[hash] = id
         return id
     }
 

@@ -30,6 +30,11 @@ struct KeyedArchiveReader: ~Copyable {
     private var flags: [UInt8]
     /// Object UIDs in construction order.
     private var order: [Int] = []
+    /// Per object UID: where its record starts in `records`.
+    private var recordStart: [Int]
+    /// Parsed records, back to back: the shape id, then the value objects in the shape's key
+    /// order. Built while ordering, so writing does not parse the dictionaries again.
+    private var records: [Int] = []
     private var nativeKeys: [Int] = []
     private var nativeTypes: [Int] = []
     private var referenceCount = 0
@@ -47,6 +52,7 @@ struct KeyedArchiveReader: ~Copyable {
         state = EncodingState(maximumDepth: options.maximumDepth)
         position = Array(repeating: Self.unvisited, count: index.entryCount)
         flags = Array(repeating: 0, count: index.entryCount)
+        recordStart = Array(repeating: 0, count: index.entryCount)
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
         budget = overflow ? Int.max : scaled + Self.expansionAllowance
     }
@@ -112,9 +118,10 @@ struct KeyedArchiveReader: ~Copyable {
     ) throws(GraphArchiveError) {
         position[uid] = Self.inProgress
         let start = edges.count
-        let object = try index.entryObject(uid)
-        for slot in 0..<object.count {
-            try collectObjects(inField: index.plist.reference(in: object, at: object.count + slot), into: &edges, depth: 0)
+        let record = try parseRecord(uid)
+        recordStart[uid] = record
+        for position in (record + 1)..<records.count {
+            try collectObjects(inField: records[position], into: &edges, depth: 0)
         }
         stack.append((uid, start, start))
     }
@@ -197,18 +204,27 @@ struct KeyedArchiveReader: ~Copyable {
         }
     }
 
-    /// Writes each object's record.
+    /// Writes each object's record, parsed while ordering.
     private mutating func writeObjects() throws(GraphArchiveError) {
         for uid in order {
-            try writeRecord(uid, depth: 0)
+            try writeRecord(at: recordStart[uid], depth: 0)
         }
     }
 
-    /// Writes the record of instance `uid`: its shape, then its values in the shape's key order.
-    private mutating func writeRecord(_ uid: Int, depth: Int) throws(GraphArchiveError) {
+    /// Writes the record parsed at `start` of `records`: its shape, then its values.
+    private mutating func writeRecord(at start: Int, depth: Int) throws(GraphArchiveError) {
+        let shape = records[start]
+        state.out.writeVarint(shape)
+        for position in (start + 1)..<(start + 1 + state.shapes[shape].keyIDs.count) {
+            try writeField(records[position], depth: depth)
+        }
+    }
+
+    /// Parses the dictionary of instance `uid` onto `records`: its shape, then its value
+    /// objects in the shape's key order. Returns where it starts.
+    private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
         let object = try index.entryObject(uid)
-        // Fields are collected first: values may hold records that reuse `fields`.
-        let start = fields.count
+        fields.removeAll(keepingCapacity: true)
         for slot in 0..<object.count {
             let keyID = try index.keyID(of: index.plist.reference(in: object, at: slot))
             if keyID == KeyedKey.classReference { continue }
@@ -216,24 +232,23 @@ struct KeyedArchiveReader: ~Copyable {
             // Sort by key id as we go (records have a handful of keys): key ids follow first
             // appearance, so every instance of a class gets one shape whatever its key order.
             var insertion = fields.count
-            while insertion > start && fields[insertion - 1].key > field.key { insertion -= 1 }
-            guard insertion == start || fields[insertion - 1].key != field.key else {
+            while insertion > 0 && fields[insertion - 1].key > field.key { insertion -= 1 }
+            guard insertion == 0 || fields[insertion - 1].key != field.key else {
                 throw GraphArchiveError(
                     .corrupt, "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
                     offset: index.plist.offset(of: object.index))
             }
             fields.insert(field, at: insertion)
         }
-        state.out.writeVarint(shape(type: nativeType(index.modelType(of: uid)), fieldsFrom: start))
-        for position in start..<fields.count {
-            try writeField(fields[position].value, depth: depth)
-        }
-        fields.removeSubrange(start...)
+        let start = records.count
+        records.append(shape(type: nativeType(index.modelType(of: uid))))
+        for field in fields { records.append(field.value) }
+        return start
     }
 
     /// The shape of the record whose keys are in `fields`, reusing the type's last one.
-    private mutating func shape(type: Int, fieldsFrom start: Int) -> Int {
-        let keys = fields[start...].lazy.map(\.key)
+    private mutating func shape(type: Int) -> Int {
+        let keys = fields.lazy.map(\.key)
         let last = state.types[type].lastShape
         if last >= 0 && state.shapes[last].keyIDs.elementsEqual(keys) { return last }
         let shape = EncodedShape(typeID: type, keyIDs: Array(keys))
@@ -288,7 +303,10 @@ struct KeyedArchiveReader: ~Copyable {
         case .record:
             try enter(uid, depth: depth)
             state.out.writeByte(ValueTag.valueRecord)
-            try writeRecord(uid, depth: depth + 1)
+            // Parsed at the end of `records` and dropped once written.
+            let start = try parseRecord(uid)
+            try writeRecord(at: start, depth: depth + 1)
+            records.removeSubrange(start...)
             flags[uid] &= ~Self.expanding
         case .array:
             try enter(uid, depth: depth)
@@ -389,7 +407,18 @@ struct KeyedArchiveReader: ~Copyable {
         case BPlistMarker.real:
             let (value, isSingle) = try plist.real(object)
             if isSingle { state.writeFloat(Float(value)) } else { state.writeDouble(value) }
-        case BPlistMarker.asciiString, BPlistMarker.utf16String:
+        case BPlistMarker.asciiString:
+            // Copied as they are: ASCII is UTF-8, and the unarchiver validates every string it
+            // reads, so a stray high byte still ends as `.invalidUTF8`.
+            try spend(object.count)
+            if object.count < ValueTag.shortStringLimit {
+                state.out.writeByte(ValueTag.shortStringBase | UInt8(truncatingIfNeeded: object.count))
+            } else {
+                state.out.writeByte(ValueTag.string)
+                state.out.writeVarint(object.count)
+            }
+            try plist.copyContent(of: object, into: &state.out)
+        case BPlistMarker.utf16String:
             try spend(object.count)
             state.writeString(try plist.string(object))
         case BPlistMarker.data:
