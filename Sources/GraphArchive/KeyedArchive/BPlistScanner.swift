@@ -71,13 +71,15 @@ struct BPlist {
     let bytes: ArchiveBytes
     /// A reader that ends where the offset table starts: no object can be read past it.
     let reader: ByteReader
-    /// Where each object starts.
-    let offsets: [Int]
+    /// Where each object starts. (32 bits: the tables are as large as the object count, and
+    /// half the width is half the memory traffic; files over 4 GiB are refused.)
+    private let offsets: [UInt32]
     /// Each object's marker, and where its content starts (after marker and length).
     private let markers: [UInt8]
-    private let contentStarts: [Int]
-    /// Each object's element count (strings, data, containers) or UID value; 0 otherwise.
-    private let counts: [Int]
+    private let contentStarts: [UInt32]
+    /// Each object's element count (strings, data, containers) or UID value (UInt32.max if
+    /// larger); 0 otherwise.
+    private let counts: [UInt32]
     /// Width of an object reference in containers, in bytes.
     let referenceSize: Int
     /// The root object's index.
@@ -136,6 +138,9 @@ struct BPlist {
         guard referenceSize == 8 || objectCount <= 1 << (8 * UInt64(referenceSize)) else {
             throw damaged("\(referenceSize)-byte references cannot address \(objectCount) objects")
         }
+        guard bytes.count <= Int(UInt32.max) else {
+            throw GraphArchiveError(.limitExceeded, "binary property lists over 4 GiB are not supported", offset: 0)
+        }
         guard objectCount <= UInt64(maximumObjectCount) else {
             throw GraphArchiveError(
                 .limitExceeded, "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
@@ -146,8 +151,15 @@ struct BPlist {
         let count = Int(objectCount)
         let end = Int(tableStart)
         reader.offset = end
-        var offsets: [Int] = []
+        var offsets: [UInt32] = []
+        var markers: [UInt8] = []
+        var contentStarts: [UInt32] = []
+        var counts: [UInt32] = []
         offsets.reserveCapacity(count)
+        markers.reserveCapacity(count)
+        contentStarts.reserveCapacity(count)
+        counts.reserveCapacity(count)
+        var cursor = bytes.reader(0..<end)
         for index in 0..<count {
             let offset = try reader.readBigEndian(width: offsetSize)
             guard offset >= UInt64(magic.count), offset < tableStart else {
@@ -155,21 +167,12 @@ struct BPlist {
                     .corrupt, "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
                     offset: end + index * offsetSize)
             }
-            offsets.append(Int(offset))
-        }
-        var markers: [UInt8] = []
-        var contentStarts: [Int] = []
-        var counts: [Int] = []
-        markers.reserveCapacity(count)
-        contentStarts.reserveCapacity(count)
-        counts.reserveCapacity(count)
-        var cursor = bytes.reader(0..<end)
-        for index in 0..<count {
-            cursor.offset = offsets[index]
+            cursor.offset = Int(offset)
             let (marker, count) = try scanHeader(&cursor, index: index, referenceSize: referenceSize)
+            offsets.append(UInt32(truncatingIfNeeded: offset))
             markers.append(marker)
-            contentStarts.append(cursor.offset)
-            counts.append(count)
+            contentStarts.append(UInt32(truncatingIfNeeded: cursor.offset))
+            counts.append(UInt32(clamping: count))
         }
         return BPlist(
             bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, markers: markers, contentStarts: contentStarts,
@@ -178,9 +181,10 @@ struct BPlist {
 
     /// Reads an object's marker and count (or UID value), leaving `cursor` at its content, and
     /// checks that the content fits before the offset table.
+    @inline(__always)
     private static func scanHeader(
         _ cursor: inout ByteReader, index: Int, referenceSize: Int
-    ) throws(GraphArchiveError) -> (marker: UInt8, count: Int) {
+    ) throws(GraphArchiveError) -> (marker: UInt8, count: UInt64) {
         let start = cursor.offset
         let marker = try cursor.readByte()
         let nibble = Int(marker & 0x0F)
@@ -195,7 +199,7 @@ struct BPlist {
             guard nibble < 8 else {
                 throw GraphArchiveError(.corrupt, "UID object \(index) is \(nibble + 1) bytes wide", offset: start)
             }
-            return (marker, Int(truncatingIfNeeded: try cursor.readBigEndian(width: nibble + 1)))
+            return (marker, try cursor.readBigEndian(width: nibble + 1))
         default:
             // Fixed-size objects: checked to be whole here, interpreted when read.
             let size: Int
@@ -220,7 +224,7 @@ struct BPlist {
                 .corrupt, "\(BPlistMarker.describe(marker)) object \(index) claims \(count) elements, more than the object data holds",
                 offset: start)
         }
-        return (marker, count)
+        return (marker, UInt64(count))
     }
 
     // MARK: - Objects
@@ -231,7 +235,7 @@ struct BPlist {
     @inline(__always)
     func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
         guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
-        return BPlistObject(index: index, marker: markers[index], count: counts[index], contentStart: contentStarts[index])
+        return BPlistObject(index: index, marker: markers[index], count: Int(counts[index]), contentStart: Int(contentStarts[index]))
     }
 
     /// The marker of object `index`, which must exist.
@@ -244,6 +248,7 @@ struct BPlist {
     }
 
     /// Reads the integer object that follows a 0xF count nibble.
+    @inline(never)
     private static func readLength(_ cursor: inout ByteReader, object: Int) throws(GraphArchiveError) -> Int {
         let start = cursor.offset
         let marker = try cursor.readByte()
@@ -282,19 +287,24 @@ struct BPlist {
         try ByteReader.copy(from: object.contentStart, to: object.contentStart + object.count, of: &cursor, into: &writer)
     }
 
-    /// Visits the bytes of ASCII string `object` one by one (for hashing and comparing keys
-    /// without making a `String`).
+    /// The first 24 bytes of string or data `object` as three little-endian words, zero past
+    /// its end (for comparing short keys without making a `String`).
     @inline(__always)
-    func forEachByte(of object: BPlistObject, _ body: (UInt8) -> Void) throws(GraphArchiveError) {
+    func words(of object: BPlistObject) throws(GraphArchiveError) -> (UInt64, UInt64, UInt64) {
         var cursor = reader
         cursor.offset = object.contentStart
-        for _ in 0..<object.count { body(try cursor.readByte()) }
+        var left = object.count
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        if left > 0 { words.0 = try cursor.readPadded(min(left, 8)); left -= min(left, 8) }
+        if left > 0 { words.1 = try cursor.readPadded(min(left, 8)); left -= min(left, 8) }
+        if left > 0 { words.2 = try cursor.readPadded(min(left, 8)) }
+        return words
     }
 
     // MARK: - Scalars
 
     /// A UID's value (the keyed archive's index into `$objects`), as read by the scan; a value
-    /// beyond `Int.max` comes back negative.
+    /// beyond 32 bits comes back as UInt32.max, out of range of any `$objects`.
     @inline(__always)
     func uid(_ object: BPlistObject) -> Int { object.count }
 
@@ -312,11 +322,11 @@ struct BPlist {
             let high = try cursor.readBigEndian(width: 8)
             let low = try cursor.readBigEndian(width: 8)
             guard high == 0 else {
-                throw GraphArchiveError(.valueOutOfRange, "128-bit integer object \(object.index) does not fit 64 bits", offset: offsets[object.index])
+                throw GraphArchiveError(.valueOutOfRange, "128-bit integer object \(object.index) does not fit 64 bits", offset: Int(offsets[object.index]))
             }
             return (low, true)
         default:
-            throw GraphArchiveError(.corrupt, "integer object \(object.index) has an invalid size", offset: offsets[object.index])
+            throw GraphArchiveError(.corrupt, "integer object \(object.index) has an invalid size", offset: Int(offsets[object.index]))
         }
     }
 
@@ -330,7 +340,7 @@ struct BPlist {
         case BPlistMarker.real | 3, BPlistMarker.date:
             return (Double(bitPattern: try cursor.readBigEndian(width: 8)), false)
         default:
-            throw GraphArchiveError(.corrupt, "real object \(object.index) has an invalid size", offset: offsets[object.index])
+            throw GraphArchiveError(.corrupt, "real object \(object.index) has an invalid size", offset: Int(offsets[object.index]))
         }
     }
 
@@ -350,13 +360,13 @@ struct BPlist {
                 units.append(UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
             }
             guard let string = String(validating: units, as: UTF16.self) else {
-                throw GraphArchiveError(.invalidUTF8, "string object \(object.index) is not valid UTF-16", offset: offsets[object.index])
+                throw GraphArchiveError(.invalidUTF8, "string object \(object.index) is not valid UTF-16", offset: Int(offsets[object.index]))
             }
             return string
         default:
             throw GraphArchiveError(
                 .typeMismatch, "expected a string, found \(BPlistMarker.describe(object.marker)) (object \(object.index))",
-                offset: offsets[object.index])
+                offset: Int(offsets[object.index]))
         }
     }
 
@@ -369,7 +379,7 @@ struct BPlist {
 
     /// The byte offset of object `index`, for error messages.
     func offset(of index: Int) -> Int? {
-        index >= 0 && index < offsets.count ? offsets[index] : nil
+        index >= 0 && index < offsets.count ? Int(offsets[index]) : nil
     }
 }
 
@@ -379,8 +389,25 @@ extension ByteReader {
     mutating func readBigEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
         // One-byte references are the common case in small archives.
         if width == 1 { return UInt64(try readByte()) }
-        // The little-endian read puts the first byte lowest; swapping and shifting puts it highest.
+        // A little-endian read puts the first byte lowest; swapping and shifting puts it
+        // highest. Where 8 bytes remain, one unaligned load and a step back beat a byte loop.
+        if width < 8 && remaining >= 8 {
+            let word = try readLittleEndian(width: 8)
+            offset -= 8 - width
+            return word.byteSwapped >> UInt64(64 - 8 * width)
+        }
         return try readLittleEndian(width: width).byteSwapped >> UInt64(64 - 8 * width)
+    }
+}
+
+extension ByteReader {
+    /// Reads `width` (1...8) bytes little endian, as a word whose higher bytes are zero.
+    @inline(__always)
+    mutating func readPadded(_ width: Int) throws(GraphArchiveError) -> UInt64 {
+        guard width < 8 && remaining >= 8 else { return try readLittleEndian(width: width) }
+        let word = try readLittleEndian(width: 8)
+        offset -= 8 - width
+        return word & ((1 << UInt64(8 * width)) - 1)
     }
 }
 

@@ -80,12 +80,12 @@ struct KeyedArchiveIndex {
     private var keyIDs: [Int32]
     private(set) var keyNames: [String] = []
     private var keyLookup: [String: Int]
-    /// Key ids by a hash of their ASCII bytes (chained through `keyCollisions`): Foundation on
-    /// Linux writes each dictionary's key strings anew, so keys are matched by content without
-    /// making a `String` per key.
-    private var keyHashes: [UInt64: Int] = [:]
-    private var keyCollisions: [Int] = []
-    private var keyBytes: [[UInt8]] = []
+    /// Keys of up to 24 bytes as three zero-padded little-endian words, by key id, and an
+    /// open-addressing table of key ids by a hash of those words. Foundation on Linux writes
+    /// every dictionary's key strings anew, so keys are matched by content, three word
+    /// compares, never making a `String` per key.
+    private var keyWords: [KeyWords?] = []
+    private var keySlots: [Int32] = Array(repeating: -1, count: 64)
     private(set) var typeNames: [String] = []
     private(set) var typeIsValue: [Bool] = []
     private var typeLookup: [String: Int] = [:]
@@ -303,8 +303,10 @@ struct KeyedArchiveIndex {
         let object = try plist.object(index)
         let id: Int
         switch object.type {
+        case BPlistMarker.asciiString where object.count <= KeyWords.maximumLength:
+            id = try shortKeyID(KeyWords(try plist.words(of: object), length: object.count), object)
         case BPlistMarker.asciiString:
-            id = try asciiKeyID(object)
+            id = addKey(try plist.string(object))
         case BPlistMarker.utf16String:
             id = addKey(try plist.string(object))
         default:
@@ -315,41 +317,47 @@ struct KeyedArchiveIndex {
         return id
     }
 
-    /// The id of an ASCII key, found by hashing and comparing its bytes.
-    private mutating func asciiKeyID(_ object: BPlistObject) throws(GraphArchiveError) -> Int {
-        // FNV-1a over the bytes and the length.
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(object.count)
-        try plist.forEachByte(of: object) { hash = (hash ^ UInt64($0)) &* 0x100_0000_01B3 }
-        var candidate = keyHashes[hash] ?? -1
-        while candidate >= 0 {
-            let known = keyBytes[candidate]
-            if known.count == object.count {
-                var position = 0
-                var same = true
-                try plist.forEachByte(of: object) { byte in
-                    same = same && known[position] == byte
-                    position += 1
-                }
-                if same { return candidate }
-            }
-            candidate = keyCollisions[candidate]
+    /// The id of the short key `words`, the content of `object`.
+    @inline(__always)
+    private mutating func shortKeyID(_ words: KeyWords, _ object: BPlistObject) throws(GraphArchiveError) -> Int {
+        let mask = keySlots.count - 1
+        var slot = words.hash & mask
+        while keySlots[slot] >= 0 {
+            let id = Int(keySlots[slot])
+            if keyWords[id] == words { return id }
+            slot = (slot + 1) & mask
         }
         return addKey(try plist.string(object))
     }
 
-    /// The id of key `name`, added to the table if new.
+    /// The id of key `name`, added to the tables if new.
     private mutating func addKey(_ name: String) -> Int {
         if let known = keyLookup[name] { return known }
         let id = keyNames.count
         keyNames.append(name)
         keyLookup[name] = id
-        let bytes = Array(name.utf8)
-        keyBytes.append(bytes)
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        keyCollisions.append(keyHashes[hash] ?? -1)
-        keyHashes[hash] = id
+        let words = KeyWords(name)
+        keyWords.append(words)
+        if let words {
+            // At most half full, so probes stay short and always end at an empty slot.
+            if 2 * (keyNames.count + 1) > keySlots.count { rehashKeys(capacity: 2 * keySlots.count) }
+            insertKey(id, words)
+        }
         return id
+    }
+
+    private mutating func insertKey(_ id: Int, _ words: KeyWords) {
+        let mask = keySlots.count - 1
+        var slot = words.hash & mask
+        while keySlots[slot] >= 0 { slot = (slot + 1) & mask }
+        keySlots[slot] = Int32(truncatingIfNeeded: id)
+    }
+
+    private mutating func rehashKeys(capacity: Int) {
+        keySlots = Array(repeating: -1, count: capacity)
+        for (id, words) in keyWords.enumerated() {
+            if let words { insertKey(id, words) }
+        }
     }
 
     /// The value object stored under key `key` in dictionary `object`, or nil.
@@ -410,5 +418,36 @@ struct KeyedArchiveIndex {
                 offset: plist.offset(of: container.index))
         }
         return container
+    }
+}
+
+/// A key of up to 24 bytes as three zero-padded little-endian words and its length.
+struct KeyWords: Equatable {
+    static let maximumLength = 24
+    var first: UInt64
+    var second: UInt64
+    var third: UInt64
+    var length: Int
+
+    init(_ words: (UInt64, UInt64, UInt64), length: Int) {
+        (first, second, third) = words
+        self.length = length
+    }
+
+    /// The words of `name`'s UTF-8, or nil if it is longer than 24 bytes.
+    init?(_ name: String) {
+        let bytes = Array(name.utf8)
+        guard bytes.count <= Self.maximumLength else { return nil }
+        var words: [UInt64] = [0, 0, 0]
+        for (index, byte) in bytes.enumerated() {
+            words[index / 8] |= UInt64(byte) << (8 * UInt64(index % 8))
+        }
+        self.init((words[0], words[1], words[2]), length: bytes.count)
+    }
+
+    var hash: Int {
+        let mixed = (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
+            ^ UInt64(length)
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
     }
 }

@@ -231,14 +231,18 @@ struct KeyedArchiveReader: ~Copyable {
             let field = (key: nativeKey(keyID), value: try index.plist.reference(in: object, at: object.count + slot))
             // Sort by key id as we go (records have a handful of keys): key ids follow first
             // appearance, so every instance of a class gets one shape whatever its key order.
-            var insertion = fields.count
-            while insertion > 0 && fields[insertion - 1].key > field.key { insertion -= 1 }
+            fields.append(field)
+            var insertion = fields.count - 1
+            while insertion > 0 && fields[insertion - 1].key > field.key {
+                fields[insertion] = fields[insertion - 1]
+                insertion -= 1
+            }
             guard insertion == 0 || fields[insertion - 1].key != field.key else {
                 throw GraphArchiveError(
                     .corrupt, "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
                     offset: index.plist.offset(of: object.index))
             }
-            fields.insert(field, at: insertion)
+            fields[insertion] = field
         }
         let start = records.count
         records.append(shape(type: nativeType(index.modelType(of: uid))))
