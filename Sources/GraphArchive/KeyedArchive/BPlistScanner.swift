@@ -60,6 +60,28 @@ struct BPlistObject {
     var type: UInt8 { marker & 0xF0 }
 }
 
+/// A container's references, read in order.
+struct BPlistReferences {
+    var cursor: ByteReader
+    let width: Int
+    let objectCount: Int
+    let container: Int
+
+    @inline(__always)
+    mutating func next() throws(GraphArchiveError) -> Int {
+        let reference = try cursor.readBigEndian(width: width)
+        guard reference < UInt64(objectCount) else { throw outOfRange(reference) }
+        return Int(reference)
+    }
+
+    @inline(never)
+    private func outOfRange(_ reference: UInt64) -> GraphArchiveError {
+        GraphArchiveError(
+            .badObjectReference, "object \(container) refers to object \(reference), but the property list has \(objectCount)",
+            offset: cursor.offset - width)
+    }
+}
+
 /// A binary property list whose trailer, offset table and objects are checked: every object
 /// lies between the magic and the offset table, strings, data and containers fit before the
 /// offset table, and references are as wide as the trailer says.
@@ -74,12 +96,9 @@ struct BPlist {
     /// Where each object starts. (32 bits: the tables are as large as the object count, and
     /// half the width is half the memory traffic; files over 4 GiB are refused.)
     private let offsets: [UInt32]
-    /// Each object's marker, and where its content starts (after marker and length).
-    private let markers: [UInt8]
-    private let contentStarts: [UInt32]
-    /// Each object's element count (strings, data, containers) or UID value (UInt32.max if
-    /// larger); 0 otherwise.
-    private let counts: [UInt32]
+    /// Each object's header, packed: marker (bits 0-7), header length (8-15), and its element
+    /// count (strings, data, containers) or UID value, UInt32.max if larger (32-63).
+    private let headers: [UInt64]
     /// Width of an object reference in containers, in bytes.
     let referenceSize: Int
     /// The root object's index.
@@ -152,13 +171,9 @@ struct BPlist {
         let end = Int(tableStart)
         reader.offset = end
         var offsets: [UInt32] = []
-        var markers: [UInt8] = []
-        var contentStarts: [UInt32] = []
-        var counts: [UInt32] = []
+        var headers: [UInt64] = []
         offsets.reserveCapacity(count)
-        markers.reserveCapacity(count)
-        contentStarts.reserveCapacity(count)
-        counts.reserveCapacity(count)
+        headers.reserveCapacity(count)
         var cursor = bytes.reader(0..<end)
         for index in 0..<count {
             let offset = try reader.readBigEndian(width: offsetSize)
@@ -170,13 +185,13 @@ struct BPlist {
             cursor.offset = Int(offset)
             let (marker, count) = try scanHeader(&cursor, index: index, referenceSize: referenceSize)
             offsets.append(UInt32(truncatingIfNeeded: offset))
-            markers.append(marker)
-            contentStarts.append(UInt32(truncatingIfNeeded: cursor.offset))
-            counts.append(UInt32(clamping: count))
+            // The header is at most 10 bytes: marker, length marker, 8 length bytes.
+            let headerLength = UInt64(cursor.offset - Int(offset))
+            headers.append(UInt64(UInt32(clamping: count)) << 32 | headerLength << 8 | UInt64(marker))
         }
         return BPlist(
-            bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, markers: markers, contentStarts: contentStarts,
-            counts: counts, referenceSize: referenceSize, top: Int(top))
+            bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, headers: headers, referenceSize: referenceSize,
+            top: Int(top))
     }
 
     /// Reads an object's marker and count (or UID value), leaving `cursor` at its content, and
@@ -235,12 +250,15 @@ struct BPlist {
     @inline(__always)
     func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
         guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
-        return BPlistObject(index: index, marker: markers[index], count: Int(counts[index]), contentStart: Int(contentStarts[index]))
+        let header = headers[index]
+        return BPlistObject(
+            index: index, marker: UInt8(truncatingIfNeeded: header), count: Int(header >> 32),
+            contentStart: Int(offsets[index]) + Int((header >> 8) & 0xFF))
     }
 
     /// The marker of object `index`, which must exist.
     @inline(__always)
-    func marker(_ index: Int) -> UInt8 { markers[index] }
+    func marker(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: headers[index]) }
 
     @inline(never)
     private func outOfRange(_ index: Int) -> GraphArchiveError {
@@ -266,19 +284,17 @@ struct BPlist {
     /// values follow its `count` keys).
     @inline(__always)
     func reference(in container: BPlistObject, at position: Int) throws(GraphArchiveError) -> Int {
+        var references = references(of: container, from: position)
+        return try references.next()
+    }
+
+    /// The references of `container` from slot `position` on, to read one after another.
+    @inline(__always)
+    func references(of container: BPlistObject, from position: Int = 0) -> BPlistReferences {
         var cursor = reader
         // Cannot overflow: the scan checked count * unit against the bytes left.
         cursor.offset = container.contentStart &+ position &* referenceSize
-        let reference = try cursor.readBigEndian(width: referenceSize)
-        guard reference < UInt64(offsets.count) else { throw badReference(reference, in: container, at: cursor.offset) }
-        return Int(reference)
-    }
-
-    @inline(never)
-    private func badReference(_ reference: UInt64, in container: BPlistObject, at offset: Int) -> GraphArchiveError {
-        GraphArchiveError(
-            .badObjectReference, "object \(container.index) refers to object \(reference), but the property list has \(offsets.count)",
-            offset: offset - referenceSize)
+        return BPlistReferences(cursor: cursor, width: referenceSize, objectCount: offsets.count, container: container.index)
     }
 
     /// Appends the bytes of string or data object `object` to `writer` as they are.

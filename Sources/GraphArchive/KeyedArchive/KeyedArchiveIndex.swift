@@ -188,6 +188,21 @@ struct KeyedArchiveIndex {
         return try classify(uid)
     }
 
+    /// Whether entry `uid` is a plain value (string, number, boolean, data, date), which its
+    /// marker alone tells: the fast path past classifying.
+    @inline(__always)
+    func isPlainValue(_ uid: Int) -> Bool {
+        // UID 0 is "$null": nil, not the string.
+        guard uid != 0 else { return false }
+        let marker = plist.marker(uidObjects[uid])
+        switch marker & 0xF0 {
+        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.asciiString, BPlistMarker.utf16String, BPlistMarker.data:
+            return true
+        default:
+            return marker == BPlistMarker.falseValue || marker == BPlistMarker.trueValue || marker == BPlistMarker.date
+        }
+    }
+
     /// The model type id of object or record entry `uid` (valid once `kind(of:)` said so).
     func modelType(of uid: Int) -> Int { details[uid] }
 
@@ -362,8 +377,9 @@ struct KeyedArchiveIndex {
 
     /// The value object stored under key `key` in dictionary `object`, or nil.
     mutating func member(of object: BPlistObject, key: Int) throws(GraphArchiveError) -> Int? {
+        var keys = plist.references(of: object)
         for position in 0..<object.count {
-            if try keyID(of: plist.reference(in: object, at: position)) == key {
+            if try keyID(of: keys.next()) == key {
                 return try plist.reference(in: object, at: object.count + position)
             }
         }

@@ -83,8 +83,9 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func orderObjects() throws(GraphArchiveError) {
         var edges: [Int] = []
         let top = index.top
-        for slot in 0..<top.count {
-            try collectObjects(inField: index.plist.reference(in: top, at: top.count + slot), into: &edges, depth: 0)
+        var values = index.plist.references(of: top, from: top.count)
+        for _ in 0..<top.count {
+            try collectObjects(inField: values.next(), into: &edges, depth: 0)
         }
         let roots = edges
         edges.removeAll()
@@ -133,6 +134,7 @@ struct KeyedArchiveReader: ~Copyable {
         // Inline scalars hold no objects; inline containers are refused when written.
         guard object.type == BPlistMarker.uid else { return }
         let uid = try index.uid(object)
+        if index.isPlainValue(uid) { return }
         switch try index.kind(of: uid) {
         case .object:
             edges.append(uid)
@@ -153,9 +155,9 @@ struct KeyedArchiveReader: ~Copyable {
                 parts = [(record, record.count)]
             }
             for part in parts {
-                for slot in 0..<part.container.count {
-                    try collectObjects(
-                        inField: index.plist.reference(in: part.container, at: part.start + slot), into: &edges, depth: depth + 1)
+                var references = index.plist.references(of: part.container, from: part.start)
+                for _ in 0..<part.container.count {
+                    try collectObjects(inField: references.next(), into: &edges, depth: depth + 1)
                 }
             }
             flags[uid] &= ~Self.expanding
@@ -225,10 +227,13 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
         let object = try index.entryObject(uid)
         fields.removeAll(keepingCapacity: true)
-        for slot in 0..<object.count {
-            let keyID = try index.keyID(of: index.plist.reference(in: object, at: slot))
+        var keys = index.plist.references(of: object)
+        var values = index.plist.references(of: object, from: object.count)
+        for _ in 0..<object.count {
+            let keyID = try index.keyID(of: keys.next())
+            let value = try values.next()
             if keyID == KeyedKey.classReference { continue }
-            let field = (key: nativeKey(keyID), value: try index.plist.reference(in: object, at: object.count + slot))
+            let field = (key: nativeKey(keyID), value: value)
             // Sort by key id as we go (records have a handful of keys): key ids follow first
             // appearance, so every instance of a class gets one shape whatever its key order.
             fields.append(field)
@@ -252,10 +257,9 @@ struct KeyedArchiveReader: ~Copyable {
 
     /// The shape of the record whose keys are in `fields`, reusing the type's last one.
     private mutating func shape(type: Int) -> Int {
-        let keys = fields.lazy.map(\.key)
         let last = state.types[type].lastShape
-        if last >= 0 && state.shapes[last].keyIDs.elementsEqual(keys) { return last }
-        let shape = EncodedShape(typeID: type, keyIDs: Array(keys))
+        if last >= 0 && fieldsMatch(state.shapes[last].keyIDs) { return last }
+        let shape = EncodedShape(typeID: type, keyIDs: fields.map(\.key))
         let id: Int
         if let known = state.shapeIndex[shape] {
             id = known
@@ -268,7 +272,19 @@ struct KeyedArchiveReader: ~Copyable {
         return id
     }
 
+    private func fieldsMatch(_ keys: [Int]) -> Bool {
+        guard keys.count == fields.count else { return false }
+        for position in keys.indices where keys[position] != fields[position].key { return false }
+        return true
+    }
+
+    @inline(__always)
     private mutating func nativeKey(_ keyID: Int) -> Int {
+        if keyID < nativeKeys.count && nativeKeys[keyID] >= 0 { return nativeKeys[keyID] }
+        return newNativeKey(keyID)
+    }
+
+    private mutating func newNativeKey(_ keyID: Int) -> Int {
         while nativeKeys.count <= keyID { nativeKeys.append(-1) }
         if nativeKeys[keyID] < 0 { nativeKeys[keyID] = state.keyID(index.keyNames[keyID]) }
         return nativeKeys[keyID]
@@ -295,6 +311,10 @@ struct KeyedArchiveReader: ~Copyable {
 
     private mutating func writeEntry(_ uid: Int, depth: Int) throws(GraphArchiveError) {
         try spend(1)
+        if index.isPlainValue(uid) {
+            try writeScalar(index.entryObject(uid))
+            return
+        }
         switch try index.kind(of: uid) {
         case .null:
             state.writeNil()
@@ -367,18 +387,20 @@ struct KeyedArchiveReader: ~Copyable {
     /// tagged values.
     private mutating func writeArray(_ elements: BPlistObject, depth: Int) throws(GraphArchiveError) {
         var allObjects = true
-        for slot in 0..<elements.count {
-            let element = try index.plist.object(index.plist.reference(in: elements, at: slot))
+        var references = index.plist.references(of: elements)
+        for _ in 0..<elements.count {
+            let element = try index.plist.object(references.next())
             guard element.type == BPlistMarker.uid, try index.kind(of: index.uid(element)) == .object else {
                 allObjects = false
                 break
             }
         }
+        references = index.plist.references(of: elements)
         guard allObjects && elements.count > 0 else {
             state.out.writeByte(ValueTag.array)
             state.out.writeVarint(elements.count)
-            for slot in 0..<elements.count {
-                try writeField(index.plist.reference(in: elements, at: slot), depth: depth + 1)
+            for _ in 0..<elements.count {
+                try writeField(references.next(), depth: depth + 1)
             }
             return
         }
@@ -386,8 +408,8 @@ struct KeyedArchiveReader: ~Copyable {
         state.out.writeByte(ValueTag.referenceArray)
         state.out.writeVarint(elements.count)
         var previous = -1
-        for slot in 0..<elements.count {
-            let element = try index.plist.object(index.plist.reference(in: elements, at: slot))
+        for _ in 0..<elements.count {
+            let element = try index.plist.object(references.next())
             let current = try objectPosition(index.uid(element))
             let delta = current - previous
             state.out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
