@@ -82,9 +82,10 @@ struct BPlistReferences {
     }
 }
 
-/// A binary property list whose trailer, offset table and objects are checked: every object
-/// lies between the magic and the offset table, strings, data and containers fit before the
-/// offset table, and references are as wide as the trailer says.
+/// A binary property list whose trailer and offset table are checked: every object starts
+/// between the magic and the offset table, and references are as wide as the trailer says.
+/// Object headers are read when an object is used (most are used once or twice), and checked
+/// then: no string, data or container may run into the offset table.
 struct BPlist {
     static let magic: [UInt8] = Array("bplist00".utf8)
     static let trailerSize = 32
@@ -93,12 +94,9 @@ struct BPlist {
     let bytes: ArchiveBytes
     /// A reader that ends where the offset table starts: no object can be read past it.
     let reader: ByteReader
-    /// Where each object starts. (32 bits: the tables are as large as the object count, and
+    /// Where each object starts. (32 bits: the table is as large as the object count, and
     /// half the width is half the memory traffic; files over 4 GiB are refused.)
     private let offsets: [UInt32]
-    /// Each object's header, packed: marker (bits 0-7), header length (8-15), and its element
-    /// count (strings, data, containers) or UID value, UInt32.max if larger (32-63).
-    private let headers: [UInt64]
     /// Width of an object reference in containers, in bytes.
     let referenceSize: Int
     /// The root object's index.
@@ -165,16 +163,12 @@ struct BPlist {
                 .limitExceeded, "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
                 offset: trailerStart + 8)
         }
-        // Every offset and object header once, so later reads cannot fail and need no checks
-        // beyond the reader's own. Counts are bounded by the table, itself bounded by the file.
+        // Every offset once. The count is bounded by the table, itself bounded by the file.
         let count = Int(objectCount)
         let end = Int(tableStart)
         reader.offset = end
         var offsets: [UInt32] = []
-        var headers: [UInt64] = []
         offsets.reserveCapacity(count)
-        headers.reserveCapacity(count)
-        var cursor = bytes.reader(0..<end)
         for index in 0..<count {
             let offset = try reader.readBigEndian(width: offsetSize)
             guard offset >= UInt64(magic.count), offset < tableStart else {
@@ -182,25 +176,22 @@ struct BPlist {
                     .corrupt, "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
                     offset: end + index * offsetSize)
             }
-            cursor.offset = Int(offset)
-            let (marker, count) = try scanHeader(&cursor, index: index, referenceSize: referenceSize)
             offsets.append(UInt32(truncatingIfNeeded: offset))
-            // The header is at most 10 bytes: marker, length marker, 8 length bytes.
-            let headerLength = UInt64(cursor.offset - Int(offset))
-            headers.append(UInt64(UInt32(clamping: count)) << 32 | headerLength << 8 | UInt64(marker))
         }
-        return BPlist(
-            bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, headers: headers, referenceSize: referenceSize,
-            top: Int(top))
+        return BPlist(bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, referenceSize: referenceSize, top: Int(top))
     }
 
-    /// Reads an object's marker and count (or UID value), leaving `cursor` at its content, and
-    /// checks that the content fits before the offset table.
-    @inline(__always)
-    private static func scanHeader(
-        _ cursor: inout ByteReader, index: Int, referenceSize: Int
-    ) throws(GraphArchiveError) -> (marker: UInt8, count: UInt64) {
-        let start = cursor.offset
+    // MARK: - Objects
+
+    /// The marker of object `index` and, for strings, data and containers, its count and where
+    /// its content starts; for a UID, its value (UInt32.max if larger) as the count.
+    ///
+    /// - Throws: `.badObjectReference` for an index outside the table, `.corrupt` for a
+    ///   malformed length or content that would run into the offset table.
+    func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
         let marker = try cursor.readByte()
         let nibble = Int(marker & 0x0F)
         let unit: Int
@@ -210,55 +201,39 @@ struct BPlist {
         case BPlistMarker.array, BPlistMarker.set: unit = referenceSize
         case BPlistMarker.dictionary: unit = 2 * referenceSize
         case BPlistMarker.uid:
-            // The value, so following a UID is an array load.
-            guard nibble < 8 else {
-                throw GraphArchiveError(.corrupt, "UID object \(index) is \(nibble + 1) bytes wide", offset: start)
-            }
-            return (marker, try cursor.readBigEndian(width: nibble + 1))
+            guard nibble < 8 else { throw malformed(index, "is \(nibble + 1) bytes wide") }
+            let value = try cursor.readBigEndian(width: nibble + 1)
+            return BPlistObject(index: index, marker: marker, count: Int(UInt32(clamping: value)), contentStart: cursor.offset)
         default:
-            // Fixed-size objects: checked to be whole here, interpreted when read.
-            let size: Int
-            switch marker {
-            case BPlistMarker.integer...(BPlistMarker.integer | 4): size = 1 << nibble
-            case BPlistMarker.real | 2, BPlistMarker.real | 3: size = 1 << nibble
-            case BPlistMarker.date: size = 8
-            default: size = 0
-            }
-            guard size <= cursor.remaining else {
-                throw GraphArchiveError(.corrupt, "\(BPlistMarker.describe(marker)) object \(index) runs past the object data", offset: start)
-            }
-            return (marker, 0)
+            // Fixed-size content is read, bounds checked, when interpreted.
+            return BPlistObject(index: index, marker: marker, count: 0, contentStart: cursor.offset)
         }
         var count = nibble
         if count == 0x0F {
             count = try readLength(&cursor, object: index)
         }
-        // Division, not multiplication: a forged count cannot overflow.
-        guard count <= cursor.remaining / unit else {
-            throw GraphArchiveError(
-                .corrupt, "\(BPlistMarker.describe(marker)) object \(index) claims \(count) elements, more than the object data holds",
-                offset: start)
+        let (size, overflow) = count.multipliedReportingOverflow(by: unit)
+        guard !overflow, size <= cursor.remaining else {
+            throw malformed(index, "claims \(count) elements, more than the object data holds")
         }
-        return (marker, UInt64(count))
+        return BPlistObject(index: index, marker: marker, count: count, contentStart: cursor.offset)
     }
 
-    // MARK: - Objects
-
-    /// The marker of object `index` and the extent of its content.
-    ///
-    /// - Throws: `.badObjectReference` for an index outside the table.
-    @inline(__always)
-    func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
-        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
-        let header = headers[index]
-        return BPlistObject(
-            index: index, marker: UInt8(truncatingIfNeeded: header), count: Int(header >> 32),
-            contentStart: Int(offsets[index]) + Int((header >> 8) & 0xFF))
+    @inline(never)
+    private func malformed(_ index: Int, _ problem: String) -> GraphArchiveError {
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = (try? cursor.readByte()) ?? 0
+        return GraphArchiveError(.corrupt, "\(BPlistMarker.describe(marker)) object \(index) \(problem)", offset: Int(offsets[index]))
     }
 
     /// The marker of object `index`, which must exist.
     @inline(__always)
-    func marker(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: headers[index]) }
+    func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        return try cursor.readByte()
+    }
 
     @inline(never)
     private func outOfRange(_ index: Int) -> GraphArchiveError {
@@ -266,8 +241,7 @@ struct BPlist {
     }
 
     /// Reads the integer object that follows a 0xF count nibble.
-    @inline(never)
-    private static func readLength(_ cursor: inout ByteReader, object: Int) throws(GraphArchiveError) -> Int {
+    private func readLength(_ cursor: inout ByteReader, object: Int) throws(GraphArchiveError) -> Int {
         let start = cursor.offset
         let marker = try cursor.readByte()
         guard marker & 0xF0 == BPlistMarker.integer, marker & 0x0F <= 3 else {
@@ -319,8 +293,8 @@ struct BPlist {
 
     // MARK: - Scalars
 
-    /// A UID's value (the keyed archive's index into `$objects`), as read by the scan; a value
-    /// beyond 32 bits comes back as UInt32.max, out of range of any `$objects`.
+    /// A UID's value (the keyed archive's index into `$objects`); a value beyond 32 bits comes
+    /// back as UInt32.max, out of range of any `$objects`.
     @inline(__always)
     func uid(_ object: BPlistObject) -> Int { object.count }
 

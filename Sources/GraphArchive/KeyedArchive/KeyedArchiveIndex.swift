@@ -191,10 +191,10 @@ struct KeyedArchiveIndex {
     /// Whether entry `uid` is a plain value (string, number, boolean, data, date), which its
     /// marker alone tells: the fast path past classifying.
     @inline(__always)
-    func isPlainValue(_ uid: Int) -> Bool {
+    func isPlainValue(_ uid: Int) throws(GraphArchiveError) -> Bool {
         // UID 0 is "$null": nil, not the string.
         guard uid != 0 else { return false }
-        let marker = plist.marker(uidObjects[uid])
+        let marker = try plist.marker(uidObjects[uid])
         switch marker & 0xF0 {
         case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.asciiString, BPlistMarker.utf16String, BPlistMarker.data:
             return true

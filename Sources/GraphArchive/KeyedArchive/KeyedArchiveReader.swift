@@ -134,7 +134,7 @@ struct KeyedArchiveReader: ~Copyable {
         // Inline scalars hold no objects; inline containers are refused when written.
         guard object.type == BPlistMarker.uid else { return }
         let uid = try index.uid(object)
-        if index.isPlainValue(uid) { return }
+        if try index.isPlainValue(uid) { return }
         switch try index.kind(of: uid) {
         case .object:
             edges.append(uid)
@@ -311,7 +311,7 @@ struct KeyedArchiveReader: ~Copyable {
 
     private mutating func writeEntry(_ uid: Int, depth: Int) throws(GraphArchiveError) {
         try spend(1)
-        if index.isPlainValue(uid) {
+        if try index.isPlainValue(uid) {
             try writeScalar(index.entryObject(uid))
             return
         }
