@@ -165,6 +165,10 @@ struct KeyedArchiveIndex {
         try plist.object(uidObjects[uid])
     }
 
+    /// The index of the property list object that UID `uid` stands for.
+    @inline(__always)
+    func entryIndex(_ uid: Int) -> Int { uidObjects[uid] }
+
     /// The `$objects` index a UID object holds, checked against the table.
     @inline(__always)
     func uid(_ object: BPlistObject) throws(GraphArchiveError) -> Int {

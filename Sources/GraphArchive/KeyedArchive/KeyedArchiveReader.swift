@@ -32,8 +32,9 @@ struct KeyedArchiveReader: ~Copyable {
     private var order: [Int] = []
     /// Per object UID: where its record starts in `records`.
     private var recordStart: [Int]
-    /// Parsed records, back to back: the shape id, then the value objects in the shape's key
-    /// order. Built while ordering, so writing does not parse the dictionaries again.
+    /// Parsed records, back to back: the shape id, then the values in the shape's key order,
+    /// each either a plain value's object index (≥ 0: written as is) or -1 - the UID of an
+    /// entry that needs classifying. Built while ordering, so writing parses nothing again.
     private var records: [Int] = []
     private var nativeKeys: [Int] = []
     private var nativeTypes: [Int] = []
@@ -88,7 +89,7 @@ struct KeyedArchiveReader: ~Copyable {
             try collectObjects(inField: values.next(), into: &edges, depth: 0)
         }
         let roots = edges
-        edges.removeAll()
+        edges.removeAll(keepingCapacity: true)
         // Each frame is an object and the range of `edges` holding what it refers to.
         var stack: [(uid: Int, start: Int, next: Int)] = []
         for root in roots where position[root] == Self.unvisited {
@@ -102,7 +103,9 @@ struct KeyedArchiveReader: ~Copyable {
                     }
                 } else {
                     stack.removeLast()
-                    edges.removeSubrange(frame.start...)
+                    // Only when there is something to drop: removing nothing from an empty
+                    // array still copies it (measured: a copy per object).
+                    if edges.count > frame.start { edges.removeSubrange(frame.start...) }
                     position[frame.uid] = order.count
                     order.append(frame.uid)
                 }
@@ -121,20 +124,25 @@ struct KeyedArchiveReader: ~Copyable {
         let start = edges.count
         let record = try parseRecord(uid)
         recordStart[uid] = record
-        for position in (record + 1)..<records.count {
-            try collectObjects(inField: records[position], into: &edges, depth: 0)
+        for position in (record + 1)..<records.count where records[position] < 0 {
+            try collectObjects(inEntry: -1 - records[position], into: &edges, depth: 0)
         }
         stack.append((uid, start, start))
     }
 
     /// Appends the objects that value `reference` refers to, looking inside inline containers.
     private mutating func collectObjects(inField reference: Int, into edges: inout [Int], depth: Int) throws(GraphArchiveError) {
-        try spend(1)
         let object = try index.plist.object(reference)
         // Inline scalars hold no objects; inline containers are refused when written.
         guard object.type == BPlistMarker.uid else { return }
         let uid = try index.uid(object)
         if try index.isPlainValue(uid) { return }
+        try collectObjects(inEntry: uid, into: &edges, depth: depth)
+    }
+
+    /// Appends the objects that entry `uid` is or holds.
+    private mutating func collectObjects(inEntry uid: Int, into edges: inout [Int], depth: Int) throws(GraphArchiveError) {
+        try spend(1)
         switch try index.kind(of: uid) {
         case .object:
             edges.append(uid)
@@ -218,7 +226,12 @@ struct KeyedArchiveReader: ~Copyable {
         let shape = records[start]
         state.out.writeVarint(shape)
         for position in (start + 1)..<(start + 1 + state.shapes[shape].keyIDs.count) {
-            try writeField(records[position], depth: depth)
+            let value = records[position]
+            if value >= 0 {
+                try writeScalar(index.plist.object(value))
+            } else {
+                try writeEntry(-1 - value, depth: depth)
+            }
         }
     }
 
@@ -231,9 +244,9 @@ struct KeyedArchiveReader: ~Copyable {
         var values = index.plist.references(of: object, from: object.count)
         for _ in 0..<object.count {
             let keyID = try index.keyID(of: keys.next())
-            let value = try values.next()
+            let reference = try values.next()
             if keyID == KeyedKey.classReference { continue }
-            let field = (key: nativeKey(keyID), value: value)
+            let field = (key: nativeKey(keyID), value: try resolve(reference))
             // Sort by key id as we go (records have a handful of keys): key ids follow first
             // appearance, so every instance of a class gets one shape whatever its key order.
             fields.append(field)
@@ -253,6 +266,15 @@ struct KeyedArchiveReader: ~Copyable {
         records.append(shape(type: nativeType(index.modelType(of: uid))))
         for field in fields { records.append(field.value) }
         return start
+    }
+
+    /// A record value as `records` keeps it: a plain value's object index, or -1 - UID.
+    @inline(__always)
+    private func resolve(_ reference: Int) throws(GraphArchiveError) -> Int {
+        let object = try index.plist.object(reference)
+        guard object.type == BPlistMarker.uid else { return reference }
+        let uid = try index.uid(object)
+        return try index.isPlainValue(uid) ? index.entryIndex(uid) : -1 - uid
     }
 
     /// The shape of the record whose keys are in `fields`, reusing the type's last one.
