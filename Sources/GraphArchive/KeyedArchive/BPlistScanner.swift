@@ -227,6 +227,34 @@ struct BPlist {
         return GraphArchiveError(.corrupt, "\(BPlistMarker.describe(marker)) object \(index) \(problem)", offset: Int(offsets[index]))
     }
 
+    /// The value of object `index` if it is a UID (UInt32.max if larger), else nil: the
+    /// short way past `object(_:)` for the most common value in a keyed archive.
+    @inline(__always)
+    func uidValue(_ index: Int) throws(GraphArchiveError) -> Int? {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = try cursor.readByte()
+        guard marker & 0xF0 == BPlistMarker.uid else { return nil }
+        guard marker & 0x0F < 8 else { throw malformed(index, "is \(marker & 0x0F + 1) bytes wide") }
+        return Int(UInt32(clamping: try cursor.readBigEndian(width: Int(marker & 0x0F) + 1)))
+    }
+
+    /// The content of object `index` if it is an ASCII string of fewer than 15 bytes (its
+    /// length in the marker), else nil: the short way for dictionary keys.
+    @inline(__always)
+    func shortASCIIString(_ index: Int) throws(GraphArchiveError) -> BPlistObject? {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = try cursor.readByte()
+        guard marker & 0xF0 == BPlistMarker.asciiString, marker & 0x0F < 0x0F else { return nil }
+        guard Int(marker & 0x0F) <= cursor.remaining else {
+            throw malformed(index, "claims \(marker & 0x0F) elements, more than the object data holds")
+        }
+        return BPlistObject(index: index, marker: marker, count: Int(marker & 0x0F), contentStart: cursor.offset)
+    }
+
     /// The marker of object `index`, which must exist.
     @inline(__always)
     func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {
@@ -377,16 +405,18 @@ extension ByteReader {
     /// Reads `width` (1...8) bytes as a big-endian unsigned integer.
     @inline(__always)
     mutating func readBigEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
-        // One-byte references are the common case in small archives.
-        if width == 1 { return UInt64(try readByte()) }
         // A little-endian read puts the first byte lowest; swapping and shifting puts it
-        // highest. Where 8 bytes remain, one unaligned load and a step back beat a byte loop.
-        if width < 8 && remaining >= 8 {
-            let word = try readLittleEndian(width: 8)
-            offset -= 8 - width
-            return word.byteSwapped >> UInt64(64 - 8 * width)
-        }
-        return try readLittleEndian(width: width).byteSwapped >> UInt64(64 - 8 * width)
+        // highest. Where 8 bytes remain (nearly always), one unaligned load and a step back
+        // beat a byte loop; this path is kept small so it inlines into every table walk.
+        guard remaining >= 8 else { return try readBigEndianNearEnd(width: width) }
+        let word = try readLittleEndian(width: 8)
+        offset &-= 8 &- width  // cannot overflow: width is 1...8 and 8 bytes were just read
+        return word.byteSwapped >> UInt64(64 &- 8 &* width)
+    }
+
+    @inline(never)
+    private mutating func readBigEndianNearEnd(width: Int) throws(GraphArchiveError) -> UInt64 {
+        try readLittleEndian(width: width).byteSwapped >> UInt64(64 - 8 * width)
     }
 }
 

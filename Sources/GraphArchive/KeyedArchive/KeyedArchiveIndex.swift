@@ -145,8 +145,9 @@ struct KeyedArchiveIndex {
         self.entries = entries
         var uidObjects: [Int] = []
         uidObjects.reserveCapacity(entries.count)
-        for uid in 0..<entries.count {
-            uidObjects.append(try plist.reference(in: entries, at: uid))
+        var references = plist.references(of: entries)
+        for _ in 0..<entries.count {
+            uidObjects.append(try references.next())
         }
         self.uidObjects = uidObjects
         kinds = Array(repeating: .unclassified, count: entries.count)
@@ -172,16 +173,21 @@ struct KeyedArchiveIndex {
     /// The `$objects` index a UID object holds, checked against the table.
     @inline(__always)
     func uid(_ object: BPlistObject) throws(GraphArchiveError) -> Int {
-        let uid = plist.uid(object)
-        guard uid >= 0 && uid < entries.count else { throw uidOutOfRange(object) }
-        return uid
+        try checkedUID(plist.uid(object), in: object.index)
+    }
+
+    /// `value`, the UID held by object `index`, checked against the table.
+    @inline(__always)
+    func checkedUID(_ value: Int, in index: Int) throws(GraphArchiveError) -> Int {
+        guard value >= 0 && value < entries.count else { throw uidOutOfRange(value, in: index) }
+        return value
     }
 
     @inline(never)
-    private func uidOutOfRange(_ object: BPlistObject) -> GraphArchiveError {
+    private func uidOutOfRange(_ value: Int, in index: Int) -> GraphArchiveError {
         GraphArchiveError(
-            .badObjectReference, "UID \(UInt(bitPattern: plist.uid(object))) is out of range: $objects has \(entries.count) entries",
-            offset: plist.offset(of: object.index))
+            .badObjectReference, "UID \(value) is out of range: $objects has \(entries.count) entries",
+            offset: plist.offset(of: index))
     }
 
     /// What entry `uid` is.
@@ -319,6 +325,11 @@ struct KeyedArchiveIndex {
 
     @inline(never)
     private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
+        if let key = try plist.shortASCIIString(index) {
+            let id = try shortKeyID(KeyWords(try plist.words(of: key), length: key.count), key)
+            keyIDs[index] = Int32(truncatingIfNeeded: id)
+            return id
+        }
         let object = try plist.object(index)
         let id: Int
         switch object.type {

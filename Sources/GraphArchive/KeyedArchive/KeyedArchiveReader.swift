@@ -41,6 +41,7 @@ struct KeyedArchiveReader: ~Copyable {
     private var referenceCount = 0
     private var budget: Int
     private var fields: [(key: Int, value: Int)] = []
+    private var positions: [Int] = []
 
     private static let unvisited = -1
     private static let inProgress = -2
@@ -271,9 +272,8 @@ struct KeyedArchiveReader: ~Copyable {
     /// A record value as `records` keeps it: a plain value's object index, or -1 - UID.
     @inline(__always)
     private func resolve(_ reference: Int) throws(GraphArchiveError) -> Int {
-        let object = try index.plist.object(reference)
-        guard object.type == BPlistMarker.uid else { return reference }
-        let uid = try index.uid(object)
+        guard let value = try index.plist.uidValue(reference) else { return reference }
+        let uid = try index.checkedUID(value, in: reference)
         return try index.isPlainValue(uid) ? index.entryIndex(uid) : -1 - uid
     }
 
@@ -408,17 +408,19 @@ struct KeyedArchiveReader: ~Copyable {
     /// An array: packed references when every element is an object (FORMAT.md §6.5), else
     /// tagged values.
     private mutating func writeArray(_ elements: BPlistObject, depth: Int) throws(GraphArchiveError) {
-        var allObjects = true
+        // Gather the objects' positions; the first element that is not an object ends that.
+        // (`positions` is scratch: only the all-objects case, which nests nothing, reads it.)
+        positions.removeAll(keepingCapacity: true)
         var references = index.plist.references(of: elements)
         for _ in 0..<elements.count {
-            let element = try index.plist.object(references.next())
-            guard element.type == BPlistMarker.uid, try index.kind(of: index.uid(element)) == .object else {
-                allObjects = false
-                break
-            }
+            let reference = try references.next()
+            guard let value = try index.plist.uidValue(reference) else { break }
+            let uid = try index.checkedUID(value, in: reference)
+            guard try index.kind(of: uid) == .object else { break }
+            positions.append(try objectPosition(uid))
         }
-        references = index.plist.references(of: elements)
-        guard allObjects && elements.count > 0 else {
+        guard positions.count == elements.count && elements.count > 0 else {
+            references = index.plist.references(of: elements)
             state.out.writeByte(ValueTag.array)
             state.out.writeVarint(elements.count)
             for _ in 0..<elements.count {
@@ -430,9 +432,7 @@ struct KeyedArchiveReader: ~Copyable {
         state.out.writeByte(ValueTag.referenceArray)
         state.out.writeVarint(elements.count)
         var previous = -1
-        for _ in 0..<elements.count {
-            let element = try index.plist.object(references.next())
-            let current = try objectPosition(index.uid(element))
+        for current in positions {
             let delta = current - previous
             state.out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
             previous = current
