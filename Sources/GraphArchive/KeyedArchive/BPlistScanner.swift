@@ -90,10 +90,11 @@ struct BPlist {
     static let magic: [UInt8] = Array("bplist00".utf8)
     static let trailerSize = 32
 
-    /// Keeps the bytes alive while `reader` points into them.
-    let bytes: ArchiveBytes
-    /// A reader that ends where the offset table starts: no object can be read past it.
+    /// A reader over the whole property list. Its bytes are owned by the caller (an
+    /// `ArchiveBytes` it holds, or `Data` inside `withUnsafeBytes`) for the plist's lifetime.
     let reader: ByteReader
+    /// Where the offset table starts: no object may reach past it.
+    let objectsEnd: Int
     /// Where each object starts. (32 bits: the table is as large as the object count, and
     /// half the width is half the memory traffic; files over 4 GiB are refused.)
     private let offsets: [UInt32]
@@ -109,12 +110,15 @@ struct BPlist {
         bytes.starts(with: magic)
     }
 
-    /// Checks the trailer, offset table and object headers of `bytes` and indexes the objects.
+    /// Checks the trailer and offset table of the property list `input` reads (from offset 0
+    /// to its end) and indexes the objects.
     ///
     /// - Throws: `.badMagic` (not "bplist00"), `.truncated`, `.corrupt`, `.limitExceeded`.
-    static func scan(_ bytes: ArchiveBytes, maximumObjectCount: Int) throws(GraphArchiveError) -> BPlist {
-        var reader = bytes.reader()
-        let magicLength = min(magic.count, bytes.count)
+    static func scan(_ input: ByteReader, maximumObjectCount: Int) throws(GraphArchiveError) -> BPlist {
+        var reader = input
+        reader.offset = 0
+        let byteCount = reader.end
+        let magicLength = min(magic.count, byteCount)
         for index in 0..<magicLength {
             guard try reader.readByte() == magic[index] else {
                 throw GraphArchiveError(
@@ -122,10 +126,10 @@ struct BPlist {
             }
         }
         // Magic, at least one object byte, and the trailer.
-        guard bytes.count >= magic.count + 1 + trailerSize else {
-            throw GraphArchiveError(.truncated, "binary property list is too short (\(bytes.count) bytes) to hold a trailer", offset: 0)
+        guard byteCount >= magic.count + 1 + trailerSize else {
+            throw GraphArchiveError(.truncated, "binary property list is too short (\(byteCount) bytes) to hold a trailer", offset: 0)
         }
-        let trailerStart = bytes.count - trailerSize
+        let trailerStart = byteCount - trailerSize
         reader.offset = trailerStart + 6
         let offsetSize = Int(try reader.readByte())
         let referenceSize = Int(try reader.readByte())
@@ -155,7 +159,7 @@ struct BPlist {
         guard referenceSize == 8 || objectCount <= 1 << (8 * UInt64(referenceSize)) else {
             throw damaged("\(referenceSize)-byte references cannot address \(objectCount) objects")
         }
-        guard bytes.count <= Int(UInt32.max) else {
+        guard byteCount <= Int(UInt32.max) else {
             throw GraphArchiveError(.limitExceeded, "binary property lists over 4 GiB are not supported", offset: 0)
         }
         guard objectCount <= UInt64(maximumObjectCount) else {
@@ -178,7 +182,7 @@ struct BPlist {
             }
             offsets.append(UInt32(truncatingIfNeeded: offset))
         }
-        return BPlist(bytes: bytes, reader: bytes.reader(0..<end), offsets: offsets, referenceSize: referenceSize, top: Int(top))
+        return BPlist(reader: input, objectsEnd: end, offsets: offsets, referenceSize: referenceSize, top: Int(top))
     }
 
     // MARK: - Objects
@@ -201,11 +205,11 @@ struct BPlist {
         case BPlistMarker.array, BPlistMarker.set: unit = referenceSize
         case BPlistMarker.dictionary: unit = 2 * referenceSize
         case BPlistMarker.uid:
-            guard nibble < 8 else { throw malformed(index, "is \(nibble + 1) bytes wide") }
+            guard nibble < 8, nibble < objectsEnd - cursor.offset else { throw malformed(index, "is \(nibble + 1) bytes wide") }
             let value = try cursor.readBigEndian(width: nibble + 1)
             return BPlistObject(index: index, marker: marker, count: Int(UInt32(clamping: value)), contentStart: cursor.offset)
         default:
-            // Fixed-size content is read, bounds checked, when interpreted.
+            // Fixed-size content is checked to fit when interpreted.
             return BPlistObject(index: index, marker: marker, count: 0, contentStart: cursor.offset)
         }
         var count = nibble
@@ -213,7 +217,7 @@ struct BPlist {
             count = try readLength(&cursor, object: index)
         }
         let (size, overflow) = count.multipliedReportingOverflow(by: unit)
-        guard !overflow, size <= cursor.remaining else {
+        guard !overflow, size <= objectsEnd - cursor.offset else {
             throw malformed(index, "claims \(count) elements, more than the object data holds")
         }
         return BPlistObject(index: index, marker: marker, count: count, contentStart: cursor.offset)
@@ -236,7 +240,9 @@ struct BPlist {
         cursor.offset = Int(offsets[index])
         let marker = try cursor.readByte()
         guard marker & 0xF0 == BPlistMarker.uid else { return nil }
-        guard marker & 0x0F < 8 else { throw malformed(index, "is \(marker & 0x0F + 1) bytes wide") }
+        guard marker & 0x0F < 8, Int(marker & 0x0F) < objectsEnd - cursor.offset else {
+            throw malformed(index, "is \(marker & 0x0F + 1) bytes wide")
+        }
         return Int(UInt32(clamping: try cursor.readBigEndian(width: Int(marker & 0x0F) + 1)))
     }
 
@@ -249,7 +255,7 @@ struct BPlist {
         cursor.offset = Int(offsets[index])
         let marker = try cursor.readByte()
         guard marker & 0xF0 == BPlistMarker.asciiString, marker & 0x0F < 0x0F else { return nil }
-        guard Int(marker & 0x0F) <= cursor.remaining else {
+        guard Int(marker & 0x0F) <= objectsEnd - cursor.offset else {
             throw malformed(index, "claims \(marker & 0x0F) elements, more than the object data holds")
         }
         return BPlistObject(index: index, marker: marker, count: Int(marker & 0x0F), contentStart: cursor.offset)
@@ -329,6 +335,7 @@ struct BPlist {
     /// An integer object: its value, and whether it is the unsigned 64-bit form (16 bytes with
     /// a zero high half, how CF stores values above Int64.max).
     func integer(_ object: BPlistObject) throws(GraphArchiveError) -> (bits: UInt64, isUnsigned: Bool) {
+        try checkFits(object, 1 << Int(min(object.marker & 0x0F, 4)))
         var cursor = reader
         cursor.offset = object.contentStart
         switch object.marker & 0x0F {
@@ -350,6 +357,7 @@ struct BPlist {
 
     /// A real or date object's value; `isSingle` for a 4-byte real.
     func real(_ object: BPlistObject) throws(GraphArchiveError) -> (value: Double, isSingle: Bool) {
+        try checkFits(object, object.marker == BPlistMarker.real | 2 ? 4 : 8)
         var cursor = reader
         cursor.offset = object.contentStart
         switch object.marker {
@@ -360,6 +368,12 @@ struct BPlist {
         default:
             throw GraphArchiveError(.corrupt, "real object \(object.index) has an invalid size", offset: Int(offsets[object.index]))
         }
+    }
+
+    /// Checks that `size` bytes of fixed-size content fit before the offset table.
+    @inline(__always)
+    private func checkFits(_ object: BPlistObject, _ size: Int) throws(GraphArchiveError) {
+        guard size <= objectsEnd - object.contentStart else { throw malformed(object.index, "runs into the offset table") }
     }
 
     /// A string object's text (ASCII or UTF-16 big endian).

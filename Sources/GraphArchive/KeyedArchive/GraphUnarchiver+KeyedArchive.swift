@@ -38,7 +38,9 @@ extension GraphUnarchiver {
         forReadingKeyedArchive data: Data, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
-        try self.init(keyedArchive: ArchiveBytes(copying: data), registry: registry, valueTypes: valueTypes, options: options)
+        let native = try KeyedArchiveReader.transcode(
+            data, registry: registry, valueTypeNames: Self.names(of: valueTypes), options: options)
+        try self.init(bytes: ArchiveBytes(copying: native.contiguousBytes()), registry: registry, options: options)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -67,13 +69,19 @@ extension GraphUnarchiver {
     convenience init(
         keyedArchive bytes: ArchiveBytes, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [], options: Options
     ) throws {
-        var valueTypeNames: Set<String> = []
-        for type in valueTypes where !(type is AnyObject.Type) {
-            valueTypeNames.insert(type.archivedTypeName)
-            valueTypeNames.formUnion(type.archivedTypeAliases)
-        }
-        let native = try KeyedArchiveReader.transcode(bytes, registry: registry, valueTypeNames: valueTypeNames, options: options)
+        let native = try KeyedArchiveReader.transcode(
+            bytes, registry: registry, valueTypeNames: Self.names(of: valueTypes), options: options)
         try self.init(bytes: ArchiveBytes(copying: native.contiguousBytes()), registry: registry, options: options)
+    }
+
+    /// The archived names and aliases of the structs among `types`.
+    private static func names(of types: [any GraphCoding.Type]) -> Set<String> {
+        var names: Set<String> = []
+        for type in types where !(type is AnyObject.Type) {
+            names.insert(type.archivedTypeName)
+            names.formUnion(type.archivedTypeAliases)
+        }
+        return names
     }
 
     convenience init(anyArchive bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
@@ -97,8 +105,8 @@ extension GraphUnarchiver {
         valueTypes: [any GraphCoding.Type] = [], options: Options = Options()
     ) throws -> T {
         let unarchiver = try GraphUnarchiver(
-            keyedArchive: ArchiveBytes(copying: data), registry: registry.including(T.self),
-            valueTypes: valueTypes + rootValueType(T.self), options: options)
+            forReadingKeyedArchive: data, registry: registry.including(T.self), valueTypes: valueTypes + rootValueType(T.self),
+            options: options)
         return try unarchiver.decodeRoot(T.self)
     }
 

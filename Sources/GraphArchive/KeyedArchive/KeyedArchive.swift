@@ -83,8 +83,7 @@ public enum KeyedArchive {
     public static func archiveData(
         fromKeyedArchive data: Data, compression: ArchiveCompression = .none, options: GraphUnarchiver.Options = .init()
     ) throws -> Data {
-        let output = try KeyedArchiveReader.transcode(
-            ArchiveBytes(copying: data), registry: nil, options: options, compression: compression)
+        let output = try KeyedArchiveReader.transcode(data, registry: nil, options: options, compression: compression)
         return Data(output.contiguousBytes())
     }
 

@@ -73,9 +73,9 @@ struct KeyedArchiveIndex {
     /// Per UID: its kind, and for model objects and records their type id in `typeNames`. A
     /// class definition stores its instances' type id, or -1 - kind for a Foundation class.
     private var kinds: [KeyedEntryKind]
-    private var details: [Int]
+    private var details: [Int32]
     /// The property list object of each UID, read once from `$objects`.
-    private let uidObjects: [Int]
+    private let uidObjects: [UInt32]
     /// Per property list object: its key id when used as a dictionary key, or -1.
     private var keyIDs: [Int32]
     private(set) var keyNames: [String] = []
@@ -143,11 +143,12 @@ struct KeyedArchiveIndex {
         }
         self.top = top
         self.entries = entries
-        var uidObjects: [Int] = []
+        // 32 bits are enough: a plist is at most 4 GiB, and every object takes bytes.
+        var uidObjects: [UInt32] = []
         uidObjects.reserveCapacity(entries.count)
         var references = plist.references(of: entries)
         for _ in 0..<entries.count {
-            uidObjects.append(try references.next())
+            uidObjects.append(UInt32(truncatingIfNeeded: try references.next()))
         }
         self.uidObjects = uidObjects
         kinds = Array(repeating: .unclassified, count: entries.count)
@@ -163,12 +164,12 @@ struct KeyedArchiveIndex {
     /// The property list object that UID `uid` stands for.
     @inline(__always)
     func entryObject(_ uid: Int) throws(GraphArchiveError) -> BPlistObject {
-        try plist.object(uidObjects[uid])
+        try plist.object(Int(uidObjects[uid]))
     }
 
     /// The index of the property list object that UID `uid` stands for.
     @inline(__always)
-    func entryIndex(_ uid: Int) -> Int { uidObjects[uid] }
+    func entryIndex(_ uid: Int) -> Int { Int(uidObjects[uid]) }
 
     /// The `$objects` index a UID object holds, checked against the table.
     @inline(__always)
@@ -204,7 +205,7 @@ struct KeyedArchiveIndex {
     func isPlainValue(_ uid: Int) throws(GraphArchiveError) -> Bool {
         // UID 0 is "$null": nil, not the string.
         guard uid != 0 else { return false }
-        let marker = try plist.marker(uidObjects[uid])
+        let marker = try plist.marker(Int(uidObjects[uid]))
         switch marker & 0xF0 {
         case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.asciiString, BPlistMarker.utf16String, BPlistMarker.data:
             return true
@@ -214,7 +215,7 @@ struct KeyedArchiveIndex {
     }
 
     /// The model type id of object or record entry `uid` (valid once `kind(of:)` said so).
-    func modelType(of uid: Int) -> Int { details[uid] }
+    func modelType(of uid: Int) -> Int { Int(details[uid]) }
 
     private mutating func classify(_ uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
         let object = try entryObject(uid)
@@ -234,7 +235,7 @@ struct KeyedArchiveIndex {
                 } else {
                     kind = KeyedEntryKind(rawValue: UInt8(-1 - detail))!
                 }
-                details[uid] = detail
+                details[uid] = Int32(truncatingIfNeeded: detail)
             } else if try member(of: object, key: KeyedKey.className) != nil {
                 // Resolved now, so a class definition marked as such always has its detail.
                 _ = try classDetail(uid)
@@ -263,7 +264,7 @@ struct KeyedArchiveIndex {
     /// Resolves class definition `uid`: the model type id of its instances, or -1 - kind for
     /// a Foundation class that becomes a value.
     private mutating func classDetail(_ uid: Int) throws(GraphArchiveError) -> Int {
-        if kinds[uid] == .classDefinition { return details[uid] }
+        if kinds[uid] == .classDefinition { return Int(details[uid]) }
         let object = try entryObject(uid)
         guard object.type == BPlistMarker.dictionary, let nameReference = try member(of: object, key: KeyedKey.className) else {
             throw GraphArchiveError(
@@ -277,7 +278,7 @@ struct KeyedArchiveIndex {
             detail = typeID(try modelTypeName(name, definition: object))
         }
         kinds[uid] = .classDefinition
-        details[uid] = detail
+        details[uid] = Int32(truncatingIfNeeded: detail)
         return detail
     }
 

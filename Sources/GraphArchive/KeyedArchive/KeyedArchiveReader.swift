@@ -11,6 +11,12 @@
 // `decodeLater`). Inline values are expanded by bounded recursion: a container that contains
 // itself, nesting beyond `maximumDepth`, or sharing that would blow up the output is an error.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Rewrites one keyed archive as a native archive.
 struct KeyedArchiveReader: ~Copyable {
     /// A keyed archive may grow this many times (plus `expansionAllowance` bytes) when its
@@ -24,18 +30,18 @@ struct KeyedArchiveReader: ~Copyable {
     /// Tables (keys, types, shapes) and the output section.
     private var state: EncodingState
     /// Per UID: the object's construction-order position, or `unvisited` / `inProgress`.
-    private var position: [Int]
+    private var position: [Int32]
     /// Per UID: bit 0 while an inline container is being expanded, bit 1 once it is known to
     /// hold no objects.
     private var flags: [UInt8]
     /// Object UIDs in construction order.
     private var order: [Int] = []
     /// Per object UID: where its record starts in `records`.
-    private var recordStart: [Int]
+    private var recordStart: [Int32]
     /// Parsed records, back to back: the shape id, then the values in the shape's key order,
     /// each either a plain value's object index (≥ 0: written as is) or -1 - the UID of an
     /// entry that needs classifying. Built while ordering, so writing parses nothing again.
-    private var records: [Int] = []
+    private var records: [Int32] = []
     private var nativeKeys: [Int] = []
     private var nativeTypes: [Int] = []
     private var referenceCount = 0
@@ -43,8 +49,8 @@ struct KeyedArchiveReader: ~Copyable {
     private var fields: [(key: Int, value: Int)] = []
     private var positions: [Int] = []
 
-    private static let unvisited = -1
-    private static let inProgress = -2
+    private static let unvisited: Int32 = -1
+    private static let inProgress: Int32 = -2
     private static let expanding: UInt8 = 1
     private static let holdsNoObjects: UInt8 = 2
 
@@ -52,6 +58,9 @@ struct KeyedArchiveReader: ~Copyable {
         self.index = index
         self.options = options
         state = EncodingState(maximumDepth: options.maximumDepth)
+        // The native form is smaller than the keyed one; reserving that much up front spares
+        // the copies of growing (untouched pages cost nothing).
+        state.out = ByteWriter(reservingCapacity: inputBytes)
         position = Array(repeating: Self.unvisited, count: index.entryCount)
         flags = Array(repeating: 0, count: index.entryCount)
         recordStart = Array(repeating: 0, count: index.entryCount)
@@ -70,9 +79,39 @@ struct KeyedArchiveReader: ~Copyable {
         _ bytes: ArchiveBytes, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = [],
         options: GraphUnarchiver.Options, compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
-        let plist = try BPlist.scan(bytes, maximumObjectCount: options.maximumObjectCount)
+        // `bytes` must outlive every reader made from it.
+        try withExtendedLifetime(bytes) { () throws(GraphArchiveError) -> ArchiveOutput in
+            try transcode(
+                reading: bytes.reader(), registry: registry, valueTypeNames: valueTypeNames, options: options,
+                compression: compression)
+        }
+    }
+
+    /// Transcodes `data` where it lies: a large archive is not copied first.
+    static func transcode(
+        _ data: Data, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options, compression: ArchiveCompression = .none
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        // Data.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
+        let result = data.withUnsafeBytes { (raw) -> Result<ArchiveOutput, GraphArchiveError> in
+            ByteReader.withReader(over: raw) { (reader: inout ByteReader) -> Result<ArchiveOutput, GraphArchiveError> in
+                Result { () throws(GraphArchiveError) -> ArchiveOutput in
+                    try transcode(
+                        reading: reader, registry: registry, valueTypeNames: valueTypeNames, options: options,
+                        compression: compression)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private static func transcode(
+        reading input: ByteReader, registry: GraphTypeRegistry?, valueTypeNames: Set<String>,
+        options: GraphUnarchiver.Options, compression: ArchiveCompression
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        let plist = try BPlist.scan(input, maximumObjectCount: options.maximumObjectCount)
         let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
-        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: bytes.count)
+        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: input.end)
         try reader.orderObjects()
         try reader.writeTopLevel()
         try reader.writeObjects()
@@ -107,7 +146,7 @@ struct KeyedArchiveReader: ~Copyable {
                     // Only when there is something to drop: removing nothing from an empty
                     // array still copies it (measured: a copy per object).
                     if edges.count > frame.start { edges.removeSubrange(frame.start...) }
-                    position[frame.uid] = order.count
+                    position[frame.uid] = Int32(truncatingIfNeeded: order.count)
                     order.append(frame.uid)
                 }
             }
@@ -124,9 +163,9 @@ struct KeyedArchiveReader: ~Copyable {
         position[uid] = Self.inProgress
         let start = edges.count
         let record = try parseRecord(uid)
-        recordStart[uid] = record
+        recordStart[uid] = Int32(truncatingIfNeeded: record)
         for position in (record + 1)..<records.count where records[position] < 0 {
-            try collectObjects(inEntry: -1 - records[position], into: &edges, depth: 0)
+            try collectObjects(inEntry: -1 - Int(records[position]), into: &edges, depth: 0)
         }
         stack.append((uid, start, start))
     }
@@ -218,16 +257,16 @@ struct KeyedArchiveReader: ~Copyable {
     /// Writes each object's record, parsed while ordering.
     private mutating func writeObjects() throws(GraphArchiveError) {
         for uid in order {
-            try writeRecord(at: recordStart[uid], depth: 0)
+            try writeRecord(at: Int(recordStart[uid]), depth: 0)
         }
     }
 
     /// Writes the record parsed at `start` of `records`: its shape, then its values.
     private mutating func writeRecord(at start: Int, depth: Int) throws(GraphArchiveError) {
-        let shape = records[start]
+        let shape = Int(records[start])
         state.out.writeVarint(shape)
         for position in (start + 1)..<(start + 1 + state.shapes[shape].keyIDs.count) {
-            let value = records[position]
+            let value = Int(records[position])
             if value >= 0 {
                 try writeScalar(index.plist.object(value))
             } else {
@@ -264,8 +303,9 @@ struct KeyedArchiveReader: ~Copyable {
             fields[insertion] = field
         }
         let start = records.count
-        records.append(shape(type: nativeType(index.modelType(of: uid))))
-        for field in fields { records.append(field.value) }
+        // 32 bits are enough: object indexes and UIDs are below 2^31 in a plist of at most 4 GiB.
+        records.append(Int32(truncatingIfNeeded: shape(type: nativeType(index.modelType(of: uid)))))
+        for field in fields { records.append(Int32(truncatingIfNeeded: field.value)) }
         return start
     }
 
@@ -402,7 +442,7 @@ struct KeyedArchiveReader: ~Copyable {
         guard position[uid] >= 0 else {
             throw GraphArchiveError(.corrupt, "$objects[\(uid)] was not reached while ordering objects")
         }
-        return position[uid]
+        return Int(position[uid])
     }
 
     /// An array: packed references when every element is an object (FORMAT.md §6.5), else
