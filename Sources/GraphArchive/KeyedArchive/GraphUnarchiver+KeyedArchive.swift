@@ -40,7 +40,7 @@ extension GraphUnarchiver {
     ) throws {
         let native = try KeyedArchiveReader.transcode(
             data, registry: registry, valueTypeNames: Self.names(of: valueTypes), options: options)
-        try self.init(bytes: ArchiveBytes(copying: native.contiguousBytes()), registry: registry, options: options)
+        try self.init(bytes: ArchiveBytes(joining: native), registry: registry, options: options)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -71,7 +71,7 @@ extension GraphUnarchiver {
     ) throws {
         let native = try KeyedArchiveReader.transcode(
             bytes, registry: registry, valueTypeNames: Self.names(of: valueTypes), options: options)
-        try self.init(bytes: ArchiveBytes(copying: native.contiguousBytes()), registry: registry, options: options)
+        try self.init(bytes: ArchiveBytes(joining: native), registry: registry, options: options)
     }
 
     /// The archived names and aliases of the structs among `types`.

@@ -140,7 +140,7 @@ public enum KeyedArchive {
 
     static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> ArchiveInfo {
         let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options)
-        var info = try GraphUnarchiver.archiveInfo(bytes: ArchiveBytes(copying: native.contiguousBytes()), options: options)
+        var info = try GraphUnarchiver.archiveInfo(bytes: ArchiveBytes(joining: native), options: options)
         info.formatVersion = "\(KeyedArchiveIndex.archiverName) \(KeyedArchiveIndex.version)"
         info.archiveBytes = bytes.count
         return info
@@ -167,6 +167,6 @@ extension GraphArchiver {
             throw GraphArchiveError(.invalidState, "the keyed archive was requested before finishEncoding()")
         }
         return try KeyedArchiveWriter.transcode(
-            ArchiveBytes(copying: output.contiguousBytes()), classNames: options.classNames, options: GraphUnarchiver.Options())
+            ArchiveBytes(joining: output), classNames: options.classNames, options: GraphUnarchiver.Options())
     }
 }

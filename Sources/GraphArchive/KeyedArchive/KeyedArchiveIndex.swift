@@ -84,7 +84,7 @@ struct KeyedArchiveIndex {
     /// open-addressing table of key ids by a hash of those words. Foundation on Linux writes
     /// every dictionary's key strings anew, so keys are matched by content, three word
     /// compares, never making a `String` per key.
-    private var keyWords: [KeyWords?] = []
+    private var keyWords: [KeyWords] = []
     private var keySlots: [Int32] = Array(repeating: -1, count: 64)
     private(set) var typeNames: [String] = []
     private(set) var typeIsValue: [Bool] = []
@@ -368,7 +368,8 @@ struct KeyedArchiveIndex {
         keyNames.append(name)
         keyLookup[name] = id
         let words = KeyWords(name)
-        keyWords.append(words)
+        // A long key gets an entry no lookup matches (lookups have lengths up to 24).
+        keyWords.append(words ?? KeyWords((0, 0, 0), length: -1))
         if let words {
             // At most half full, so probes stay short and always end at an empty slot.
             if 2 * (keyNames.count + 1) > keySlots.count { rehashKeys(capacity: 2 * keySlots.count) }
@@ -386,8 +387,8 @@ struct KeyedArchiveIndex {
 
     private mutating func rehashKeys(capacity: Int) {
         keySlots = Array(repeating: -1, count: capacity)
-        for (id, words) in keyWords.enumerated() {
-            if let words { insertKey(id, words) }
+        for (id, words) in keyWords.enumerated() where words.length >= 0 {
+            insertKey(id, words)
         }
     }
 
