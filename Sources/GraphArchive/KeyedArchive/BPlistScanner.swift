@@ -246,19 +246,23 @@ struct BPlist {
         return Int(UInt32(clamping: try cursor.readBigEndian(width: Int(marker & 0x0F) + 1)))
     }
 
-    /// The content of object `index` if it is an ASCII string of fewer than 15 bytes (its
-    /// length in the marker), else nil: the short way for dictionary keys.
+    /// The bytes of object `index` as two zero-padded little-endian words and the length, if
+    /// it is an ASCII string of fewer than 15 bytes (its length in the marker), else nil: the
+    /// short way for dictionary keys, compared without making a `String`.
     @inline(__always)
-    func shortASCIIString(_ index: Int) throws(GraphArchiveError) -> BPlistObject? {
+    func shortASCIIWords(_ index: Int) throws(GraphArchiveError) -> (first: UInt64, second: UInt64, length: Int)? {
         guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
         var cursor = reader
         cursor.offset = Int(offsets[index])
         let marker = try cursor.readByte()
         guard marker & 0xF0 == BPlistMarker.asciiString, marker & 0x0F < 0x0F else { return nil }
-        guard Int(marker & 0x0F) <= objectsEnd - cursor.offset else {
-            throw malformed(index, "claims \(marker & 0x0F) elements, more than the object data holds")
+        let length = Int(marker & 0x0F)
+        guard length <= objectsEnd - cursor.offset else {
+            throw malformed(index, "claims \(length) elements, more than the object data holds")
         }
-        return BPlistObject(index: index, marker: marker, count: Int(marker & 0x0F), contentStart: cursor.offset)
+        let first = length > 0 ? try cursor.readPadded(min(length, 8)) : 0
+        let second = length > 8 ? try cursor.readPadded(length - 8) : 0
+        return (first, second, length)
     }
 
     /// The marker of object `index`, which must exist.

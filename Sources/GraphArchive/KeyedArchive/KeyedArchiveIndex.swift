@@ -326,16 +326,16 @@ struct KeyedArchiveIndex {
 
     @inline(never)
     private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
-        if let key = try plist.shortASCIIString(index) {
-            let id = try shortKeyID(KeyWords(try plist.words(of: key), length: key.count), key)
+        let id: Int
+        if let key = try plist.shortASCIIWords(index) {
+            id = try shortKeyID(KeyWords((key.first, key.second, 0), length: key.length), index)
             keyIDs[index] = Int32(truncatingIfNeeded: id)
             return id
         }
         let object = try plist.object(index)
-        let id: Int
         switch object.type {
         case BPlistMarker.asciiString where object.count <= KeyWords.maximumLength:
-            id = try shortKeyID(KeyWords(try plist.words(of: object), length: object.count), object)
+            id = try shortKeyID(KeyWords(try plist.words(of: object), length: object.count), index)
         case BPlistMarker.asciiString:
             id = addKey(try plist.string(object))
         case BPlistMarker.utf16String:
@@ -348,9 +348,9 @@ struct KeyedArchiveIndex {
         return id
     }
 
-    /// The id of the short key `words`, the content of `object`.
+    /// The id of the short key `words`, the content of object `index`.
     @inline(__always)
-    private mutating func shortKeyID(_ words: KeyWords, _ object: BPlistObject) throws(GraphArchiveError) -> Int {
+    private mutating func shortKeyID(_ words: KeyWords, _ index: Int) throws(GraphArchiveError) -> Int {
         let mask = keySlots.count - 1
         var slot = words.hash & mask
         while keySlots[slot] >= 0 {
@@ -358,7 +358,7 @@ struct KeyedArchiveIndex {
             if keyWords[id] == words { return id }
             slot = (slot + 1) & mask
         }
-        return addKey(try plist.string(object))
+        return addKey(try plist.string(plist.object(index)))
     }
 
     /// The id of key `name`, added to the tables if new.
