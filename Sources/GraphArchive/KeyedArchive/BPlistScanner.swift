@@ -429,12 +429,13 @@ extension ByteReader {
         guard remaining >= 8 else { return try readBigEndianNearEnd(width: width) }
         let word = try readLittleEndian(width: 8)
         offset &-= 8 &- width  // cannot overflow: width is 1...8 and 8 bytes were just read
-        return word.byteSwapped >> UInt64(64 &- 8 &* width)
+        // Masking shifts: the amount is 0...56, and a plain `>>` checks for 64 and beyond.
+        return word.byteSwapped &>> UInt64(64 &- 8 &* width)
     }
 
     @inline(never)
     private mutating func readBigEndianNearEnd(width: Int) throws(GraphArchiveError) -> UInt64 {
-        try readLittleEndian(width: width).byteSwapped >> UInt64(64 - 8 * width)
+        try readLittleEndian(width: width).byteSwapped &>> UInt64(64 - 8 * width)
     }
 }
 
@@ -445,13 +446,13 @@ extension ByteReader {
         guard width < 8 && remaining >= 8 else { return try readLittleEndian(width: width) }
         let word = try readLittleEndian(width: 8)
         offset -= 8 - width
-        return word & ((1 << UInt64(8 * width)) - 1)
+        return word & ((1 &<< UInt64(8 &* width)) &- 1)
     }
 }
 
 extension ByteWriter {
     /// Writes the low `width` (1...8) bytes of `value`, big endian.
     mutating func writeBigEndian(_ value: UInt64, width: Int) {
-        writeLittleEndian(value.byteSwapped >> UInt64(64 - 8 * width), width: width)
+        writeLittleEndian(value.byteSwapped &>> UInt64(64 - 8 * width), width: width)
     }
 }
