@@ -11,36 +11,37 @@ import Testing
 
 // MARK: - The seed documents' models, as a library user declares them
 
-/// Seeds 000/001: `BIDFourLines` with "Field1"…"Field4" (archived under the app's class name).
-final class BIDFourLines: GraphCoding {
-    static let keys = ["Field1", "Field2", "Field3", "Field4"]
-    var fields: [String?]
+/// Four optional string fields under fixed keys: the shape of seeds 000/001 and 003.
+protocol FourStringFields: GraphCoding, AnyObject {
+    static var keys: [String] { get }
+    var fields: [String?] { get }
+    init(fields: [String?])
+}
 
-    init(fields: [String?]) { self.fields = fields }
-
+extension FourStringFields {
     func encode(with archiver: GraphArchiver) throws {
         for (key, field) in zip(Self.keys, fields) { try archiver.encode(field, forKey: key) }
     }
 
     init(from unarchiver: GraphUnarchiver) throws {
-        fields = try Self.keys.map { try unarchiver.decodeIfPresent(String.self, forKey: $0) }
+        self.init(fields: try Self.keys.map { try unarchiver.decodeIfPresent(String.self, forKey: $0) })
     }
 }
 
-/// Seed 003: `FourLines` with "field1"…"field4".
-final class FourLines: GraphCoding {
-    static let keys = ["field1", "field2", "field3", "field4"]
-    var fields: [String?]
+/// Seeds 000/001: `BIDFourLines` with "Field1"…"Field4" (archived under the app's class name).
+final class BIDFourLines: FourStringFields {
+    static let keys = ["Field1", "Field2", "Field3", "Field4"]
+    let fields: [String?]
 
     init(fields: [String?]) { self.fields = fields }
+}
 
-    func encode(with archiver: GraphArchiver) throws {
-        for (key, field) in zip(Self.keys, fields) { try archiver.encode(field, forKey: key) }
-    }
+/// Seed 003: `FourLines` with "field1"…"field4".
+final class FourLines: FourStringFields {
+    static let keys = ["field1", "field2", "field3", "field4"]
+    let fields: [String?]
 
-    init(from unarchiver: GraphUnarchiver) throws {
-        fields = try Self.keys.map { try unarchiver.decodeIfPresent(String.self, forKey: $0) }
-    }
+    init(fields: [String?]) { self.fields = fields }
 }
 
 /// Seed 002: the app's `BIDFourLines` holding an NSArray of lines under "kLinesKey".

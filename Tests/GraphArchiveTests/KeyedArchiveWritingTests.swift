@@ -168,7 +168,7 @@ final class Kinds: GraphCoding {
 func foundationDecode(_ data: Data, key: String = "root", classes: [String: AnyClass]) throws -> Any? {
     let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
     unarchiver.requiresSecureCoding = false
-    for (name, type) in classes { unarchiver.setClass(type, forClassName: name) }
+    for (name, type): (String, AnyClass) in classes { unarchiver.setClass(type, forClassName: name) }
     defer { unarchiver.finishDecoding() }
     return unarchiver.decodeObject(forKey: key)
 }
