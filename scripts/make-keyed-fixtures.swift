@@ -125,7 +125,9 @@ func gridStates() -> Data {
     }
     var states: [UAGridState] = []
     for index in 0..<300 {
-        states.append(UAGridState(name: "grid \(index)", color: Int(next() & 0xFF_FFFF), date: "2013-05-\(10 + index % 20) 10:00"))
+        states.append(
+            UAGridState(name: "grid \(index)", color: Int(next() & 0xFF_FFFF), date: "2013-05-\(10 + index % 20) 10:00")
+        )
     }
     for _ in 0..<100 { states.append(states[Int(next() % 300)]) }
     return archive { $0.encode(NSMutableArray(array: states), forKey: NSKeyedArchiveRootObjectKey) }
@@ -155,7 +157,8 @@ let fixtures: [(String, Data)] = [
 ]
 
 let scriptFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-let output = CommandLine.arguments.count > 1
+let output =
+    CommandLine.arguments.count > 1
     ? URL(fileURLWithPath: CommandLine.arguments[1])
     : scriptFolder.appendingPathComponent("../Tests/GraphArchiveTests/Fixtures/KeyedArchives")
 try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)

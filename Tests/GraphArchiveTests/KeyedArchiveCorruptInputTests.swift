@@ -46,7 +46,9 @@ func patched(_ offset: Int, _ bytes: [UInt8]) -> [UInt8] {
 
 /// Expects decoding to throw a GraphArchiveError with `code` whose message mentions `text`.
 func expectRefused(
-    _ code: GraphArchiveError.Code, mentioning text: String = "", sourceLocation: SourceLocation = #_sourceLocation,
+    _ code: GraphArchiveError.Code,
+    mentioning text: String = "",
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> Void
 ) {
     #expect(sourceLocation: sourceLocation) {
@@ -85,7 +87,9 @@ struct KeyedArchiveCorruptInputTests {
         expectRefused(.corrupt, mentioning: "offset table") { _ = try decodeMinimal(patched(139, [0xC8])) }
         // 300 objects cannot be addressed with 1-byte references (nor fill the table).
         expectRefused(.corrupt) { _ = try decodeMinimal(patched(122, [0x01, 0x2C])) }
-        expectRefused(.corrupt) { _ = try decodeMinimal(patched(116, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])) }
+        expectRefused(.corrupt) {
+            _ = try decodeMinimal(patched(116, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))
+        }
     }
 
     @Test func offsetsOutsideTheObjectDataAreRefused() {
@@ -114,14 +118,23 @@ struct KeyedArchiveCorruptInputTests {
         expectRefused(.badMagic, mentioning: "NSKeyedArchivex") { _ = try decodeMinimal(patched(67, [0x78])) }
         expectRefused(.unsupportedVersion, mentioning: "100001") { _ = try decodeMinimal(patched(72, [0xA1])) }
         expectRefused(.badMagic, mentioning: "NSFancyArchiver") {
-            _ = try GraphUnarchiver(forReadingKeyedArchive: keyedFixture("python-hostile-wrong-archiver"), registry: gridStateRegistry)
+            _ = try GraphUnarchiver(
+                forReadingKeyedArchive: keyedFixture("python-hostile-wrong-archiver"),
+                registry: gridStateRegistry
+            )
         }
         expectRefused(.unsupportedVersion, mentioning: "200000") {
-            _ = try GraphUnarchiver(forReadingKeyedArchive: keyedFixture("python-hostile-wrong-version"), registry: gridStateRegistry)
+            _ = try GraphUnarchiver(
+                forReadingKeyedArchive: keyedFixture("python-hostile-wrong-version"),
+                registry: gridStateRegistry
+            )
         }
         // A plain property list is not a keyed archive.
         expectRefused(.badMagic, mentioning: "no $archiver") {
-            _ = try GraphUnarchiver(forReadingKeyedArchive: bplist(.dictionary(["a": .integer(1)])), registry: gridStateRegistry)
+            _ = try GraphUnarchiver(
+                forReadingKeyedArchive: bplist(.dictionary(["a": .integer(1)])),
+                registry: gridStateRegistry
+            )
         }
         expectRefused(.badMagic, mentioning: "not a dictionary") {
             _ = try GraphUnarchiver(forReadingKeyedArchive: bplist(.array([.integer(1)])), registry: gridStateRegistry)
@@ -138,18 +151,26 @@ struct KeyedArchiveCorruptInputTests {
     @Test func uidOutOfRangeIsRefused() {
         expectRefused(.badObjectReference, mentioning: "UID 4000") {
             _ = try GraphUnarchiver.unarchivedObject(
-                ofType: [Record].self, fromKeyedArchive: keyedFixture("python-hostile-uid-out-of-range"), registry: gridStateRegistry)
+                ofType: [Record].self,
+                fromKeyedArchive: keyedFixture("python-hostile-uid-out-of-range"),
+                registry: gridStateRegistry
+            )
         }
     }
 
     @Test func selfContainingArrayIsRefused() {
         expectRefused(.corrupt, mentioning: "contains itself") {
             _ = try GraphUnarchiver.unarchivedObject(
-                ofType: [String].self, fromKeyedArchive: keyedFixture("python-hostile-self-containing-array"))
+                ofType: [String].self,
+                fromKeyedArchive: keyedFixture("python-hostile-self-containing-array")
+            )
         }
         // A string wrapper whose NS.string is itself.
         expectRefused(.corrupt) {
-            _ = try decodeKeyed(String.self, objects: [.dictionary(["NS.string": .uid(1), "$class": .uid(2)]), stringClass])
+            _ = try decodeKeyed(
+                String.self,
+                objects: [.dictionary(["NS.string": .uid(1), "$class": .uid(2)]), stringClass]
+            )
         }
         // An array inside a dictionary inside the array.
         expectRefused(.corrupt, mentioning: "contains itself") {
@@ -161,7 +182,8 @@ struct KeyedArchiveCorruptInputTests {
                     .dictionary(["NS.keys": .array([.uid(4)]), "NS.objects": .array([.uid(1)]), "$class": .uid(5)]),
                     .string("key"),
                     .dictionary(["$classname": .string("NSDictionary")]),
-                ])
+                ]
+            )
         }
     }
 
@@ -169,7 +191,9 @@ struct KeyedArchiveCorruptInputTests {
         // 2^30 strings if copied inline; refused after work proportional to the file's size.
         expectRefused(.limitExceeded, mentioning: "64 times") {
             _ = try GraphUnarchiver.unarchivedObject(
-                ofType: [String].self, fromKeyedArchive: keyedFixture("python-hostile-billion-laughs"))
+                ofType: [String].self,
+                fromKeyedArchive: keyedFixture("python-hostile-billion-laughs")
+            )
         }
     }
 
@@ -187,20 +211,30 @@ struct KeyedArchiveCorruptInputTests {
 
     @Test func unknownClassIsRefused() {
         expectRefused(.unknownType, mentioning: "UAEvilPayload") {
-            _ = try GraphUnarchiver(forReadingKeyedArchive: keyedFixture("python-hostile-unknown-class"), registry: gridStateRegistry)
+            _ = try GraphUnarchiver(
+                forReadingKeyedArchive: keyedFixture("python-hostile-unknown-class"),
+                registry: gridStateRegistry
+            )
         }
     }
 
     @Test func wrongFieldTypesAreRefused() {
         expectRefused(.typeMismatch, mentioning: "expected Int, found String") {
             _ = try GraphUnarchiver.unarchivedObject(
-                ofType: [Record].self, fromKeyedArchive: keyedFixture("python-hostile-wrong-field-type"), registry: gridStateRegistry)
+                ofType: [Record].self,
+                fromKeyedArchive: keyedFixture("python-hostile-wrong-field-type"),
+                registry: gridStateRegistry
+            )
         }
         // A date whose NS.time is a string.
         expectRefused(.corrupt, mentioning: "NS.time") {
             _ = try decodeKeyed(
                 Date.self,
-                objects: [.dictionary(["NS.time": .string("yesterday"), "$class": .uid(2)]), .dictionary(["$classname": .string("NSDate")])])
+                objects: [
+                    .dictionary(["NS.time": .string("yesterday"), "$class": .uid(2)]),
+                    .dictionary(["$classname": .string("NSDate")]),
+                ]
+            )
         }
     }
 
@@ -218,9 +252,12 @@ struct KeyedArchiveCorruptInputTests {
             _ = try decodeKeyed(
                 [String: Int].self,
                 objects: [
-                    .dictionary(["NS.keys": .array([.uid(3), .uid(3)]), "NS.objects": .array([.uid(3)]), "$class": .uid(2)]),
+                    .dictionary([
+                        "NS.keys": .array([.uid(3), .uid(3)]), "NS.objects": .array([.uid(3)]), "$class": .uid(2),
+                    ]),
                     .dictionary(["$classname": .string("NSDictionary")]), .string("k"),
-                ])
+                ]
+            )
         }
         expectRefused(.corrupt, mentioning: "bare array") {
             _ = try decodeKeyed([Int].self, objects: [.array([.integer(1)])])
@@ -229,8 +266,10 @@ struct KeyedArchiveCorruptInputTests {
             _ = try decodeKeyed(
                 Record.self,
                 objects: [
-                    .dictionary(["kEncodeKeyName": .array([]), "$class": .uid(2)]), .dictionary(["$classname": .string("UAGridState")]),
-                ])
+                    .dictionary(["kEncodeKeyName": .array([]), "$class": .uid(2)]),
+                    .dictionary(["$classname": .string("UAGridState")]),
+                ]
+            )
         }
         expectRefused(.corrupt, mentioning: "twice") {
             _ = try decodeKeyed(
@@ -238,7 +277,8 @@ struct KeyedArchiveCorruptInputTests {
                 objects: [
                     .dictionary(["kEncodeKeyColor": .integer(1), "kEncodeKeyColor": .integer(2), "$class": .uid(2)]),
                     .dictionary(["$classname": .string("UAGridState")]),
-                ])
+                ]
+            )
         }
     }
 
@@ -248,18 +288,24 @@ struct KeyedArchiveCorruptInputTests {
     /// Decodes "root" (UID 1) of a keyed archive of `objects` as `type`.
     func decodeKeyed<T: GraphValue>(_ type: T.Type, objects: [PlistValue]) throws -> T {
         try GraphUnarchiver.unarchivedObject(
-            ofType: type, fromKeyedArchive: keyedArchive(top: ["root": .uid(1)], objects: objects), registry: gridStateRegistry)
+            ofType: type,
+            fromKeyedArchive: keyedArchive(top: ["root": .uid(1)], objects: objects),
+            registry: gridStateRegistry
+        )
     }
 
     // MARK: - Mutations of every fixture
 
     /// Every byte of the small fixtures, changed two ways, and every truncation: each either
     /// decodes or throws a GraphArchiveError; none crashes or hangs.
-    @Test(arguments: ["python-gridstates", "python-lines", "python-values", "python-ring", "foundation-values", "foundation-ring"])
+    @Test(arguments: [
+        "python-gridstates", "python-lines", "python-values", "python-ring", "foundation-values", "foundation-ring",
+    ])
     func mutatedFixturesNeverCrash(fixture: String) throws {
         let original = [UInt8](try keyedFixture(fixture))
         var registry = gridStateRegistry
-        for type in [BIDFourLines.self, LinesModel.self, FoundationValues.self, RingNode.self] as [any GraphCoding.Type] {
+        for type in [BIDFourLines.self, LinesModel.self, FoundationValues.self, RingNode.self] as [any GraphCoding.Type]
+        {
             registry.register(type)
         }
         func attempt(_ bytes: [UInt8]) {

@@ -123,7 +123,9 @@ final class FoundationValues: GraphCoding {
 func keyedFixture(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
     let url = try #require(
         Bundle.module.url(forResource: name, withExtension: "plist", subdirectory: "Fixtures/KeyedArchives"),
-        "missing fixture \(name).plist", sourceLocation: sourceLocation)
+        "missing fixture \(name).plist",
+        sourceLocation: sourceLocation
+    )
     return try Data(contentsOf: url)
 }
 
@@ -140,7 +142,10 @@ struct KeyedArchiveReadingTests {
 
     @Test func pythonGridStatesLoadWithSharing() throws {
         let records = try GraphUnarchiver.unarchivedObject(
-            ofType: [Record].self, fromKeyedArchive: keyedFixture("python-gridstates"), registry: gridStateRegistry)
+            ofType: [Record].self,
+            fromKeyedArchive: keyedFixture("python-gridstates"),
+            registry: gridStateRegistry
+        )
         #expect(records.map(\.name) == ["Living room", "Kitchen", "Living room", "Hall", "Living room"])
         #expect(records.map(\.color) == [0xFF8800, 42, 0xFF8800, 0, 0xFF8800])
         #expect(records[3].date == "2013-05-03 09:15")
@@ -152,7 +157,10 @@ struct KeyedArchiveReadingTests {
         // Foundation wrote "main.UAGridState"; the registry knows "UAGridState": the reader
         // falls back to the unqualified name.
         let records = try GraphUnarchiver.unarchivedObject(
-            ofType: [Record].self, fromKeyedArchive: keyedFixture("foundation-gridstates"), registry: gridStateRegistry)
+            ofType: [Record].self,
+            fromKeyedArchive: keyedFixture("foundation-gridstates"),
+            registry: gridStateRegistry
+        )
         #expect(records.count == 400)
         for index in 0..<300 {
             #expect(records[index].name == "grid \(index)")
@@ -170,7 +178,9 @@ struct KeyedArchiveReadingTests {
     func bidFourLinesLoadUnderDataKey(fixture: String) throws {
         // The seeds' flow: open, decode the root key, finish.
         let unarchiver = try GraphUnarchiver(
-            forReadingKeyedArchive: keyedFixture(fixture), registry: GraphTypeRegistry([BIDFourLines.self]))
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([BIDFourLines.self])
+        )
         let lines = try unarchiver.decode(BIDFourLines.self, forKey: "Data")
         try unarchiver.finishDecoding()
         #expect(lines.fields == ["first line", "second line", "third line", "fourth line"])
@@ -179,7 +189,9 @@ struct KeyedArchiveReadingTests {
     @Test(arguments: ["python-fourlines", "foundation-fourlines"])
     func fourLinesLoadUnderDataKey(fixture: String) throws {
         let unarchiver = try GraphUnarchiver(
-            forReadingKeyedArchive: keyedFixture(fixture), registry: GraphTypeRegistry([FourLines.self]))
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([FourLines.self])
+        )
         let lines = try unarchiver.decode(FourLines.self, forKey: "Data")
         #expect(lines.fields == ["first line", "second line", "third line", "fourth line"])
     }
@@ -187,7 +199,9 @@ struct KeyedArchiveReadingTests {
     @Test(arguments: ["python-lines", "foundation-lines"])
     func linesArrayLoadsUnderRootKey(fixture: String) throws {
         let unarchiver = try GraphUnarchiver(
-            forReadingKeyedArchive: keyedFixture(fixture), registry: GraphTypeRegistry([LinesModel.self]))
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([LinesModel.self])
+        )
         #expect(try unarchiver.decode(LinesModel.self, forKey: "kRootKey").lines == ["one", "two", "three", "four"])
     }
 
@@ -195,7 +209,10 @@ struct KeyedArchiveReadingTests {
 
     @Test(arguments: ["python-values", "foundation-values"])
     func foundationValueKindsDecode(fixture: String) throws {
-        let values = try GraphUnarchiver.unarchivedObject(ofType: FoundationValues.self, fromKeyedArchive: keyedFixture(fixture))
+        let values = try GraphUnarchiver.unarchivedObject(
+            ofType: FoundationValues.self,
+            fromKeyedArchive: keyedFixture(fixture)
+        )
         #expect(values.int == -7)
         #expect(values.bigUnsigned == UInt64.max)
         #expect(values.double == 2.5)
@@ -225,7 +242,10 @@ struct KeyedArchiveReadingTests {
                 nested = try unarchiver.decode([[Int]].self, forKey: "nested")
             }
         }
-        let extras = try GraphUnarchiver.unarchivedObject(ofType: Extras.self, fromKeyedArchive: keyedFixture("foundation-values"))
+        let extras = try GraphUnarchiver.unarchivedObject(
+            ofType: Extras.self,
+            fromKeyedArchive: keyedFixture("foundation-values")
+        )
         #expect(extras.int64 == .min)
         #expect(extras.float == 1.25)
         #expect(extras.nested == [[1, 2], [3]])
@@ -233,7 +253,10 @@ struct KeyedArchiveReadingTests {
 
     @Test(arguments: ["python-ring", "foundation-ring"])
     func cyclesComeBackAsTheSameInstances(fixture: String) throws {
-        let unarchiver = try GraphUnarchiver(forReadingKeyedArchive: keyedFixture(fixture), registry: GraphTypeRegistry([RingNode.self]))
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([RingNode.self])
+        )
         let first = try unarchiver.decode(RingNode.self, forKey: "root")
         let parent = try unarchiver.decode(RingNode.self, forKey: "parent")
         let ring = [first, try #require(first.next), try #require(first.next?.next)]
@@ -250,7 +273,10 @@ struct KeyedArchiveReadingTests {
     @Test func unknownClassIsRefusedByName() throws {
         #expect {
             try GraphUnarchiver.unarchivedObject(
-                ofType: [Record].self, fromKeyedArchive: keyedFixture("python-hostile-unknown-class"), registry: gridStateRegistry)
+                ofType: [Record].self,
+                fromKeyedArchive: keyedFixture("python-hostile-unknown-class"),
+                registry: gridStateRegistry
+            )
         } throws: { error in
             (error as? GraphArchiveError)?.code == .unknownType && "\(error)".contains("UAEvilPayload")
         }
@@ -261,18 +287,32 @@ struct KeyedArchiveReadingTests {
         let data = keyedArchive(
             top: ["root": .uid(1)],
             objects: [
-                .dictionary(["kEncodeKeyName": .uid(3), "kEncodeKeyColor": .integer(7), "kEncodeKeyDate": .uid(3), "$class": .uid(2)]),
-                .dictionary(["$classname": .string("UASpecialGridState"), "$classes": .array([.string("UASpecialGridState"), .string("UAGridState"), .string("NSObject")])]),
+                .dictionary([
+                    "kEncodeKeyName": .uid(3), "kEncodeKeyColor": .integer(7), "kEncodeKeyDate": .uid(3),
+                    "$class": .uid(2),
+                ]),
+                .dictionary([
+                    "$classname": .string("UASpecialGridState"),
+                    "$classes": .array([.string("UASpecialGridState"), .string("UAGridState"), .string("NSObject")]),
+                ]),
                 .string("same"),
-            ])
-        let record = try GraphUnarchiver.unarchivedObject(ofType: Record.self, fromKeyedArchive: data, registry: gridStateRegistry)
+            ]
+        )
+        let record = try GraphUnarchiver.unarchivedObject(
+            ofType: Record.self,
+            fromKeyedArchive: data,
+            registry: gridStateRegistry
+        )
         #expect(record.name == "same" && record.color == 7 && record.date == "same")
     }
 
     @Test func registryNamesDecideWhatIsCreated() throws {
         // Without the "UAGridState" registration the seed archive's class is unknown.
         #expect {
-            try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromKeyedArchive: keyedFixture("python-gridstates"))
+            try GraphUnarchiver.unarchivedObject(
+                ofType: [Record].self,
+                fromKeyedArchive: keyedFixture("python-gridstates")
+            )
         } throws: { ($0 as? GraphArchiveError)?.code == .unknownType }
     }
 
@@ -305,7 +345,11 @@ struct KeyedArchiveReadingTests {
     @Test func keyedArchiveConvertsToANativeArchive() throws {
         let native = try KeyedArchive.archiveData(fromKeyedArchive: keyedFixture("python-gridstates"))
         #expect(ArchiveKind.detect(native) == .gridstore)
-        let records = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: native, registry: gridStateRegistry)
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            from: native,
+            registry: gridStateRegistry
+        )
         #expect(records.count == 5 && records[0] === records[4])
     }
 }
@@ -358,11 +402,15 @@ func bplist(_ value: PlistValue) -> Data {
 
 /// A keyed archive of `$top` and `$objects` (after "$null", so the first entry is UID 1).
 func keyedArchive(
-    top: KeyValuePairs<String, PlistValue>, objects: [PlistValue], archiver: String = "NSKeyedArchiver", version: Int64 = 100_000
+    top: KeyValuePairs<String, PlistValue>,
+    objects: [PlistValue],
+    archiver: String = "NSKeyedArchiver",
+    version: Int64 = 100_000
 ) -> Data {
     bplist(
         .dictionary([
             "$archiver": .string(archiver), "$version": .integer(version), "$top": .dictionary(top),
             "$objects": .array([.string("$null")] + objects),
-        ]))
+        ])
+    )
 }

@@ -175,7 +175,9 @@ func foundationDecode(_ data: Data, key: String = "root", classes: [String: AnyC
 
 /// `count` records in `count + count / 2` slots, the extra slots sharing earlier records.
 func sharedRecords(_ count: Int) -> [Record] {
-    var records = (0..<count).map { Record(name: "record \($0)", color: $0 * 977 % 0xFF_FFFF, date: "2024-01-\($0 % 28 + 1)") }
+    var records = (0..<count).map {
+        Record(name: "record \($0)", color: $0 * 977 % 0xFF_FFFF, date: "2024-01-\($0 % 28 + 1)")
+    }
     for index in 0..<(count / 2) { records.append(records[index * 7 % count]) }
     return records
 }
@@ -191,7 +193,9 @@ struct KeyedArchiveWritingTests {
     @Test func foundationDecodesGridStatesWithSharing() throws {
         let records = sharedRecords(300)
         let data = try KeyedArchive.archivedData(withRootObject: records, options: Self.uaGridState)
-        let decoded = try #require(try foundationDecode(data, classes: ["UAGridState": FoundationGridState.self]) as? NSArray)
+        let decoded = try #require(
+            try foundationDecode(data, classes: ["UAGridState": FoundationGridState.self]) as? NSArray
+        )
         let states = try decoded.map { try #require($0 as? FoundationGridState) }
         #expect(states.count == records.count)
         for (state, record) in zip(states, records) {
@@ -216,8 +220,11 @@ struct KeyedArchiveWritingTests {
             try foundationDecode(
                 data,
                 classes: [
-                    "FoundationKinds": FoundationKinds.self, "UAGridState": FoundationGridState.self, "Point": FoundationPoint.self,
-                ]) as? FoundationKinds)
+                    "FoundationKinds": FoundationKinds.self, "UAGridState": FoundationGridState.self,
+                    "Point": FoundationPoint.self,
+                ]
+            ) as? FoundationKinds
+        )
         #expect(decoded.int == 42 && decoded.negative == -1_000_000)
         #expect(decoded.double == 2.5 && decoded.float == 1.25 && decoded.flag)
         #expect(decoded.text == "grüße, 世界 🌍")
@@ -242,7 +249,11 @@ struct KeyedArchiveWritingTests {
         // Foundation writes "GraphArchiveTests.FoundationGridState": registered unqualified.
         var registry = GraphTypeRegistry()
         registry.register(Record.self, forName: "FoundationGridState")
-        let records = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromKeyedArchive: archiver.encodedData, registry: registry)
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchive: archiver.encodedData,
+            registry: registry
+        )
         #expect(records.map(\.name) == ["first", "second", "first", "first"])
         #expect(records.map(\.color) == [0xABCDEF, -3, 0xABCDEF, 0xABCDEF])
         #expect(records[0] === records[2] && records[0] === records[3] && records[0] !== records[1])
@@ -253,7 +264,11 @@ struct KeyedArchiveWritingTests {
         kinds.records = sharedRecords(10)
         let data = try KeyedArchive.archivedData(withRootObject: kinds, options: Self.uaGridState)
         let back = try GraphUnarchiver.unarchivedObject(
-            ofType: Kinds.self, fromKeyedArchive: data, registry: gridStateRegistry, valueTypes: [Point.self])
+            ofType: Kinds.self,
+            fromKeyedArchive: data,
+            registry: gridStateRegistry,
+            valueTypes: [Point.self]
+        )
         #expect(back.int == kinds.int && back.negative == kinds.negative && back.double == kinds.double)
         #expect(back.float == kinds.float && back.flag == kinds.flag && back.text == kinds.text)
         #expect(back.bytes == kinds.bytes && back.date == kinds.date && back.numbers == kinds.numbers)
@@ -309,7 +324,10 @@ struct KeyedArchiveWritingTests {
     }
 
     @Test func writerUsesTheMappedClassName() throws {
-        let data = try KeyedArchive.archivedData(withRootObject: [Record(name: "n", color: 1, date: "d")], options: Self.uaGridState)
+        let data = try KeyedArchive.archivedData(
+            withRootObject: [Record(name: "n", color: 1, date: "d")],
+            options: Self.uaGridState
+        )
         #expect(try KeyedArchive.archiveInfo(fromKeyedArchive: data).typeNames == ["UAGridState"])
         #expect(Self.uaGridState.className(for: Record.self) == "UAGridState")
         #expect(KeyedArchive.Options().className(for: Record.self) == "Record")
@@ -320,7 +338,10 @@ struct KeyedArchiveWritingTests {
         try archiver.encode(BIDFourLines(fields: ["a", "b", nil, "d"]), forKey: "Data")
         try archiver.encode(7, forKey: "version")
         try archiver.finishEncoding()
-        let unarchiver = try GraphUnarchiver(forReadingKeyedArchive: archiver.keyedArchiveData(), registry: GraphTypeRegistry([BIDFourLines.self]))
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: archiver.keyedArchiveData(),
+            registry: GraphTypeRegistry([BIDFourLines.self])
+        )
         #expect(try unarchiver.decode(BIDFourLines.self, forKey: "Data").fields == ["a", "b", nil, "d"])
         #expect(try unarchiver.decode(Int.self, forKey: "version") == 7)
     }
@@ -353,7 +374,11 @@ struct KeyedArchiveWritingTests {
         let path = folder.appendingPathComponent("grid.archive").path
         let records = sharedRecords(20)
         try KeyedArchive.archiveRootObject(records, toFile: path, options: Self.uaGridState)
-        let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromKeyedArchiveFile: path, registry: gridStateRegistry)
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchiveFile: path,
+            registry: gridStateRegistry
+        )
         #expect(back.count == 30 && back[20] === back[0])
         // Any-archive opening detects the format from the file itself.
         let unarchiver = try GraphUnarchiver(contentsOfAnyArchiveFile: path, registry: gridStateRegistry)
@@ -363,7 +388,13 @@ struct KeyedArchiveWritingTests {
         #expect(throws: GraphArchiveError.self) {
             try KeyedArchive.archiveRootObject(["x", nil] as [String?], toFile: path)
         }
-        #expect(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromKeyedArchiveFile: path, registry: gridStateRegistry).count == 30)
+        #expect(
+            try GraphUnarchiver.unarchivedObject(
+                ofType: [Record].self,
+                fromKeyedArchiveFile: path,
+                registry: gridStateRegistry
+            ).count == 30
+        )
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["grid.archive"])
 
         // File conversions in both directions.
@@ -371,9 +402,15 @@ struct KeyedArchiveWritingTests {
         try KeyedArchive.writeArchive(fromKeyedArchiveFile: path, toFile: native)
         let keyed = folder.appendingPathComponent("grid.plist").path
         try KeyedArchive.writeKeyedArchive(fromArchiveFile: native, toFile: keyed, options: Self.uaGridState)
-        #expect(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: native, registry: gridStateRegistry).count == 30)
+        #expect(
+            try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: native, registry: gridStateRegistry)
+                .count == 30
+        )
         #expect(try KeyedArchive.archiveInfo(fromKeyedArchiveFile: keyed).referenceCount == 30)
-        let decoded = try foundationDecode(Data(contentsOf: URL(fileURLWithPath: keyed)), classes: ["UAGridState": FoundationGridState.self])
+        let decoded = try foundationDecode(
+            Data(contentsOf: URL(fileURLWithPath: keyed)),
+            classes: ["UAGridState": FoundationGridState.self]
+        )
         #expect((decoded as? NSArray)?.count == 30)
     }
 }

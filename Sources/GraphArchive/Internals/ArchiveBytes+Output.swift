@@ -10,12 +10,16 @@ extension ArchiveBytes {
         self.init(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Int in
             var offset = 0
             output.header.withUnsafeBytes { header in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + header.count)]).copyMemory(from: header)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + header.count)]).copyMemory(
+                    from: header
+                )
                 offset += header.count
             }
             for piece in output.payload {
                 piece.withUnsafeBytes { bytes in
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(
+                        from: bytes
+                    )
                     offset += bytes.count
                 }
             }

@@ -77,8 +77,10 @@ struct BPlistReferences {
     @inline(never)
     private func outOfRange(_ reference: UInt64) -> GraphArchiveError {
         GraphArchiveError(
-            .badObjectReference, "object \(container) refers to object \(reference), but the property list has \(objectCount)",
-            offset: cursor.offset - width)
+            .badObjectReference,
+            "object \(container) refers to object \(reference), but the property list has \(objectCount)",
+            offset: cursor.offset - width
+        )
     }
 }
 
@@ -122,12 +124,19 @@ struct BPlist {
         for index in 0..<magicLength {
             guard try reader.readByte() == magic[index] else {
                 throw GraphArchiveError(
-                    .badMagic, "not an NSKeyedArchiver archive (no \"bplist00\" binary property list magic)", offset: 0)
+                    .badMagic,
+                    "not an NSKeyedArchiver archive (no \"bplist00\" binary property list magic)",
+                    offset: 0
+                )
             }
         }
         // Magic, at least one object byte, and the trailer.
         guard byteCount >= magic.count + 1 + trailerSize else {
-            throw GraphArchiveError(.truncated, "binary property list is too short (\(byteCount) bytes) to hold a trailer", offset: 0)
+            throw GraphArchiveError(
+                .truncated,
+                "binary property list is too short (\(byteCount) bytes) to hold a trailer",
+                offset: 0
+            )
         }
         let trailerStart = byteCount - trailerSize
         reader.offset = trailerStart + 6
@@ -164,8 +173,10 @@ struct BPlist {
         }
         guard objectCount <= UInt64(maximumObjectCount) else {
             throw GraphArchiveError(
-                .limitExceeded, "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
-                offset: trailerStart + 8)
+                .limitExceeded,
+                "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
+                offset: trailerStart + 8
+            )
         }
         // Every offset once. The count is bounded by the table, itself bounded by the file.
         let count = Int(objectCount)
@@ -177,8 +188,10 @@ struct BPlist {
             let offset = try reader.readBigEndian(width: offsetSize)
             guard offset >= UInt64(magic.count), offset < tableStart else {
                 throw GraphArchiveError(
-                    .corrupt, "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
-                    offset: end + index * offsetSize)
+                    .corrupt,
+                    "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
+                    offset: end + index * offsetSize
+                )
             }
             offsets.append(UInt32(truncatingIfNeeded: offset))
         }
@@ -205,9 +218,16 @@ struct BPlist {
         case BPlistMarker.array, BPlistMarker.set: unit = referenceSize
         case BPlistMarker.dictionary: unit = 2 * referenceSize
         case BPlistMarker.uid:
-            guard nibble < 8, nibble < objectsEnd - cursor.offset else { throw malformed(index, "is \(nibble + 1) bytes wide") }
+            guard nibble < 8, nibble < objectsEnd - cursor.offset else {
+                throw malformed(index, "is \(nibble + 1) bytes wide")
+            }
             let value = try cursor.readBigEndian(width: nibble + 1)
-            return BPlistObject(index: index, marker: marker, count: Int(UInt32(clamping: value)), contentStart: cursor.offset)
+            return BPlistObject(
+                index: index,
+                marker: marker,
+                count: Int(UInt32(clamping: value)),
+                contentStart: cursor.offset
+            )
         default:
             // Fixed-size content is checked to fit when interpreted.
             return BPlistObject(index: index, marker: marker, count: 0, contentStart: cursor.offset)
@@ -228,7 +248,11 @@ struct BPlist {
         var cursor = reader
         cursor.offset = Int(offsets[index])
         let marker = (try? cursor.readByte()) ?? 0
-        return GraphArchiveError(.corrupt, "\(BPlistMarker.describe(marker)) object \(index) \(problem)", offset: Int(offsets[index]))
+        return GraphArchiveError(
+            .corrupt,
+            "\(BPlistMarker.describe(marker)) object \(index) \(problem)",
+            offset: Int(offsets[index])
+        )
     }
 
     /// The value of object `index` if it is a UID (UInt32.max if larger), else nil: the
@@ -275,7 +299,10 @@ struct BPlist {
 
     @inline(never)
     private func outOfRange(_ index: Int) -> GraphArchiveError {
-        GraphArchiveError(.badObjectReference, "reference to object \(index), but the property list has \(offsets.count)")
+        GraphArchiveError(
+            .badObjectReference,
+            "reference to object \(index), but the property list has \(offsets.count)"
+        )
     }
 
     /// Reads the integer object that follows a 0xF count nibble.
@@ -283,7 +310,11 @@ struct BPlist {
         let start = cursor.offset
         let marker = try cursor.readByte()
         guard marker & 0xF0 == BPlistMarker.integer, marker & 0x0F <= 3 else {
-            throw GraphArchiveError(.corrupt, "object \(object) has a malformed length (marker 0x\(String(marker, radix: 16)))", offset: start)
+            throw GraphArchiveError(
+                .corrupt,
+                "object \(object) has a malformed length (marker 0x\(String(marker, radix: 16)))",
+                offset: start
+            )
         }
         let length = try cursor.readBigEndian(width: 1 << Int(marker & 0x0F))
         guard length <= UInt64(Int.max) else {
@@ -306,13 +337,23 @@ struct BPlist {
         var cursor = reader
         // Cannot overflow: the scan checked count * unit against the bytes left.
         cursor.offset = container.contentStart &+ position &* referenceSize
-        return BPlistReferences(cursor: cursor, width: referenceSize, objectCount: offsets.count, container: container.index)
+        return BPlistReferences(
+            cursor: cursor,
+            width: referenceSize,
+            objectCount: offsets.count,
+            container: container.index
+        )
     }
 
     /// Appends the bytes of string or data object `object` to `writer` as they are.
     func copyContent(of object: BPlistObject, into writer: inout ByteWriter) throws(GraphArchiveError) {
         var cursor = reader
-        try ByteReader.copy(from: object.contentStart, to: object.contentStart + object.count, of: &cursor, into: &writer)
+        try ByteReader.copy(
+            from: object.contentStart,
+            to: object.contentStart + object.count,
+            of: &cursor,
+            into: &writer
+        )
     }
 
     /// The first 24 bytes of string or data `object` as three little-endian words, zero past
@@ -323,8 +364,14 @@ struct BPlist {
         cursor.offset = object.contentStart
         var left = object.count
         var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        if left > 0 { words.0 = try cursor.readPadded(min(left, 8)); left -= min(left, 8) }
-        if left > 0 { words.1 = try cursor.readPadded(min(left, 8)); left -= min(left, 8) }
+        if left > 0 {
+            words.0 = try cursor.readPadded(min(left, 8))
+            left -= min(left, 8)
+        }
+        if left > 0 {
+            words.1 = try cursor.readPadded(min(left, 8))
+            left -= min(left, 8)
+        }
         if left > 0 { words.2 = try cursor.readPadded(min(left, 8)) }
         return words
     }
@@ -351,11 +398,19 @@ struct BPlist {
             let high = try cursor.readBigEndian(width: 8)
             let low = try cursor.readBigEndian(width: 8)
             guard high == 0 else {
-                throw GraphArchiveError(.valueOutOfRange, "128-bit integer object \(object.index) does not fit 64 bits", offset: Int(offsets[object.index]))
+                throw GraphArchiveError(
+                    .valueOutOfRange,
+                    "128-bit integer object \(object.index) does not fit 64 bits",
+                    offset: Int(offsets[object.index])
+                )
             }
             return (low, true)
         default:
-            throw GraphArchiveError(.corrupt, "integer object \(object.index) has an invalid size", offset: Int(offsets[object.index]))
+            throw GraphArchiveError(
+                .corrupt,
+                "integer object \(object.index) has an invalid size",
+                offset: Int(offsets[object.index])
+            )
         }
     }
 
@@ -370,14 +425,20 @@ struct BPlist {
         case BPlistMarker.real | 3, BPlistMarker.date:
             return (Double(bitPattern: try cursor.readBigEndian(width: 8)), false)
         default:
-            throw GraphArchiveError(.corrupt, "real object \(object.index) has an invalid size", offset: Int(offsets[object.index]))
+            throw GraphArchiveError(
+                .corrupt,
+                "real object \(object.index) has an invalid size",
+                offset: Int(offsets[object.index])
+            )
         }
     }
 
     /// Checks that `size` bytes of fixed-size content fit before the offset table.
     @inline(__always)
     private func checkFits(_ object: BPlistObject, _ size: Int) throws(GraphArchiveError) {
-        guard size <= objectsEnd - object.contentStart else { throw malformed(object.index, "runs into the offset table") }
+        guard size <= objectsEnd - object.contentStart else {
+            throw malformed(object.index, "runs into the offset table")
+        }
     }
 
     /// A string object's text (ASCII or UTF-16 big endian).
@@ -396,13 +457,19 @@ struct BPlist {
                 units.append(UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
             }
             guard let string = String(validating: units, as: UTF16.self) else {
-                throw GraphArchiveError(.invalidUTF8, "string object \(object.index) is not valid UTF-16", offset: Int(offsets[object.index]))
+                throw GraphArchiveError(
+                    .invalidUTF8,
+                    "string object \(object.index) is not valid UTF-16",
+                    offset: Int(offsets[object.index])
+                )
             }
             return string
         default:
             throw GraphArchiveError(
-                .typeMismatch, "expected a string, found \(BPlistMarker.describe(object.marker)) (object \(object.index))",
-                offset: Int(offsets[object.index]))
+                .typeMismatch,
+                "expected a string, found \(BPlistMarker.describe(object.marker)) (object \(object.index))",
+                offset: Int(offsets[object.index])
+            )
         }
     }
 

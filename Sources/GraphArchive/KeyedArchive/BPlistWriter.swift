@@ -134,7 +134,12 @@ struct BPlistWriter: ~Copyable {
         let containerStart = references.count
         for position in stride(from: start, to: pending.count, by: 2) { references.append(pending[position]) }
         for position in stride(from: start + 1, to: pending.count, by: 2) { references.append(pending[position]) }
-        return close(BPlistMarker.dictionary, count: (pending.count - start) / 2, from: start, containerStart: containerStart)
+        return close(
+            BPlistMarker.dictionary,
+            count: (pending.count - start) / 2,
+            from: start,
+            containerStart: containerStart
+        )
     }
 
     private mutating func close(_ marker: UInt8, count: Int, from start: Int, containerStart: Int) -> Int {
@@ -152,7 +157,9 @@ struct BPlistWriter: ~Copyable {
     consuming func finish(top: Int) -> ByteWriter {
         let count = locations.count
         let referenceSize = Self.width(UInt64(max(count - 1, 0)))
-        var output = ByteWriter(reservingCapacity: 8 + scalars.count + references.count * referenceSize + count * 8 + 32)
+        var output = ByteWriter(
+            reservingCapacity: 8 + scalars.count + references.count * referenceSize + count * 8 + 32
+        )
         output.writeBytes(BPlist.magic)
         let scalarBase = output.count
         scalars.withUnsafeBytes { output.writeBytes($0) }
@@ -162,7 +169,9 @@ struct BPlistWriter: ~Copyable {
             containerOffsets.append(output.count)
             Self.writeHeader(containerMarkers[container], count: containerCounts[container], into: &output)
             let start = containerStarts[container]
-            let referenceCount = containerMarkers[container] == BPlistMarker.dictionary ? 2 * containerCounts[container] : containerCounts[container]
+            let referenceCount =
+                containerMarkers[container] == BPlistMarker.dictionary
+                ? 2 * containerCounts[container] : containerCounts[container]
             for reference in references[start..<(start + referenceCount)] {
                 output.writeBigEndian(UInt64(reference), width: referenceSize)
             }

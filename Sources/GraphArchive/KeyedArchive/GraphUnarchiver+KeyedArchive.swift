@@ -35,42 +35,69 @@ extension GraphUnarchiver {
     ///   for damage (a container that contains itself among them), `.limitExceeded`,
     ///   `.unknownType` for a class the registry lacks, and whatever an initializer throws.
     public convenience init(
-        forReadingKeyedArchive data: Data, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [],
+        forReadingKeyedArchive data: Data,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
         let native = try KeyedArchiveReader.transcode(
-            data, registry: registry, valueTypeNames: Self.names(of: valueTypes), options: options)
+            data,
+            registry: registry,
+            valueTypeNames: Self.names(of: valueTypes),
+            options: options
+        )
         try self.init(bytes: ArchiveBytes(joining: native), registry: registry, options: options)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
     public convenience init(
-        contentsOfKeyedArchiveFile path: String, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [],
+        contentsOfKeyedArchiveFile path: String,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
         try self.init(
-            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry,
-            valueTypes: valueTypes, options: options)
+            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            registry: registry,
+            valueTypes: valueTypes,
+            options: options
+        )
     }
 
     /// Opens `data` as whichever archive it is: a gridstore archive or an NSKeyedArchiver one
     /// (see ``ArchiveKind``).
-    public convenience init(forReadingAnyArchive data: Data, registry: GraphTypeRegistry, options: Options = Options()) throws {
+    public convenience init(forReadingAnyArchive data: Data, registry: GraphTypeRegistry, options: Options = Options())
+        throws
+    {
         try self.init(anyArchive: ArchiveBytes(copying: data), registry: registry, options: options)
     }
 
     /// Opens the archive at `path`, a gridstore archive or an NSKeyedArchiver one, reading the
     /// file once.
-    public convenience init(contentsOfAnyArchiveFile path: String, registry: GraphTypeRegistry, options: Options = Options()) throws {
+    public convenience init(
+        contentsOfAnyArchiveFile path: String,
+        registry: GraphTypeRegistry,
+        options: Options = Options()
+    ) throws {
         try self.init(
-            anyArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry, options: options)
+            anyArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            registry: registry,
+            options: options
+        )
     }
 
     convenience init(
-        keyedArchive bytes: ArchiveBytes, registry: GraphTypeRegistry, valueTypes: [any GraphCoding.Type] = [], options: Options
+        keyedArchive bytes: ArchiveBytes,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options
     ) throws {
         let native = try KeyedArchiveReader.transcode(
-            bytes, registry: registry, valueTypeNames: Self.names(of: valueTypes), options: options)
+            bytes,
+            registry: registry,
+            valueTypeNames: Self.names(of: valueTypes),
+            options: options
+        )
         try self.init(bytes: ArchiveBytes(joining: native), registry: registry, options: options)
     }
 
@@ -101,24 +128,36 @@ extension GraphUnarchiver {
     /// aliases, and `type` itself is read as a value type if it is a ``GraphCoding`` struct;
     /// pass others, or other names, in `registry` and `valueTypes`.
     public static func unarchivedObject<T: GraphValue>(
-        ofType type: T.Type, fromKeyedArchive data: Data, registry: GraphTypeRegistry = GraphTypeRegistry(),
-        valueTypes: [any GraphCoding.Type] = [], options: Options = Options()
+        ofType type: T.Type,
+        fromKeyedArchive data: Data,
+        registry: GraphTypeRegistry = GraphTypeRegistry(),
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
     ) throws -> T {
         let unarchiver = try GraphUnarchiver(
-            forReadingKeyedArchive: data, registry: registry.including(T.self), valueTypes: valueTypes + rootValueType(T.self),
-            options: options)
+            forReadingKeyedArchive: data,
+            registry: registry.including(T.self),
+            valueTypes: valueTypes + rootValueType(T.self),
+            options: options
+        )
         return try unarchiver.decodeRoot(T.self)
     }
 
     /// Decodes the root value of the NSKeyedArchiver archive at `path` as `type`: the typed,
     /// throwing `unarchiveObject(withFile:)` for archives an iOS app wrote.
     public static func unarchivedObject<T: GraphValue>(
-        ofType type: T.Type, fromKeyedArchiveFile path: String, registry: GraphTypeRegistry = GraphTypeRegistry(),
-        valueTypes: [any GraphCoding.Type] = [], options: Options = Options()
+        ofType type: T.Type,
+        fromKeyedArchiveFile path: String,
+        registry: GraphTypeRegistry = GraphTypeRegistry(),
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
     ) throws -> T {
         let unarchiver = try GraphUnarchiver(
-            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry.including(T.self),
-            valueTypes: valueTypes + rootValueType(T.self), options: options)
+            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            registry: registry.including(T.self),
+            valueTypes: valueTypes + rootValueType(T.self),
+            options: options
+        )
         return try unarchiver.decodeRoot(T.self)
     }
 

@@ -57,7 +57,9 @@ public enum KeyedArchive {
     ///
     /// - Throws: What encoding throws, and `.invalidValue` for nil inside an array or
     ///   dictionary, which NSArray and NSDictionary cannot hold.
-    public static func archivedData<T: GraphValue>(withRootObject rootObject: T, options: Options = Options()) throws -> Data {
+    public static func archivedData<T: GraphValue>(withRootObject rootObject: T, options: Options = Options()) throws
+        -> Data
+    {
         let archiver = GraphArchiver()
         try archiver.encode(rootObject, forKey: GraphArchiver.rootKey)
         try archiver.finishEncoding()
@@ -66,7 +68,11 @@ public enum KeyedArchive {
 
     /// Archives `rootObject` under "root" as an NSKeyedArchiver archive and saves it to `path`
     /// atomically (see ``AtomicFile``): the `archiveRootObject(_:toFile:)` that iOS apps use.
-    public static func archiveRootObject<T: GraphValue>(_ rootObject: T, toFile path: String, options: Options = Options()) throws {
+    public static func archiveRootObject<T: GraphValue>(
+        _ rootObject: T,
+        toFile path: String,
+        options: Options = Options()
+    ) throws {
         let archiver = GraphArchiver()
         try archiver.encode(rootObject, forKey: GraphArchiver.rootKey)
         try archiver.finishEncoding()
@@ -81,7 +87,9 @@ public enum KeyedArchive {
     /// - Throws: What ``GraphUnarchiver/init(forReadingKeyedArchive:registry:options:)`` throws
     ///   for a bad keyed archive (but not `.unknownType`), and compression errors.
     public static func archiveData(
-        fromKeyedArchive data: Data, compression: ArchiveCompression = .none, options: GraphUnarchiver.Options = .init()
+        fromKeyedArchive data: Data,
+        compression: ArchiveCompression = .none,
+        options: GraphUnarchiver.Options = .init()
     ) throws -> Data {
         let output = try KeyedArchiveReader.transcode(data, registry: nil, options: options, compression: compression)
         return Data(output.contiguousBytes())
@@ -89,12 +97,16 @@ public enum KeyedArchive {
 
     /// Converts the keyed archive at `input` into a gridstore archive saved atomically at `output`.
     public static func writeArchive(
-        fromKeyedArchiveFile input: String, toFile output: String, compression: ArchiveCompression = .none,
+        fromKeyedArchiveFile input: String,
+        toFile output: String,
+        compression: ArchiveCompression = .none,
         options: GraphUnarchiver.Options = .init()
     ) throws {
         let bytes = try FileReader.read(input, maximumBytes: options.maximumArchiveBytes)
         try AtomicFile.write(
-            KeyedArchiveReader.transcode(bytes, registry: nil, options: options, compression: compression), to: output)
+            KeyedArchiveReader.transcode(bytes, registry: nil, options: options, compression: compression),
+            to: output
+        )
     }
 
     /// The keyed archive holding what gridstore archive `data` holds, without creating any
@@ -103,19 +115,30 @@ public enum KeyedArchive {
     /// - Throws: What reading the gridstore archive throws, and `.invalidValue` for nil inside
     ///   an array or dictionary.
     public static func keyedArchiveData(
-        fromArchive data: Data, options: Options = Options(), decodingOptions: GraphUnarchiver.Options = .init()
+        fromArchive data: Data,
+        options: Options = Options(),
+        decodingOptions: GraphUnarchiver.Options = .init()
     ) throws -> Data {
-        try KeyedArchiveWriter.transcode(ArchiveBytes(copying: data), classNames: options.classNames, options: decodingOptions)
-            .withUnsafeBytes { Data($0) }
+        try KeyedArchiveWriter.transcode(
+            ArchiveBytes(copying: data),
+            classNames: options.classNames,
+            options: decodingOptions
+        )
+        .withUnsafeBytes { Data($0) }
     }
 
     /// Converts the gridstore archive at `input` into a keyed archive saved atomically at `output`.
     public static func writeKeyedArchive(
-        fromArchiveFile input: String, toFile output: String, options: Options = Options(),
+        fromArchiveFile input: String,
+        toFile output: String,
+        options: Options = Options(),
         decodingOptions: GraphUnarchiver.Options = .init()
     ) throws {
         let bytes = try FileReader.read(input, maximumBytes: decodingOptions.maximumArchiveBytes)
-        try write(KeyedArchiveWriter.transcode(bytes, classNames: options.classNames, options: decodingOptions), to: output)
+        try write(
+            KeyedArchiveWriter.transcode(bytes, classNames: options.classNames, options: decodingOptions),
+            to: output
+        )
     }
 
     static func write(_ plist: borrowing ByteWriter, to path: String) throws {
@@ -129,16 +152,22 @@ public enum KeyedArchive {
     /// What keyed archive `data` holds, as ``ArchiveInfo``: objects, references, class names,
     /// top-level keys and the root's element count, counted as it would be stored natively.
     /// `formatVersion` is "NSKeyedArchiver 100000" and `archiveBytes` the keyed archive's size.
-    public static func archiveInfo(fromKeyedArchive data: Data, options: GraphUnarchiver.Options = .init()) throws -> ArchiveInfo {
+    public static func archiveInfo(fromKeyedArchive data: Data, options: GraphUnarchiver.Options = .init()) throws
+        -> ArchiveInfo
+    {
         try archiveInfo(bytes: ArchiveBytes(copying: data), options: options)
     }
 
     /// What the keyed archive at `path` holds; see ``archiveInfo(fromKeyedArchive:options:)``.
-    public static func archiveInfo(fromKeyedArchiveFile path: String, options: GraphUnarchiver.Options = .init()) throws -> ArchiveInfo {
+    public static func archiveInfo(fromKeyedArchiveFile path: String, options: GraphUnarchiver.Options = .init()) throws
+        -> ArchiveInfo
+    {
         try archiveInfo(bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), options: options)
     }
 
-    static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> ArchiveInfo {
+    static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError)
+        -> ArchiveInfo
+    {
         let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options)
         var info = try GraphUnarchiver.archiveInfo(bytes: ArchiveBytes(joining: native), options: options)
         info.formatVersion = "\(KeyedArchiveIndex.archiverName) \(KeyedArchiveIndex.version)"
@@ -167,6 +196,9 @@ extension GraphArchiver {
             throw GraphArchiveError(.invalidState, "the keyed archive was requested before finishEncoding()")
         }
         return try KeyedArchiveWriter.transcode(
-            ArchiveBytes(joining: output), classNames: options.classNames, options: GraphUnarchiver.Options())
+            ArchiveBytes(joining: output),
+            classNames: options.classNames,
+            options: GraphUnarchiver.Options()
+        )
     }
 }

@@ -103,8 +103,10 @@ struct KeyedArchiveIndex {
         let root = try plist.object(plist.top)
         guard root.type == BPlistMarker.dictionary else {
             throw GraphArchiveError(
-                .badMagic, "not an NSKeyedArchiver archive: the property list holds a \(BPlistMarker.describe(root.marker)), not a dictionary",
-                offset: plist.offset(of: root.index))
+                .badMagic,
+                "not an NSKeyedArchiver archive: the property list holds a \(BPlistMarker.describe(root.marker)), not a dictionary",
+                offset: plist.offset(of: root.index)
+            )
         }
         var fields: [String: BPlistObject] = [:]
         for position in 0..<root.count {
@@ -113,33 +115,58 @@ struct KeyedArchiveIndex {
             fields[try plist.string(key)] = try plist.object(plist.reference(in: root, at: root.count + position))
         }
         guard let archiver = fields["$archiver"] else {
-            throw GraphArchiveError(.badMagic, "not an NSKeyedArchiver archive: the property list has no $archiver", offset: plist.offset(of: root.index))
+            throw GraphArchiveError(
+                .badMagic,
+                "not an NSKeyedArchiver archive: the property list has no $archiver",
+                offset: plist.offset(of: root.index)
+            )
         }
-        let archiverName = archiver.type == BPlistMarker.asciiString ? try plist.string(archiver) : BPlistMarker.describe(archiver.marker)
+        let archiverName =
+            archiver.type == BPlistMarker.asciiString
+            ? try plist.string(archiver) : BPlistMarker.describe(archiver.marker)
         guard archiverName == Self.archiverName else {
             throw GraphArchiveError(
-                .badMagic, "not an NSKeyedArchiver archive: $archiver is \"\(archiverName)\"", offset: plist.offset(of: archiver.index))
+                .badMagic,
+                "not an NSKeyedArchiver archive: $archiver is \"\(archiverName)\"",
+                offset: plist.offset(of: archiver.index)
+            )
         }
         guard let version = fields["$version"], version.type == BPlistMarker.integer,
             try plist.integer(version).bits == Self.version
         else {
             var found = "missing"
             if let version = fields["$version"] {
-                found = version.type == BPlistMarker.integer ? String(try plist.integer(version).bits) : BPlistMarker.describe(version.marker)
+                found =
+                    version.type == BPlistMarker.integer
+                    ? String(try plist.integer(version).bits) : BPlistMarker.describe(version.marker)
             }
             throw GraphArchiveError(
-                .unsupportedVersion, "keyed archive $version is \(found); this reader reads \(Self.version)",
-                offset: fields["$version"].flatMap { plist.offset(of: $0.index) })
+                .unsupportedVersion,
+                "keyed archive $version is \(found); this reader reads \(Self.version)",
+                offset: fields["$version"].flatMap { plist.offset(of: $0.index) }
+            )
         }
         guard let top = fields["$top"], top.type == BPlistMarker.dictionary else {
-            throw GraphArchiveError(.corrupt, "keyed archive has no $top dictionary", offset: plist.offset(of: root.index))
+            throw GraphArchiveError(
+                .corrupt,
+                "keyed archive has no $top dictionary",
+                offset: plist.offset(of: root.index)
+            )
         }
         guard let entries = fields["$objects"], entries.type == BPlistMarker.array, entries.count >= 1 else {
-            throw GraphArchiveError(.corrupt, "keyed archive has no $objects array", offset: plist.offset(of: root.index))
+            throw GraphArchiveError(
+                .corrupt,
+                "keyed archive has no $objects array",
+                offset: plist.offset(of: root.index)
+            )
         }
         let null = try plist.object(plist.reference(in: entries, at: 0))
         guard null.type == BPlistMarker.asciiString, try plist.string(null) == "$null" else {
-            throw GraphArchiveError(.corrupt, "keyed archive $objects does not start with \"$null\"", offset: plist.offset(of: null.index))
+            throw GraphArchiveError(
+                .corrupt,
+                "keyed archive $objects does not start with \"$null\"",
+                offset: plist.offset(of: null.index)
+            )
         }
         self.top = top
         self.entries = entries
@@ -187,8 +214,10 @@ struct KeyedArchiveIndex {
     @inline(never)
     private func uidOutOfRange(_ value: Int, in index: Int) -> GraphArchiveError {
         GraphArchiveError(
-            .badObjectReference, "UID \(value) is out of range: $objects has \(entries.count) entries",
-            offset: plist.offset(of: index))
+            .badObjectReference,
+            "UID \(value) is out of range: $objects has \(entries.count) entries",
+            offset: plist.offset(of: index)
+        )
     }
 
     /// What entry `uid` is.
@@ -207,7 +236,8 @@ struct KeyedArchiveIndex {
         guard uid != 0 else { return false }
         let marker = try plist.marker(Int(uidObjects[uid]))
         switch marker & 0xF0 {
-        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.asciiString, BPlistMarker.utf16String, BPlistMarker.data:
+        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.asciiString, BPlistMarker.utf16String,
+            BPlistMarker.data:
             return true
         default:
             return marker == BPlistMarker.falseValue || marker == BPlistMarker.trueValue || marker == BPlistMarker.date
@@ -226,8 +256,10 @@ struct KeyedArchiveIndex {
                 let definition = try plist.object(classReference)
                 guard definition.type == BPlistMarker.uid else {
                     throw GraphArchiveError(
-                        .corrupt, "$objects[\(uid)] has a $class that is a \(BPlistMarker.describe(definition.marker)), not a UID",
-                        offset: plist.offset(of: definition.index))
+                        .corrupt,
+                        "$objects[\(uid)] has a $class that is a \(BPlistMarker.describe(definition.marker)), not a UID",
+                        offset: plist.offset(of: definition.index)
+                    )
                 }
                 let detail = try classDetail(self.uid(definition))
                 if detail >= 0 {
@@ -242,9 +274,13 @@ struct KeyedArchiveIndex {
                 kind = .classDefinition
             } else {
                 throw GraphArchiveError(
-                    .corrupt, "$objects[\(uid)] is a dictionary with neither $class nor $classname", offset: plist.offset(of: object.index))
+                    .corrupt,
+                    "$objects[\(uid)] is a dictionary with neither $class nor $classname",
+                    offset: plist.offset(of: object.index)
+                )
             }
-        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.data, BPlistMarker.asciiString, BPlistMarker.utf16String:
+        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.data, BPlistMarker.asciiString,
+            BPlistMarker.utf16String:
             kind = .scalar
         case 0x00 where object.marker == BPlistMarker.falseValue || object.marker == BPlistMarker.trueValue:
             kind = .scalar
@@ -254,8 +290,10 @@ struct KeyedArchiveIndex {
             kind = .scalar
         default:
             throw GraphArchiveError(
-                .corrupt, "$objects[\(uid)] is a bare \(BPlistMarker.describe(object.marker)), which keyed archives do not store",
-                offset: plist.offset(of: object.index))
+                .corrupt,
+                "$objects[\(uid)] is a bare \(BPlistMarker.describe(object.marker)), which keyed archives do not store",
+                offset: plist.offset(of: object.index)
+            )
         }
         kinds[uid] = kind
         return kind
@@ -266,9 +304,14 @@ struct KeyedArchiveIndex {
     private mutating func classDetail(_ uid: Int) throws(GraphArchiveError) -> Int {
         if kinds[uid] == .classDefinition { return Int(details[uid]) }
         let object = try entryObject(uid)
-        guard object.type == BPlistMarker.dictionary, let nameReference = try member(of: object, key: KeyedKey.className) else {
+        guard object.type == BPlistMarker.dictionary,
+            let nameReference = try member(of: object, key: KeyedKey.className)
+        else {
             throw GraphArchiveError(
-                .corrupt, "$class refers to $objects[\(uid)], which is not a class definition", offset: plist.offset(of: object.index))
+                .corrupt,
+                "$class refers to $objects[\(uid)], which is not a class definition",
+                offset: plist.offset(of: object.index)
+            )
         }
         let name = try plist.string(plist.object(nameReference))
         let detail: Int
@@ -342,7 +385,10 @@ struct KeyedArchiveIndex {
             id = addKey(try plist.string(object))
         default:
             throw GraphArchiveError(
-                .corrupt, "dictionary key is a \(BPlistMarker.describe(object.marker)), not a string", offset: plist.offset(of: index))
+                .corrupt,
+                "dictionary key is a \(BPlistMarker.describe(object.marker)), not a string",
+                offset: plist.offset(of: index)
+            )
         }
         keyIDs[index] = Int32(truncatingIfNeeded: id)
         return id
@@ -409,15 +455,20 @@ struct KeyedArchiveIndex {
         let object = try entryObject(uid)
         guard let reference = try member(of: object, key: key) else {
             throw GraphArchiveError(
-                .corrupt, "$objects[\(uid)] has no \(KeyedKey.names[key])", offset: plist.offset(of: object.index))
+                .corrupt,
+                "$objects[\(uid)] has no \(KeyedKey.names[key])",
+                offset: plist.offset(of: object.index)
+            )
         }
         let value = try plist.object(reference)
         guard value.type == BPlistMarker.uid else { return value }
         let target = try self.uid(value)
         guard try kind(of: target) == .scalar else {
             throw GraphArchiveError(
-                .corrupt, "\(KeyedKey.names[key]) of $objects[\(uid)] refers to something that is not a plain value",
-                offset: plist.offset(of: value.index))
+                .corrupt,
+                "\(KeyedKey.names[key]) of $objects[\(uid)] refers to something that is not a plain value",
+                offset: plist.offset(of: value.index)
+            )
         }
         return try entryObject(target)
     }
@@ -433,8 +484,10 @@ struct KeyedArchiveIndex {
         let values = try containerMember(of: uid, key: KeyedKey.objects)
         guard keys.count == values.count else {
             throw GraphArchiveError(
-                .corrupt, "dictionary $objects[\(uid)] has \(keys.count) keys but \(values.count) values",
-                offset: plist.offset(of: values.index))
+                .corrupt,
+                "dictionary $objects[\(uid)] has \(keys.count) keys but \(values.count) values",
+                offset: plist.offset(of: values.index)
+            )
         }
         return (keys, values)
     }
@@ -442,13 +495,19 @@ struct KeyedArchiveIndex {
     private mutating func containerMember(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
         let object = try entryObject(uid)
         guard let reference = try member(of: object, key: key) else {
-            throw GraphArchiveError(.corrupt, "$objects[\(uid)] has no \(KeyedKey.names[key])", offset: plist.offset(of: object.index))
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] has no \(KeyedKey.names[key])",
+                offset: plist.offset(of: object.index)
+            )
         }
         let container = try plist.object(reference)
         guard container.type == BPlistMarker.array || container.type == BPlistMarker.set else {
             throw GraphArchiveError(
-                .corrupt, "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(container.marker)), not an array",
-                offset: plist.offset(of: container.index))
+                .corrupt,
+                "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(container.marker)), not an array",
+                offset: plist.offset(of: container.index)
+            )
         }
         return container
     }
@@ -479,7 +538,8 @@ struct KeyWords: Equatable {
     }
 
     var hash: Int {
-        let mixed = (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
+        let mixed =
+            (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
             ^ UInt64(length)
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
     }

@@ -76,29 +76,43 @@ struct KeyedArchiveReader: ~Copyable {
     ///   - valueTypeNames: Classes whose instances become inline value records.
     /// - Throws: ``GraphArchiveError`` for anything that is not a well-formed keyed archive.
     static func transcode(
-        _ bytes: ArchiveBytes, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = [],
-        options: GraphUnarchiver.Options, compression: ArchiveCompression = .none
+        _ bytes: ArchiveBytes,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
         // `bytes` must outlive every reader made from it.
         try withExtendedLifetime(bytes) { () throws(GraphArchiveError) -> ArchiveOutput in
             try transcode(
-                reading: bytes.reader(), registry: registry, valueTypeNames: valueTypeNames, options: options,
-                compression: compression)
+                reading: bytes.reader(),
+                registry: registry,
+                valueTypeNames: valueTypeNames,
+                options: options,
+                compression: compression
+            )
         }
     }
 
     /// Transcodes `data` where it lies: a large archive is not copied first.
     static func transcode(
-        _ data: Data, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = [],
-        options: GraphUnarchiver.Options, compression: ArchiveCompression = .none
+        _ data: Data,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
         // Data.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
         let result = data.withUnsafeBytes { (raw) -> Result<ArchiveOutput, GraphArchiveError> in
             ByteReader.withReader(over: raw) { (reader: inout ByteReader) -> Result<ArchiveOutput, GraphArchiveError> in
                 Result { () throws(GraphArchiveError) -> ArchiveOutput in
                     try transcode(
-                        reading: reader, registry: registry, valueTypeNames: valueTypeNames, options: options,
-                        compression: compression)
+                        reading: reader,
+                        registry: registry,
+                        valueTypeNames: valueTypeNames,
+                        options: options,
+                        compression: compression
+                    )
                 }
             }
         }
@@ -106,8 +120,11 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     private static func transcode(
-        reading input: ByteReader, registry: GraphTypeRegistry?, valueTypeNames: Set<String>,
-        options: GraphUnarchiver.Options, compression: ArchiveCompression
+        reading input: ByteReader,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String>,
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression
     ) throws(GraphArchiveError) -> ArchiveOutput {
         let plist = try BPlist.scan(input, maximumObjectCount: options.maximumObjectCount)
         let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
@@ -153,12 +170,16 @@ struct KeyedArchiveReader: ~Copyable {
         }
         guard order.count <= options.maximumObjectCount else {
             throw GraphArchiveError(
-                .limitExceeded, "keyed archive holds \(order.count) objects, over maximumObjectCount (\(options.maximumObjectCount))")
+                .limitExceeded,
+                "keyed archive holds \(order.count) objects, over maximumObjectCount (\(options.maximumObjectCount))"
+            )
         }
     }
 
     private mutating func push(
-        _ uid: Int, onto stack: inout [(uid: Int, start: Int, next: Int)], edges: inout [Int]
+        _ uid: Int,
+        onto stack: inout [(uid: Int, start: Int, next: Int)],
+        edges: inout [Int]
     ) throws(GraphArchiveError) {
         position[uid] = Self.inProgress
         let start = edges.count
@@ -171,7 +192,9 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Appends the objects that value `reference` refers to, looking inside inline containers.
-    private mutating func collectObjects(inField reference: Int, into edges: inout [Int], depth: Int) throws(GraphArchiveError) {
+    private mutating func collectObjects(inField reference: Int, into edges: inout [Int], depth: Int)
+        throws(GraphArchiveError)
+    {
         let object = try index.plist.object(reference)
         // Inline scalars hold no objects; inline containers are refused when written.
         guard object.type == BPlistMarker.uid else { return }
@@ -181,7 +204,9 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Appends the objects that entry `uid` is or holds.
-    private mutating func collectObjects(inEntry uid: Int, into edges: inout [Int], depth: Int) throws(GraphArchiveError) {
+    private mutating func collectObjects(inEntry uid: Int, into edges: inout [Int], depth: Int)
+        throws(GraphArchiveError)
+    {
         try spend(1)
         switch try index.kind(of: uid) {
         case .object:
@@ -219,8 +244,10 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func enter(_ uid: Int, depth: Int) throws(GraphArchiveError) {
         guard flags[uid] & Self.expanding == 0 else {
             throw GraphArchiveError(
-                .corrupt, "$objects[\(uid)] contains itself: an inline value cannot hold itself without an object between",
-                offset: index.plist.offset(of: try index.entryObject(uid).index))
+                .corrupt,
+                "$objects[\(uid)] contains itself: an inline value cannot hold itself without an object between",
+                offset: index.plist.offset(of: try index.entryObject(uid).index)
+            )
         }
         guard depth < options.maximumDepth else {
             throw GraphArchiveError(.limitExceeded, "values nest deeper than maximumDepth (\(options.maximumDepth))")
@@ -234,7 +261,8 @@ struct KeyedArchiveReader: ~Copyable {
         if budget < 0 {
             throw GraphArchiveError(
                 .limitExceeded,
-                "keyed archive shares values so widely that copying them inline would exceed \(Self.expansionFactor) times its size")
+                "keyed archive shares values so widely that copying them inline would exceed \(Self.expansionFactor) times its size"
+            )
         }
     }
 
@@ -246,7 +274,11 @@ struct KeyedArchiveReader: ~Copyable {
         for slot in 0..<top.count {
             let key = try nativeKey(index.keyID(of: index.plist.reference(in: top, at: slot)))
             guard seen.insert(key).inserted else {
-                throw GraphArchiveError(.corrupt, "$top lists key \"\(state.keys[key])\" twice", offset: index.plist.offset(of: top.index))
+                throw GraphArchiveError(
+                    .corrupt,
+                    "$top lists key \"\(state.keys[key])\" twice",
+                    offset: index.plist.offset(of: top.index)
+                )
             }
             state.out.writeVarint(key)
             state.topCount += 1
@@ -297,8 +329,10 @@ struct KeyedArchiveReader: ~Copyable {
             }
             guard insertion == 0 || fields[insertion - 1].key != field.key else {
                 throw GraphArchiveError(
-                    .corrupt, "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
-                    offset: index.plist.offset(of: object.index))
+                    .corrupt,
+                    "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
+                    offset: index.plist.offset(of: object.index)
+                )
             }
             fields[insertion] = field
         }
@@ -356,7 +390,9 @@ struct KeyedArchiveReader: ~Copyable {
         while nativeTypes.count <= typeID { nativeTypes.append(-1) }
         if nativeTypes[typeID] < 0 {
             nativeTypes[typeID] = state.types.count
-            state.types.append(EncodedType(name: index.typeNames[typeID], isObject: !index.typeIsValue[typeID], objectType: nil))
+            state.types.append(
+                EncodedType(name: index.typeNames[typeID], isObject: !index.typeIsValue[typeID], objectType: nil)
+            )
         }
         return nativeTypes[typeID]
     }
@@ -418,8 +454,10 @@ struct KeyedArchiveReader: ~Copyable {
             try writeWrapped(uid, key: KeyedKey.data, types: [BPlistMarker.data])
         case .classDefinition:
             throw GraphArchiveError(
-                .corrupt, "$objects[\(uid)] is a class definition, used where a value belongs",
-                offset: index.plist.offset(of: try index.entryObject(uid).index))
+                .corrupt,
+                "$objects[\(uid)] is a class definition, used where a value belongs",
+                offset: index.plist.offset(of: try index.entryObject(uid).index)
+            )
         case .unclassified:
             preconditionFailure("kind(of:) never returns .unclassified")
         }
@@ -433,8 +471,10 @@ struct KeyedArchiveReader: ~Copyable {
 
     private func wrongType(_ value: BPlistObject, in uid: Int, key: Int) -> GraphArchiveError {
         GraphArchiveError(
-            .corrupt, "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(value.marker))",
-            offset: index.plist.offset(of: value.index))
+            .corrupt,
+            "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(value.marker))",
+            offset: index.plist.offset(of: value.index)
+        )
     }
 
     private func objectPosition(_ uid: Int) throws(GraphArchiveError) -> Int {
@@ -522,7 +562,8 @@ struct KeyedArchiveReader: ~Copyable {
                 throw GraphArchiveError(
                     .corrupt,
                     "keyed archive stores a \(BPlistMarker.describe(object.marker)) where a UID or a plain value belongs (object \(object.index))",
-                    offset: plist.offset(of: object.index))
+                    offset: plist.offset(of: object.index)
+                )
             }
         }
     }
@@ -533,7 +574,11 @@ struct KeyedArchiveReader: ~Copyable {
         var body = ByteWriter()
         swap(&body, &state.out)
         return try ArchiveAssembler.assemble(
-            tablesOf: state, sections: [OutputChunk(body)], objectCount: order.count, referenceCount: referenceCount,
-            compression: compression)
+            tablesOf: state,
+            sections: [OutputChunk(body)],
+            objectCount: order.count,
+            referenceCount: referenceCount,
+            compression: compression
+        )
     }
 }

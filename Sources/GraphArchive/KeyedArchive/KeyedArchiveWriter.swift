@@ -30,7 +30,12 @@ struct KeyedArchiveWriter: ~Copyable {
     private var keyStrings: [Int]
     private var classKey = -1
 
-    private init(source: consuming DecodingState, payload: ArchiveBytes, classNames: [String: String], maximumDepth: Int) {
+    private init(
+        source: consuming DecodingState,
+        payload: ArchiveBytes,
+        classNames: [String: String],
+        maximumDepth: Int
+    ) {
         self.source = source
         self.payload = payload
         self.classNames = classNames
@@ -46,7 +51,9 @@ struct KeyedArchiveWriter: ~Copyable {
     /// - Throws: What reading the native archive throws, and `.invalidValue` for what an
     ///   NSKeyedArchiver archive cannot hold (nil inside an array or dictionary).
     static func transcode(
-        _ bytes: ArchiveBytes, classNames: [String: String], options: GraphUnarchiver.Options
+        _ bytes: ArchiveBytes,
+        classNames: [String: String],
+        options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ByteWriter {
         let loaded = try LoadedArchive.load(bytes, options: options)
         var reader = loaded.payload.reader(loaded.payloadRange)
@@ -54,12 +61,23 @@ struct KeyedArchiveWriter: ~Copyable {
         // Every object record takes at least one byte.
         guard loaded.header.objectCount <= UInt64(min(reader.remaining, options.maximumObjectCount)) else {
             throw GraphArchiveError(
-                .corrupt, "header claims \(loaded.header.objectCount) objects, more than the payload or maximumObjectCount allows",
-                offset: 32)
+                .corrupt,
+                "header claims \(loaded.header.objectCount) objects, more than the payload or maximumObjectCount allows",
+                offset: 32
+            )
         }
-        let source = DecodingState(reader: reader, tables: tables, objectCount: Int(loaded.header.objectCount), options: options)
+        let source = DecodingState(
+            reader: reader,
+            tables: tables,
+            objectCount: Int(loaded.header.objectCount),
+            options: options
+        )
         let writer = KeyedArchiveWriter(
-            source: source, payload: loaded.payload, classNames: classNames, maximumDepth: options.maximumDepth)
+            source: source,
+            payload: loaded.payload,
+            classNames: classNames,
+            maximumDepth: options.maximumDepth
+        )
         return try writer.write()
     }
 
@@ -76,7 +94,11 @@ struct KeyedArchiveWriter: ~Copyable {
             entries[1 + index] = try writeRecord(shape: shape, depth: 0)
         }
         guard source.reader.isAtEnd else {
-            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: source.reader.offset)
+            throw GraphArchiveError(
+                .trailingGarbage,
+                "unexpected bytes after the last object",
+                offset: source.reader.offset
+            )
         }
         let start = plist.stackPosition
         for entry in entries { plist.push(entry) }
@@ -102,7 +124,11 @@ struct KeyedArchiveWriter: ~Copyable {
             let offset = source.reader.offset
             let key = try source.reader.readCount()
             guard key < source.tables.keys.count, seen.insert(key).inserted else {
-                throw GraphArchiveError(.corrupt, "top-level entry uses key \(key) twice or out of range", offset: offset)
+                throw GraphArchiveError(
+                    .corrupt,
+                    "top-level entry uses key \(key) twice or out of range",
+                    offset: offset
+                )
             }
             plist.push(keyString(key))
             plist.push(try writeField(depth: 0))
@@ -283,7 +309,10 @@ struct KeyedArchiveWriter: ~Copyable {
         let uid = try writeEntry(depth: depth)
         guard uid != 0 else {
             throw GraphArchiveError(
-                .invalidValue, "an array or dictionary holds nil, which NSArray and NSDictionary cannot hold", offset: offset)
+                .invalidValue,
+                "an array or dictionary holds nil, which NSArray and NSDictionary cannot hold",
+                offset: offset
+            )
         }
         return uid
     }
@@ -296,7 +325,9 @@ struct KeyedArchiveWriter: ~Copyable {
 
     /// A new `$objects` dictionary of Foundation class `name`, its members pushed by `members`.
     private mutating func foundationInstance(
-        _ name: String, superclasses: [String], members: (inout KeyedArchiveWriter) -> Void
+        _ name: String,
+        superclasses: [String],
+        members: (inout KeyedArchiveWriter) -> Void
     ) -> Int {
         let classUID = classDefinition(name, superclasses: superclasses)
         let uid = reserveEntry()
@@ -310,7 +341,11 @@ struct KeyedArchiveWriter: ~Copyable {
 
     private func checkDepth(_ depth: Int, at offset: Int) throws(GraphArchiveError) {
         guard depth < maximumDepth else {
-            throw GraphArchiveError(.limitExceeded, "values nest deeper than maximumDepth (\(maximumDepth))", offset: offset)
+            throw GraphArchiveError(
+                .limitExceeded,
+                "values nest deeper than maximumDepth (\(maximumDepth))",
+                offset: offset
+            )
         }
     }
 }
