@@ -35,6 +35,11 @@ struct DecodingState {
     /// Top-level key → offset of its value.
     var topValues: [String: Int] = [:]
     var currentTopKey: String?
+    /// Words of the key last matched at each shape position (see `StringBits`): after one
+    /// `==` match, a caller's literal key matches by identity from then on.
+    var shapeKeyBits: [StringBits]
+    /// The strings `shapeKeyBits` were taken from, kept alive.
+    var matchKeys: [String]
     /// Value types checked to match their archived names, by type id.
     var verifiedValueTypes: [ObjectIdentifier?]
 
@@ -46,6 +51,8 @@ struct DecodingState {
         self.scanner = ValueScanner(
             shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
         self.verifiedValueTypes = Array(repeating: nil, count: tables.typeNames.count)
+        self.shapeKeyBits = tables.shapeKeys.map(StringBits.init)
+        self.matchKeys = tables.shapeKeys
     }
 
     // MARK: - Locating keys
@@ -55,10 +62,21 @@ struct DecodingState {
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         if container.kind == .record {
             let position = container.position
-            if position < container.keyCount && tables.shapeKeys[container.keyStart + position] == key {
-                reader.offset = container.cursor
-                container.current = position
-                return true
+            if position < container.keyCount {
+                let slot = container.keyStart + position
+                if shapeKeyBits[slot] == StringBits(key) {
+                    reader.offset = container.cursor
+                    container.current = position
+                    return true
+                }
+                if matchKeys[slot] == key {
+                    // Hold the caller's string so its storage, and so its words, stay unique.
+                    matchKeys[slot] = key
+                    shapeKeyBits[slot] = StringBits(key)
+                    reader.offset = container.cursor
+                    container.current = position
+                    return true
+                }
             }
         }
         return try locateSlow(key)
