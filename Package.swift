@@ -70,6 +70,12 @@ let package = Package(
             dependencies: ["GridStore", "GraphArchive"],
             swiftSettings: sharedSwiftSettings
         ),
+        // The harness's own logic: flags, checks that catch wrong results, scaling, every case at small N.
+        .testTarget(
+            name: "BenchmarksTests",
+            dependencies: ["Benchmarks", "GridStore", "GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

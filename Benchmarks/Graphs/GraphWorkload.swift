@@ -33,7 +33,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             cases += peerCases(peer)
         }
         for peer in Graph.inapplicablePeers {
-            for (subject, operation) in [(peer.encoderName, Operation.encode), (peer.decoderName, .decode)] {
+            for (subject, operation) in [(peer.encoderName, OperationKind.encode), (peer.decoderName, .decode)] {
                 var row = makeCase(subject, peer.group, .peer, operation, "none") { _ in throw Unavailable(peer.reason) }
                 row.notApplicable = peer.reason
                 cases.append(row)
@@ -82,7 +82,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     }
 
     private func makeCase(
-        _ subject: String, _ group: String, _ role: Role, _ operation: Operation, _ compression: String,
+        _ subject: String, _ group: String, _ role: Role, _ operation: OperationKind, _ compression: String,
         prepare: @escaping (Int) throws -> Trial
     ) -> Case {
         Case(

@@ -13,7 +13,7 @@ enum Role: String, Codable, Sendable {
 }
 
 /// What a case times.
-enum Operation: String, Codable, Sendable, CaseIterable {
+enum OperationKind: String, Codable, Sendable, CaseIterable {
     case encode, decode, save, load
     /// Floors.
     case memcpy, traverse, build, compress, decompress
@@ -39,7 +39,7 @@ struct Case {
     /// The `--only` group it belongs to: "gridstore", "nskeyed", "json", "plist", "floors".
     var group: String
     var role: Role
-    var operation: Operation
+    var operation: OperationKind
     /// "none", "zstd:3", or "-" where compression does not apply.
     var compression: String
     /// Slow peers may run at a smaller size under the time budget, their times scaled linearly.

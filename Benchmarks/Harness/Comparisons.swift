@@ -7,7 +7,7 @@ enum Comparisons {
     /// = build from arrays (+ zstd decompress), so a zstd row is held to zstd's own speed too.
     static func make(_ results: [CaseResult]) -> [Comparison] {
         var comparisons: [Comparison] = []
-        func median(_ subject: String, _ operation: Operation, _ compression: String = "-") -> Double? {
+        func median(_ subject: String, _ operation: OperationKind, _ compression: String = "-") -> Double? {
             results.first {
                 $0.status == .ok && $0.role == .floor && $0.subject == subject && $0.operation == operation
                     && $0.compression == compression

@@ -19,10 +19,10 @@ enum Output {
     }
 
     static let debugWarning = """
-        ************************************************************************
-        ** WARNING: Benchmarks was built in DEBUG. Its figures are meaningless. **
-        ** Run: swift run -c release Benchmarks                                  **
-        ************************************************************************
+        **************************************************************************
+        ** WARNING: Benchmarks was built in DEBUG: its figures are meaningless. **
+        ** Measure with: swift run -c release Benchmarks                        **
+        **************************************************************************
         """
 }
 

@@ -55,7 +55,7 @@ struct CaseResult: Codable, Sendable {
     var subject: String
     var group: String
     var role: Role
-    var operation: Operation
+    var operation: OperationKind
     var compression: String
     var status: Status
     /// The error or the reason for `status`.
@@ -116,7 +116,7 @@ struct CaseResult: Codable, Sendable {
 /// gridstore's median against another subject's, for one operation.
 struct Comparison: Codable, Sendable {
     var workload: String
-    var operation: Operation
+    var operation: OperationKind
     var compression: String
     /// The other side: a peer ("NSKeyedArchiver") or a floor ("encode floor (traversal + memcpy)").
     var against: String
@@ -147,7 +147,7 @@ struct TargetResult: Codable, Sendable {
 /// gridstore's time for one operation at one N (the sweep, or the growth probe at N/10).
 struct SweepPoint: Codable, Sendable {
     var workload: String
-    var operation: Operation
+    var operation: OperationKind
     var records: Int
     var status: Status
     var message: String?
@@ -159,7 +159,7 @@ struct SweepPoint: Codable, Sendable {
 /// How time grows with N: time ∝ N^exponent between two sizes (1 = linear).
 struct Growth: Codable, Sendable {
     var workload: String
-    var operation: Operation
+    var operation: OperationKind
     var fromRecords: Int
     var toRecords: Int
     var exponent: Double

@@ -36,7 +36,7 @@ struct SizeGrowth {
         var sized = settings
         sized.count = size
         sized.repetitions = min(settings.repetitions, 3)
-        let operations = [Operation.encode, .decode]
+        let operations = [OperationKind.encode, .decode]
         let needed = size * Self.bytesPerRecordNeeded  // sizes are at most 10^7: no overflow
         if let available = MachineFacts.availableMemory, available < needed {
             return operations.map {
@@ -64,7 +64,7 @@ struct SizeGrowth {
     static func exponents(_ points: [SweepPoint], reported: [WorkloadReport]) -> [Growth] {
         var growth: [Growth] = []
         for workload in reported {
-            for operation in [Operation.encode, .decode] {
+            for operation in [OperationKind.encode, .decode] {
                 var sizes: [(records: Int, seconds: Double)] = points.compactMap {
                     guard $0.workload == workload.name, $0.operation == operation, let seconds = $0.seconds else {
                         return nil

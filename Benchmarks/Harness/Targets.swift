@@ -21,7 +21,7 @@ enum Targets {
             targets.append(TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail))
         }
         for (operation, peer, speedup) in [
-            (Operation.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
+            (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
             (.decode, "NSKeyedUnarchiver", 100), (.decode, "JSONDecoder", 10),
         ] {
             let comparison = grid.comparisons.first { $0.operation == operation && $0.against == peer }
@@ -34,7 +34,7 @@ enum Targets {
                 limit: speedup, atLeast: true, comparison.map { 1 / $0.ratio },
                 detail ?? whyMissing(grid, operation, "none", subject: peer))
         }
-        for (operation, limit) in [(Operation.encode, 3.0), (.decode, 2.0)] {
+        for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
             let comparison = grid.comparisons.first {
                 $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
             }
@@ -65,7 +65,7 @@ enum Targets {
                 "save-memory-\(compression)", "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
                 limit: 1.5, measured, detail)
         }
-        for operation in [Operation.encode, .decode] {
+        for operation in [OperationKind.encode, .decode] {
             let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
             add(
                 "linear-\(operation.rawValue)", "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
@@ -77,7 +77,7 @@ enum Targets {
         return targets
     }
 
-    private static func gridstoreRow(_ grid: WorkloadReport, _ operation: Operation, _ compression: String)
+    private static func gridstoreRow(_ grid: WorkloadReport, _ operation: OperationKind, _ compression: String)
         -> CaseResult?
     {
         grid.results.first {
@@ -87,7 +87,7 @@ enum Targets {
 
     /// Why a figure is missing: the row was not run, is unavailable, or failed.
     private static func whyMissing(
-        _ grid: WorkloadReport, _ operation: Operation, _ compression: String, subject: String = "gridstore"
+        _ grid: WorkloadReport, _ operation: OperationKind, _ compression: String, subject: String = "gridstore"
     ) -> String {
         let row = grid.results.first {
             ($0.subject == subject || $0.subject == "gridstore") && $0.operation == operation
