@@ -18,9 +18,10 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
 
     var name: String { Graph.name }
     var recordName: String { Graph.recordName }
+    var recordCount: Int { Graph.recordCount(forN: settings.count) }
 
     var summary: String {
-        let graph = graph(settings.count)
+        let graph = graph(recordCount)
         return "\(Graph.summary): \(graph.recordCount.grouped) \(recordName)s, \(graph.objectCount.grouped) objects"
     }
 
@@ -87,7 +88,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     ) -> Case {
         Case(
             workload: name, subject: subject, group: group, role: role, operation: operation, compression: compression,
-            prepare: prepare)
+            records: recordCount, prepare: prepare)
     }
 
     // MARK: - gridstore

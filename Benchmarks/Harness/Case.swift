@@ -42,6 +42,8 @@ struct Case {
     var operation: OperationKind
     /// "none", "zstd:3", or "-" where compression does not apply.
     var compression: String
+    /// Records the figures are for (the workload's size); slow peers may run at fewer.
+    var records: Int
     /// Slow peers may run at a smaller size under the time budget, their times scaled linearly.
     var scalesDown = false
     /// Largest size this case can run at (e.g. recursion depth of a peer), if limited.

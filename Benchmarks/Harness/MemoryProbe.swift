@@ -12,7 +12,7 @@ enum MemoryProbe {
     static func measure(_ probed: Case, settings: Settings) throws -> MemoryFigures? {
         guard let setup = probed.memoryProbe else { return nil }
         let inputPath = ScratchDirectory.path + "/probe-input"
-        try setup.input(settings.count).write(to: URL(fileURLWithPath: inputPath))
+        try setup.input(probed.records).write(to: URL(fileURLWithPath: inputPath))
         defer { try? FileManager.default.removeItem(atPath: inputPath) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -45,8 +45,10 @@ enum MemoryProbe {
                 .filter { identifier.hasPrefix($0.name + "/") }
                 .flatMap { $0.make(settings).cases() }
                 .first { $0.identifier == identifier }
-            guard let setup = probed?.memoryProbe else { throw VerificationError("no memory probe for \(identifier)") }
-            let operation = try setup.prepare(settings.count, inputPath)
+            guard let probed, let setup = probed.memoryProbe else {
+                throw VerificationError("no memory probe for \(identifier)")
+            }
+            let operation = try setup.prepare(probed.records, inputPath)
             let baseline = residentBytes() ?? start
             let peakReset = resetPeak()
             let result = try operation()

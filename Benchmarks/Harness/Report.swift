@@ -32,6 +32,8 @@ enum Status: String, Codable, Sendable {
     case unavailable
     /// The subject cannot represent this workload.
     case notApplicable = "n/a"
+    /// A sweep size left out: not enough memory, or too slow at the growth seen so far.
+    case skipped
 }
 
 /// Peak memory of one operation, run once in a child process of its own.

@@ -12,7 +12,7 @@ struct CaseTimer {
     static let minimumCount = 100
 
     func measure(_ measured: Case) -> CaseResult {
-        var result = CaseResult(measured, records: settings.count)
+        var result = CaseResult(measured, records: measured.records)
         if let reason = measured.notApplicable {
             result.status = .notApplicable
             result.message = reason
@@ -47,7 +47,7 @@ struct CaseTimer {
     /// repetitions fit the budget, extrapolated linearly from pilot runs (each checked) that
     /// grow tenfold while the estimate says N could grow more than tenfold.
     func countToRun(_ measured: Case) throws -> Int {
-        let cap = min(settings.count, measured.maximumCount ?? settings.count)
+        let cap = min(measured.records, measured.maximumCount ?? measured.records)
         guard measured.scalesDown else { return cap }
         let runs = Double(settings.warmups + settings.repetitions)
         var pilotCount = min(cap, Self.firstPilotCount)
@@ -128,7 +128,7 @@ struct Runner {
             report.workloads.append(
                 WorkloadReport(
                     name: workload.name, summary: workload.summary, recordName: workload.recordName,
-                    records: settings.count, results: results, comparisons: Comparisons.make(results)))
+                    records: workload.recordCount, results: results, comparisons: Comparisons.make(results)))
         }
         if includes("gridstore") {
             report.sweep = SizeGrowth(settings: settings).points()

@@ -26,66 +26,88 @@ struct SizeGrowth {
         }
         for entry in entries {
             for size in sizes {
-                points += measure(entry, at: size)
+                points += measure(entry, at: size, after: points.filter { $0.workload == entry.name })
             }
         }
         return points
     }
 
-    private func measure(_ entry: WorkloadEntry, at size: Int) -> [SweepPoint] {
+    /// Longest a sweep point may be expected to take (warm-up and repetitions of one operation).
+    static let pointBudget = 120.0
+
+    private func measure(_ entry: WorkloadEntry, at size: Int, after earlier: [SweepPoint]) -> [SweepPoint] {
         var sized = settings
         sized.count = size
         sized.repetitions = min(settings.repetitions, 3)
         let operations = [OperationKind.encode, .decode]
-        let needed = size * Self.bytesPerRecordNeeded  // sizes are at most 10^7: no overflow
-        if let available = MachineFacts.availableMemory, available < needed {
-            return operations.map {
+        let workload = entry.make(sized)
+        let records = workload.recordCount
+        func skipped(_ reason: String) -> [SweepPoint] {
+            operations.map {
                 SweepPoint(
-                    workload: entry.name, operation: $0, records: size, status: .unavailable,
-                    message: "needs about \(Format.bytes(needed)), \(Format.bytes(available)) available")
+                    workload: entry.name, operation: $0, records: records, status: .skipped, message: reason)
             }
         }
-        let workload = entry.make(sized)
+        let needed = records * Self.bytesPerRecordNeeded  // at most 10^7 records: no overflow
+        if let available = MachineFacts.availableMemory, available < needed {
+            return skipped("needs about \(Format.bytes(needed)), \(Format.bytes(available)) available")
+        }
+        // Skip a size the growth seen so far says would take too long (a quadratic shape at 10M).
+        let runs = Double(sized.warmups + sized.repetitions)
+        let growth = Self.exponents(earlier, workload: entry.name)
+        let expected = operations.compactMap { operation -> Double? in
+            guard let last = earlier.last(where: { $0.operation == operation && $0.seconds != nil }),
+                let seconds = last.seconds?.median
+            else { return nil }
+            let exponent = max(1, growth.first { $0.operation == operation }?.exponent ?? 1)
+            return seconds * pow(Double(records) / Double(last.records), exponent) * runs
+        }.max()
+        if let expected, expected > Self.pointBudget {
+            return skipped("would take about \(Format.seconds(expected)) at the growth seen so far")
+        }
         let timer = CaseTimer(settings: sized)
         return workload.cases().filter {
             $0.role == .gridstore && $0.compression == "none" && operations.contains($0.operation)
         }.map { sizedCase in
             let result = timer.measure(sizedCase)
-            Output.progress("size \(size.grouped): " + TableRenderer.progressLine(result))
+            Output.progress("size \(records.grouped): " + TableRenderer.progressLine(result))
             return SweepPoint(
-                workload: entry.name, operation: result.operation, records: size, status: result.status,
+                workload: entry.name, operation: result.operation, records: records, status: result.status,
                 message: result.message, seconds: result.seconds,
-                nanosecondsPerRecord: result.seconds.map { $0.median / Double(size) * 1e9 }, bytes: result.bytes)
+                nanosecondsPerRecord: result.seconds.map { $0.median / Double(records) * 1e9 }, bytes: result.bytes)
         }
     }
 
     /// The exponent e of time ∝ N^e for each workload and operation, from the smallest size of
-    /// at least 100k records (or the smallest there is) to the largest, including the main run.
+    /// at least 100k records (or the smallest there is) to the largest, the main run included.
     static func exponents(_ points: [SweepPoint], reported: [WorkloadReport]) -> [Growth] {
-        var growth: [Growth] = []
-        for workload in reported {
-            for operation in [OperationKind.encode, .decode] {
-                var sizes: [(records: Int, seconds: Double)] = points.compactMap {
-                    guard $0.workload == workload.name, $0.operation == operation, let seconds = $0.seconds else {
-                        return nil
+        reported.flatMap { workload in
+            let main = workload.results.filter { $0.role == .gridstore && $0.compression == "none" && $0.status == .ok }
+                .compactMap { result in
+                    result.seconds.map {
+                        SweepPoint(
+                            workload: workload.name, operation: result.operation, records: result.records, status: .ok,
+                            seconds: $0)
                     }
-                    return ($0.records, seconds.median)
                 }
-                if let main = workload.results.first(where: {
-                    $0.role == .gridstore && $0.compression == "none" && $0.operation == operation && $0.status == .ok
-                }), let seconds = main.seconds, !sizes.contains(where: { $0.records == main.records }) {
-                    sizes.append((main.records, seconds.median))
-                }
-                sizes.sort { $0.records < $1.records }
-                guard let last = sizes.last, sizes.count >= 2 else { continue }
-                let first = sizes.first { $0.records >= 100_000 && $0.records < last.records } ?? sizes[0]
-                growth.append(
-                    Growth(
-                        workload: workload.name, operation: operation, fromRecords: first.records,
-                        toRecords: last.records,
-                        exponent: log(last.seconds / first.seconds) / log(Double(last.records) / Double(first.records))))
-            }
+            return exponents(points + main, workload: workload.name)
         }
-        return growth
+    }
+
+    static func exponents(_ points: [SweepPoint], workload: String) -> [Growth] {
+        [OperationKind.encode, .decode].compactMap { operation in
+            var sizes: [(records: Int, seconds: Double)] = []
+            for point in points where point.workload == workload && point.operation == operation {
+                if let seconds = point.seconds?.median, !sizes.contains(where: { $0.records == point.records }) {
+                    sizes.append((point.records, seconds))
+                }
+            }
+            sizes.sort { $0.records < $1.records }
+            guard let last = sizes.last, sizes.count >= 2 else { return nil }
+            let first = sizes.first { $0.records >= 100_000 && $0.records < last.records } ?? sizes[0]
+            return Growth(
+                workload: workload, operation: operation, fromRecords: first.records, toRecords: last.records,
+                exponent: log(last.seconds / first.seconds) / log(Double(last.records) / Double(first.records)))
+        }
     }
 }

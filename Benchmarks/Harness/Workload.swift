@@ -11,6 +11,8 @@ protocol Workload: AnyObject {
     var summary: String { get }
     /// What one record is ("slot", "link", "node"): records/s counts these.
     var recordName: String { get }
+    /// Records at this run's N.
+    var recordCount: Int { get }
     func cases() -> [Case]
 }
 
