@@ -96,7 +96,6 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     private func gridstoreCases(_ compression: ArchiveCompression) -> [Case] {
         let options = GraphArchiver.Options(compression: compression)
         let label = compression.description
-        let directory = ScratchDirectory.path
         let encode = makeCase("gridstore", "gridstore", .gridstore, .encode, label) { count in
             let graph = self.graph(count)
             let reference = try self.archive(count, compression)
@@ -120,7 +119,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
         let save = makeCase("gridstore", "gridstore", .gridstore, .save, label) { count in
             let graph = self.graph(count)
             let reference = try self.archive(count, compression)
-            let path = "\(directory)/\(self.name)-\(count)-\(label)-save.gsa"
+            let path = "\(ScratchDirectory.path)/\(self.name)-\(count)-\(label)-save.gsa"
             return Trial(
                 bytes: reference.count,
                 run: { try GraphArchiver.archiveRootObject(graph.root, toFile: path, options: options) },
@@ -132,7 +131,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
         let load = makeCase("gridstore", "gridstore", .gridstore, .load, label) { count in
             let graph = self.graph(count)
             let archive = try self.archive(count, compression)
-            let path = "\(directory)/\(self.name)-\(count)-\(label)-load.gsa"
+            let path = "\(ScratchDirectory.path)/\(self.name)-\(count)-\(label)-load.gsa"
             try archive.write(to: URL(fileURLWithPath: path))
             return self.decodeTrial(bytes: archive.count, graph: graph) {
                 try GraphUnarchiver.unarchivedObject(ofType: Graph.Root.self, fromFile: path)
@@ -149,7 +148,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
         }
         cases[2].memoryProbe = MemoryProbeSetup(input: { _ in Data() }) { count, _ in
             let graph = self.graph(count)
-            let path = "\(directory)/\(self.name)-probe.gsa"
+            let path = "\(ScratchDirectory.path)/\(self.name)-probe.gsa"
             return { try GraphArchiver.archiveRootObject(graph.root, toFile: path, options: options) }
         }
         cases[3].memoryProbe = MemoryProbeSetup(input: { try self.archive($0, compression) }) { _, path in
@@ -266,11 +265,12 @@ struct Unavailable: Error, CustomStringConvertible {
 
 /// Where save and load cases put their files: one folder per process, removed at the end.
 enum ScratchDirectory {
-    static let path: String = {
+    /// The folder, created if missing (again after ``remove()``).
+    static var path: String {
         let path = NSTemporaryDirectory() + "gridstore-bench-\(ProcessInfo.processInfo.processIdentifier)"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
-    }()
+    }
 
     static func remove() {
         try? FileManager.default.removeItem(atPath: path)

@@ -158,7 +158,8 @@ struct HarnessTests {
 
     // MARK: - Every case at a small size
 
-    @Test(arguments: Workloads.names)
+    /// Serialized: the cases share this process's scratch folder, removed at the end of each.
+    @Test(.serialized, arguments: Workloads.names)
     func everyCasePassesItsChecks(_ name: String) throws {
         var settings = Settings()
         settings.count = 120
