@@ -70,6 +70,13 @@ let package = Package(
             dependencies: ["GridStore", "GraphArchive"],
             swiftSettings: sharedSwiftSettings
         ),
+        // Parses command lines in-process (@testable import of the executable target) and runs
+        // the built `gridstore` end to end.
+        .testTarget(
+            name: "GridStoreCLITests",
+            dependencies: ["GridStoreCLI", "GridStore", "GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
         // The harness's own logic: flags, checks that catch wrong results, scaling, every case at small N.
         .testTarget(
             name: "BenchmarksTests",

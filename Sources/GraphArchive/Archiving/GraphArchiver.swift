@@ -185,7 +185,9 @@ public final class GraphArchiver {
 
     /// Completes the archive; after this no more values can be encoded.
     ///
-    /// - Throws: `.compressionFailed` or `.compressionUnavailable` when compressing.
+    /// - Throws: `.compressionUnavailable` or `.invalidValue` for a compression this build cannot
+    ///   write. (Compressing waits for ``encodedData`` or ``write(toFile:)``, so a file receives
+    ///   the compressed bytes without a whole compressed copy in memory.)
     public func finishEncoding() throws {
         guard output == nil else { return }
         guard state.isAtTop else {
@@ -197,9 +199,10 @@ public final class GraphArchiver {
     /// The archive's bytes; available after ``finishEncoding()``.
     public var encodedData: Data {
         get throws {
-            guard let output else {
+            guard let finished = output else {
                 throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()")
             }
+            let output = try finished.stored()
             var data = Data(capacity: output.count)
             data.append(contentsOf: output.header)
             for piece in output.payload {
@@ -215,7 +218,7 @@ public final class GraphArchiver {
             guard let output else {
                 throw GraphArchiveError(.invalidState, "encodedBytes read before finishEncoding()")
             }
-            return output.contiguousBytes()
+            return try output.stored().contiguousBytes()
         }
     }
 

@@ -94,12 +94,7 @@ public enum AtomicFile {
     }
 
     static func write(_ output: ArchiveOutput, to path: String) throws {
-        try write(to: path) { sink in
-            try sink.write(output.header)
-            for piece in output.payload {
-                try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
-            }
-        }
+        try write(to: path) { sink in try output.write(to: &sink) }
     }
 
     private static func fchmodIfNeeded(_ path: String, _ mode: mode_t) {

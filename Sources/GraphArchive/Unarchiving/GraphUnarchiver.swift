@@ -76,14 +76,16 @@ public final class GraphUnarchiver {
 
     /// Opens the archive at `path`.
     public convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options = Options()) throws {
-        try self.init(
-            bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry, options: options)
+        try self.init(loaded: LoadedArchive.load(file: path, options: options), registry: registry, options: options)
     }
 
-    init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
+    convenience init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
+        try self.init(loaded: LoadedArchive.load(bytes, options: options), registry: registry, options: options)
+    }
+
+    init(loaded: LoadedArchive, registry: GraphTypeRegistry, options: Options) throws {
         self.options = options
-        self.bytes = bytes
-        let loaded = try LoadedArchive.load(bytes, options: options)
+        self.bytes = loaded.payload
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
         let header = loaded.header
