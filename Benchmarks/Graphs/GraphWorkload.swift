@@ -235,10 +235,10 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             cases.append(
                 makeCase("zstd alone", "floors", .floor, .compress, label) { count in
                     let payload = [UInt8](try self.archive(count, .none).dropFirst(headerSize))
-                    var compressor = try ZstdFloor(payloadSize: payload.count)
+                    let compressor = try ZstdFloor(payloadSize: payload.count, level: level)
                     var size = 0
                     return Trial(
-                        bytes: payload.count, run: { size = try compressor.compress(payload, level: level) },
+                        bytes: payload.count, run: { size = try compressor.compress(payload) },
                         check: {
                             try expect(try compressor.roundTrip(compressedSize: size) == payload, "zstd changed the payload")
                         })
@@ -246,8 +246,8 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             cases.append(
                 makeCase("zstd alone", "floors", .floor, .decompress, label) { count in
                     let payload = [UInt8](try self.archive(count, .none).dropFirst(headerSize))
-                    var decompressor = try ZstdFloor(payloadSize: payload.count)
-                    let compressed = try decompressor.compressed(payload, level: level)
+                    let decompressor = try ZstdFloor(payloadSize: payload.count, level: level)
+                    let compressed = try decompressor.compressed(payload)
                     return Trial(
                         bytes: payload.count, run: { try decompressor.decompress(compressed) },
                         check: { try expect(decompressor.output == payload, "zstd changed the payload") })

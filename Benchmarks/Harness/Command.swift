@@ -154,20 +154,15 @@ enum CommandLineSyntax {
         return value
     }
 
-    /// "none,zstd,zstd:19" into compressions, without repeats.
+    /// "none,zstd,zstd:19" into compressions, without repeats, as the engine parses each one.
     static func compressions(_ list: String) throws(UsageError) -> [ArchiveCompression] {
         var result: [ArchiveCompression] = []
         for item in list.split(separator: ",", omittingEmptySubsequences: false) {
             let compression: ArchiveCompression
-            switch item {
-            case "none": compression = .none
-            case "zstd": compression = .zstd
-            default:
-                // The level's range is zstd's to judge: a bad one fails the zstd rows with its message.
-                guard item.hasPrefix("zstd:"), let level = Int(item.dropFirst(5)) else {
-                    throw UsageError(message: "--compress takes none, zstd or zstd:LEVEL, not \"\(item)\"")
-                }
-                compression = .zstd(level: level)
+            do {
+                compression = try ArchiveCompression(parsing: String(item))
+            } catch {
+                throw UsageError(message: "--compress: \(error.message)")
             }
             if !result.contains(compression) { result.append(compression) }
         }
