@@ -17,7 +17,7 @@ struct Settings: Equatable, Sendable {
     var count = 1_000_000
     /// Share of grid-state slots that repeat an earlier record.
     var sharedFraction = 0.25
-    var repetitions = 5
+    var repetitions = 3
     var warmups = 1
     /// Workload names and case groups to run; empty: all of them.
     var only: [String] = []
@@ -27,7 +27,7 @@ struct Settings: Equatable, Sendable {
     var jsonPath: String?
     /// Seconds a slow peer may take per operation (warm-up and repetitions); above it the peer
     /// runs at a smaller N and its times are scaled linearly.
-    var peerBudget = 10.0
+    var peerBudget = 8.0
     var seed: UInt64 = 1
 }
 
@@ -46,14 +46,14 @@ enum CommandLineSyntax {
         Options:
           --n N              records per graph (slots, links, nodes); 20000, 20k, 1M (default 1M)
           --shared F         share of grid-state slots that repeat a record, 0 <= F < 1 (default 0.25)
-          --reps R           timed repetitions after one warm-up; medians, min and max (default 5)
+          --reps R           timed repetitions after one warm-up; medians, min and max (default 3)
           --only NAME...     run only these workloads and/or groups (same as positional NAMEs)
                                workloads: \(Workloads.names.joined(separator: ", "))
                                groups:    \(groups.joined(separator: ", "))
           --compress LIST    gridstore compressions, comma-separated: none, zstd, zstd:LEVEL
                              (default none,zstd = zstd level 3)
           --budget SECONDS   time a slow peer may take per operation before it runs at a
-                             smaller N, scaled linearly (default 10)
+                             smaller N, scaled linearly (default 8)
           --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
           --seed S           generator seed (default 1)

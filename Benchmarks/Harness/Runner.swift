@@ -114,6 +114,9 @@ struct Runner {
                 if measured.memoryProbe != nil && result.status == .ok { probes.append((results.count, measured)) }
                 results.append(result)
             }
+            if !settings.sweep && includes("gridstore") {
+                report.sweep += SizeGrowth(settings: settings).probe(entry)
+            }
             if includes("memory") {
                 for (index, probed) in probes {
                     do {
@@ -130,10 +133,10 @@ struct Runner {
                     name: workload.name, summary: workload.summary, recordName: workload.recordName,
                     records: workload.recordCount, results: results, comparisons: Comparisons.make(results)))
         }
-        if includes("gridstore") {
-            report.sweep = SizeGrowth(settings: settings).points()
-            report.growth = SizeGrowth.exponents(report.sweep, reported: report.workloads)
+        if settings.sweep && includes("gridstore") {
+            report.sweep = SizeGrowth(settings: settings).sweep()
         }
+        report.growth = SizeGrowth.exponents(report.sweep, reported: report.workloads)
         report.targets = Targets.judge(report, settings: settings)
         report.failures = report.workloads.flatMap(\.results).count { $0.status == .failed }
             + report.sweep.count { $0.status == .failed }

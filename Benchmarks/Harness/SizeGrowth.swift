@@ -4,28 +4,27 @@ import Foundation
 
 /// Times gridstore's encode and decode (no compression) at other sizes.
 ///
-/// Without `--sweep`, only the grid-state workload at N/10 (the probe the linearity target
-/// needs, next to the main run at N); with it, every selected workload at 10k, 100k, 1M and
-/// 10M records, each size only if the machine has the memory for it.
+/// Without `--sweep`, the grid-state workload at N/10: the probe the linearity target needs,
+/// run right after the main grid-state rows so that both see the same machine load. With it,
+/// every selected workload at 10k, 100k, 1M and 10M records, each size only if the machine has
+/// the memory for it and the growth so far says it will not take too long.
 struct SizeGrowth {
     var settings: Settings
     static let sweepSizes = [10_000, 100_000, 1_000_000, 10_000_000]
     /// Generous resident bytes per record: graph, decoded graph, archives and tables at once.
     static let bytesPerRecordNeeded = 1_024
 
-    func points() -> [SweepPoint] {
+    /// The growth probe for `entry`: N/10 for the targets' workload, nothing for the others.
+    func probe(_ entry: WorkloadEntry) -> [SweepPoint] {
+        guard entry.name == Targets.workload, settings.count / 10 >= 1_000 else { return [] }
+        return measure(entry, at: settings.count / 10, after: [])
+    }
+
+    /// The `--sweep` sizes for every selected workload.
+    func sweep() -> [SweepPoint] {
         var points: [SweepPoint] = []
-        let entries: [WorkloadEntry]
-        let sizes: [Int]
-        if settings.sweep {
-            entries = Workloads.selected(by: settings)
-            sizes = Self.sweepSizes
-        } else {
-            entries = Workloads.selected(by: settings).filter { $0.name == Targets.workload }
-            sizes = settings.count / 10 >= 1_000 ? [settings.count / 10] : []
-        }
-        for entry in entries {
-            for size in sizes {
+        for entry in Workloads.selected(by: settings) {
+            for size in Self.sweepSizes {
                 points += measure(entry, at: size, after: points.filter { $0.workload == entry.name })
             }
         }

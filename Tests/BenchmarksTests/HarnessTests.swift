@@ -13,7 +13,7 @@ struct HarnessTests {
 
     @Test func parsesEveryFlag() throws {
         let command = try CommandLineSyntax.parse([
-            "--n", "20k", "--shared", "0.5", "--reps", "3", "--only", "gridstate", "nskeyed", "--compress",
+            "--n", "20k", "--shared", "0.5", "--reps", "7", "--only", "gridstate", "nskeyed", "--compress",
             "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "chain",
         ])
         guard case .run(let settings) = command else {
@@ -22,7 +22,7 @@ struct HarnessTests {
         }
         #expect(settings.count == 20_000)
         #expect(settings.sharedFraction == 0.5)
-        #expect(settings.repetitions == 3)
+        #expect(settings.repetitions == 7)
         #expect(settings.only == ["gridstate", "nskeyed", "chain"])
         #expect(settings.compressions == [.none, .zstd(level: 19)])
         #expect(settings.peerBudget == 2.5)
