@@ -57,7 +57,17 @@ enum ArchiveAssembler {
             objectCount = reordered.objectCount
             referenceCount = reordered.referenceCount
         }
+        return try assemble(
+            tables: state, top: top, objects: objects, objectCount: objectCount, referenceCount: referenceCount,
+            compression: compression)
+    }
 
+    /// Builds the archive from sections already in construction order (FORMAT.md §5.4), with
+    /// the key, type and shape tables of `state`.
+    static func assemble(
+        tables state: borrowing EncodingState, top: consuming ByteWriter, objects: consuming ByteWriter,
+        objectCount: Int, referenceCount: Int, compression: ArchiveCompression
+    ) throws(GraphArchiveError) -> ArchiveOutput {
         // FORMAT.md §4: key table, type table, shape table, top section, object section.
         var tables = ByteWriter(reservingCapacity: 256)
         tables.writeVarint(state.keys.count)
