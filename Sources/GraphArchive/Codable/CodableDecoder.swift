@@ -32,42 +32,32 @@ final class CodableDecoder: Decoder {
     var codingPath: [any CodingKey] { state.codingPath(to: state.currentSlot) }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let (frame, serial) = try openSlot(.keyed, expected: KeyedDecodingContainer<Key>.self)
+        let (frame, serial) = try openSlot(.keyed)
         return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (frame, serial) = try openSlot(.unkeyed, expected: (any UnkeyedDecodingContainer).self)
+        let (frame, serial) = try openSlot(.unkeyed)
         return CodableUnkeyedDecodingContainer(decoder: self, frame: frame, serial: serial)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        let (frame, serial) = try openSlot(.single, expected: (any SingleValueDecodingContainer).self)
+        let (frame, serial) = try openSlot(.single)
         return CodableSingleValueDecodingContainer(decoder: self, frame: frame, serial: serial)
     }
 
-    private func openSlot(_ kind: CodableDecodingFrame.Kind, expected: Any.Type) throws -> (frame: Int, serial: Int) {
+    private func openSlot(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
         let slot = state.currentSlot
         guard slot >= 0 else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: "a container was requested from a decoder whose value is already decoded"))
         }
-        let frame = state.frames[slot]
-        return try openContainer(
-            kind, source: frame.source, parent: frame.parent, key: frame.key, slot: slot, expected: expected,
-            path: state.codingPath(to: slot))
-    }
-
-    /// Opens a container over `source`, converting engine errors to `DecodingError`s at `path`.
-    func openContainer(
-        _ kind: CodableDecodingFrame.Kind, source: CodableValueSource, parent: Int, key: CodingPathComponent, slot: Int?,
-        expected: Any.Type, path: @autoclosure () -> [any CodingKey]
-    ) throws -> (frame: Int, serial: Int) {
         do {
-            let frame = try state.openContainer(kind, source: source, parent: parent, key: key, slot: slot)
+            let frame = try state.openContainer(kind, slot: slot)
             return (frame, state.frames[frame].serial)
         } catch {
-            throw decodingError(error, expected: expected, path: path(), valueOffset: source.offset)
+            let path = state.codingPath(to: slot)
+            throw decodingError(error, expected: kind.expectedType, path: path, valueOffset: state.frames[slot].source.offset)
         }
     }
 
@@ -82,17 +72,18 @@ final class CodableDecoder: Decoder {
         }
         state.engine.reader.offset = root
         do {
-            let value = try decodeValue(T.self, key: .none, parent: -1)
+            let value = try decodeValue(T.self, step: .none, parent: -1)
             try state.finish()
             return value
-        } catch let error as GraphArchiveError {
+        } catch {
             throw decodingError(error, expected: T.self, path: [], valueOffset: root)
         }
     }
 
-    /// Decodes the value at the reader as `T`, leaving the reader after it. `parent` is the
-    /// frame it belongs to (for coding paths).
-    func decodeValue<T: Decodable>(_: T.Type, key: @autoclosure () -> CodingPathComponent, parent: Int) throws -> T {
+    /// Decodes the value at the reader as `T`, leaving the reader after it. `parent` and `step`
+    /// say where it sits (for coding paths).
+    @inline(__always)
+    func decodeValue<T: Decodable>(_: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
         switch state.kinds.kind(of: T.self) {
         case .primitive(let type):
             func read<P: CodablePrimitive>(_: P.Type) throws(GraphArchiveError) -> T {
@@ -102,29 +93,30 @@ final class CodableDecoder: Decoder {
             return try read(type)
         case .object:
             let index = try state.engine.readObjectIndex(expected: String(describing: T.self))
-            return try object(index, as: T.self, key: key(), parent: parent)
+            return try object(index, as: T.self, step: step, parent: parent)
         case .value:
-            return try decodeNested(T.self, source: CodableValueSource(offset: state.engine.reader.offset), key: key(), parent: parent)
+            return try decodeNested(T.self, source: CodableValueSource(offset: state.engine.reader.offset), step: step, parent: parent)
         }
     }
 
     /// Decodes an element of a packed reference array (object `index`) as `T`.
-    func decodeReference<T: Decodable>(_: T.Type, index: Int, key: CodingPathComponent, parent: Int) throws -> T {
+    @inline(__always)
+    func decodeReference<T: Decodable>(_: T.Type, index: Int, step: DecodingPathStep, parent: Int) throws -> T {
         switch state.kinds.kind(of: T.self) {
         case .object:
-            return try object(index, as: T.self, key: key, parent: parent)
+            return try object(index, as: T.self, step: step, parent: parent)
         case .value:
             // An optional or wrapper around an object: its single-value container finds the reference.
             let source = CodableValueSource(offset: state.engine.reader.offset, referenceElement: index)
-            return try decodeNested(T.self, source: source, key: key, parent: parent)
+            return try decodeNested(T.self, source: source, step: step, parent: parent)
         case .primitive:
             throw GraphArchiveError(.typeMismatch, "expected \(T.self), found an object reference", offset: state.engine.reader.offset)
         }
     }
 
     /// Runs `T.init(from:)` on the value at `source` and leaves the reader after the value.
-    private func decodeNested<T: Decodable>(_: T.Type, source: CodableValueSource, key: CodingPathComponent, parent: Int) throws -> T {
-        let slot = try state.pushSlot(source, parent: parent, key: key)
+    private func decodeNested<T: Decodable>(_: T.Type, source: CodableValueSource, step: DecodingPathStep, parent: Int) throws -> T {
+        let slot = try state.pushSlot(source, parent: parent, step: step)
         do {
             let value = try T(from: self)
             let end = try state.closeSlot(slot)
@@ -137,42 +129,72 @@ final class CodableDecoder: Decoder {
     }
 
     /// Object `index` as `T`: the cached instance, or built now from its record and cached.
-    func object<T: Decodable>(_ index: Int, as _: T.Type, key: CodingPathComponent, parent: Int) throws -> T {
-        if let cached = try state.cachedObject(index) {
-            guard let typed = cached as? T else {
-                throw GraphArchiveError(.typeMismatch, "expected \(T.self), found object #\(index) of type \(type(of: cached))")
-            }
-            return typed
+    @inline(__always)
+    func object<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
+        if let cached = state.objects[index] {
+            if isInstance(cached, ofExactly: T.self) { return classInstance(cached, as: T.self) }
+            return try cast(cached, to: T.self, index: index)
         }
+        return try construct(index, as: T.self, step: step, parent: parent)
+    }
+
+    /// A cached object that is not exactly a `T`: a subclass, a mismatch, or one still being built.
+    @inline(never)
+    private func cast<T>(_ object: AnyObject, to _: T.Type, index: Int) throws(GraphArchiveError) -> T {
+        try state.checkBuilt(index)
+        guard let typed = object as? T else {
+            throw GraphArchiveError(.typeMismatch, "expected \(T.self), found object #\(index) of type \(type(of: object))")
+        }
+        return typed
+    }
+
+    /// Builds object `index` from its record as `T` (or a registered subclass) and caches it.
+    private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
         let resume = state.engine.reader.offset
         let (shape, typeID) = try state.readObjectShape(index)
-        let subclass = try registeredSubclass(of: T.self, typeID: typeID)
-        let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
-        state.markUnderConstruction(index)
-        let slot: Int
-        do {
-            slot = try state.pushSlot(source, parent: parent, key: key)
-        } catch {
-            state.objects[index] = nil
-            throw error
+        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self) {
+            if let subclass = try registeredSubclass(of: T.self, typeID: typeID) {
+                return try constructSubclass(subclass, index, as: T.self, shape: shape, step: step, parent: parent, resume: resume)
+            }
         }
+        let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
+        let slot = try state.pushObjectSlot(source, parent: parent, step: step)
         do {
-            let value = try subclass?.init(from: self) ?? T(from: self)
-            let end = try state.closeSlot(slot, needsEnd: state.objectOffsets.count == index + 1)
-            state.finishObject(index, value as AnyObject, end: end)
+            let value = try T(from: self)
+            try state.closeObjectSlot(slot, object: classInstance(value))
             state.engine.reader.offset = resume
             return value
         } catch {
-            state.abandonSlot(slot)
-            state.objects[index] = nil
+            state.abandonObjectSlot(slot)
             throw error
         }
     }
 
-    /// nil when the record's type is `T` itself; the registered subclass when it names one; else
-    /// a type mismatch (a subclass instance the decoder was not told about).
-    private func registeredSubclass<T>(of _: T.Type, typeID: Int) throws(GraphArchiveError) -> T.Type? {
-        if state.verifiedClasses[typeID] == ObjectIdentifier(T.self) { return nil }
+    /// `construct` for a registered subclass of `T` named by the record.
+    @inline(never)
+    private func constructSubclass<T>(
+        _ subclass: any (AnyObject & Decodable).Type, _ index: Int, as _: T.Type, shape: Int, step: DecodingPathStep, parent: Int,
+        resume: Int
+    ) throws -> T {
+        let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
+        let slot = try state.pushObjectSlot(source, parent: parent, step: step)
+        do {
+            let built = try subclass.init(from: self)
+            guard let value = built as? T else {
+                throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)")
+            }
+            try state.closeObjectSlot(slot, object: built)
+            state.engine.reader.offset = resume
+            return value
+        } catch {
+            state.abandonObjectSlot(slot)
+            throw error
+        }
+    }
+
+    /// nil when the record's type is `T` itself (remembered for the type id); the registered
+    /// subclass when it names one; else a type mismatch (a subclass the decoder was not told about).
+    private func registeredSubclass<T>(of _: T.Type, typeID: Int) throws(GraphArchiveError) -> (any (AnyObject & Decodable).Type)? {
         let name = state.engine.tables.typeNames[typeID]
         if name == String(describing: T.self) {
             state.verifiedClasses[typeID] = ObjectIdentifier(T.self)
@@ -183,11 +205,11 @@ final class CodableDecoder: Decoder {
                 .typeMismatch,
                 "expected \(T.self), found an object of class \(name): register \(name) with GraphArchiveDecoder.register(_:) to restore it")
         }
-        guard let subclass = registered as? T.Type else {
+        guard registered is T.Type else {
             throw GraphArchiveError(
                 .typeMismatch, "expected \(T.self), found an object of class \(name), registered as \(registered), which is not a \(T.self)")
         }
-        return subclass
+        return registered
     }
 
     // MARK: - Errors
@@ -215,48 +237,64 @@ final class CodableDecoder: Decoder {
     }
 }
 
+extension CodableDecodingFrame.Kind {
+    /// What a container of this kind was asked for, for error messages.
+    var expectedType: Any.Type {
+        switch self {
+        case .keyed: [String: Any].self
+        case .unkeyed: [Any].self
+        case .single, .pending: Any.self
+        }
+    }
+}
+
 /// The `Decoder` of `superDecoder()`: reads the value under "super" (or the given key).
 final class CodableSuperDecoder: Decoder {
     let decoder: CodableDecoder
     let parent: Int
     let parentSerial: Int
-    let key: any CodingKey
+    let step: DecodingPathStep
     let offset: Int
 
-    init(decoder: CodableDecoder, parent: Int, parentSerial: Int, key: any CodingKey, offset: Int) {
+    init(decoder: CodableDecoder, parent: Int, parentSerial: Int, step: DecodingPathStep, offset: Int) {
         self.decoder = decoder
         self.parent = parent
         self.parentSerial = parentSerial
-        self.key = key
+        self.step = step
         self.offset = offset
     }
 
-    var codingPath: [any CodingKey] { decoder.state.codingPath(to: parent, appending: key) }
+    var codingPath: [any CodingKey] {
+        guard (try? decoder.state.checkFrame(parent, serial: parentSerial)) != nil else { return [] }
+        let path = decoder.state.codingPath(to: parent)
+        guard let key = decoder.state.codingKey(for: step, in: parent) else { return path }
+        return path + [key]
+    }
+
     var userInfo: [CodingUserInfoKey: Any] { decoder.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let (frame, serial) = try open(.keyed, expected: KeyedDecodingContainer<Key>.self)
+        let (frame, serial) = try open(.keyed)
         return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(decoder: decoder, frame: frame, serial: serial))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (frame, serial) = try open(.unkeyed, expected: (any UnkeyedDecodingContainer).self)
+        let (frame, serial) = try open(.unkeyed)
         return CodableUnkeyedDecodingContainer(decoder: decoder, frame: frame, serial: serial)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        let (frame, serial) = try open(.single, expected: (any SingleValueDecodingContainer).self)
+        let (frame, serial) = try open(.single)
         return CodableSingleValueDecodingContainer(decoder: decoder, frame: frame, serial: serial)
     }
 
-    private func open(_ kind: CodableDecodingFrame.Kind, expected: Any.Type) throws -> (frame: Int, serial: Int) {
+    private func open(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
         do {
             try decoder.state.checkFrame(parent, serial: parentSerial)
+            let frame = try decoder.state.openContainer(kind, source: CodableValueSource(offset: offset), parent: parent, step: step)
+            return (frame, decoder.state.frames[frame].serial)
         } catch {
-            throw decoder.decodingError(error, expected: expected, path: [key], valueOffset: offset)
+            throw decoder.decodingError(error, expected: kind.expectedType, path: codingPath, valueOffset: offset)
         }
-        return try decoder.openContainer(
-            kind, source: CodableValueSource(offset: offset), parent: parent, key: .key(key), slot: nil, expected: expected,
-            path: codingPath)
     }
 }

@@ -22,11 +22,17 @@ extension CodableDecoder {
             if found && state.engine.reader.offset != valueOffset { state.finishValue(in: frame) }
             return value
         } catch {
-            let path = state.codingPath(to: frame, appending: key)
-            throw decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
+            throw keyedError(error, key: key, in: frame, expected: expected, valueOffset: valueOffset)
         }
     }
 
+    @inline(never)
+    private func keyedError(_ error: any Error, key: some CodingKey, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
+        let path = state.codingPath(to: frame, appending: key)
+        return decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
+    }
+
+    @inline(never)
     func keyNotFound(_ key: some CodingKey, in frame: Int) -> DecodingError {
         DecodingError.keyNotFound(
             key,
@@ -34,6 +40,12 @@ extension CodableDecoder {
                 codingPath: state.codingPath(to: frame), debugDescription: "no value for key \"\(key.stringValue)\""))
     }
 
+    /// The path step of the value just located in keyed `frame`.
+    private func locatedStep(in frame: Int) -> DecodingPathStep {
+        .key(at: state.frames[frame].record.current)
+    }
+
+    @inline(__always)
     func decodePrimitive<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> P {
         try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
             guard found else { throw keyNotFound(key, in: frame) }
@@ -44,7 +56,16 @@ extension CodableDecoder {
     func decode<T: Decodable>(_: T.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> T {
         try withValue(forKey: key, in: frame, serial: serial, expected: T.self) { found in
             guard found else { throw keyNotFound(key, in: frame) }
-            return try decodeValue(T.self, key: .key(key), parent: frame)
+            return try decodeValue(T.self, step: locatedStep(in: frame), parent: frame)
+        }
+    }
+
+    /// nil when the key is absent or holds nil.
+    @inline(__always)
+    func decodePrimitiveIfPresent<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> P? {
+        try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
+            guard found, try !state.engine.readNilIfPresent() else { return nil }
+            return try P.readTagged(from: &state.engine)
         }
     }
 
@@ -53,7 +74,7 @@ extension CodableDecoder {
         try withValue(forKey: key, in: frame, serial: serial, expected: T.self) { found in
             guard found else { return nil }
             if try state.engine.readNilIfPresent() { return nil }
-            return try decodeValue(T.self, key: .key(key), parent: frame)
+            return try decodeValue(T.self, step: locatedStep(in: frame), parent: frame)
         }
     }
 
@@ -66,12 +87,13 @@ extension CodableDecoder {
 
     /// Opens a container over `key`'s value and moves past that value in `frame`.
     func nestedContainer(
-        _ kind: CodableDecodingFrame.Kind, forKey key: some CodingKey, in frame: Int, serial: Int, expected: Any.Type
+        _ kind: CodableDecodingFrame.Kind, forKey key: some CodingKey, in frame: Int, serial: Int
     ) throws -> (frame: Int, serial: Int) {
-        try withValue(forKey: key, in: frame, serial: serial, expected: expected) { found in
+        try withValue(forKey: key, in: frame, serial: serial, expected: kind.expectedType) { found in
             guard found else { throw keyNotFound(key, in: frame) }
             let offset = state.engine.reader.offset
-            let nested = try state.openContainer(kind, source: CodableValueSource(offset: offset), parent: frame, key: .key(key), slot: nil)
+            let step = locatedStep(in: frame)
+            let nested = try state.openContainer(kind, source: CodableValueSource(offset: offset), parent: frame, step: step)
             state.engine.reader.offset = offset
             try state.skipValue()
             return (nested, state.frames[nested].serial)
@@ -82,8 +104,9 @@ extension CodableDecoder {
         try withValue(forKey: key, in: frame, serial: serial, expected: (any Decoder).self) { found in
             guard found else { throw keyNotFound(key, in: frame) }
             let offset = state.engine.reader.offset
+            let step = locatedStep(in: frame)
             try state.skipValue()
-            return CodableSuperDecoder(decoder: self, parent: frame, parentSerial: serial, key: key, offset: offset)
+            return CodableSuperDecoder(decoder: self, parent: frame, parentSerial: serial, step: step, offset: offset)
         }
     }
 
@@ -96,68 +119,24 @@ extension CodableDecoder {
 
     // MARK: - Unkeyed
 
-    /// Runs `read` on the next element of unkeyed `frame`, with the reader on it, or with the
-    /// object index of a packed reference (else -1); counts it read once `read` returns.
+    /// The position of the next element of unkeyed `frame`, checking the container is still
+    /// usable and not at its end.
     @inline(__always)
-    func withElement<R>(
-        in frame: Int, serial: Int, expected: Any.Type, _ read: (_ position: Int, _ reference: Int) throws -> R
-    ) throws -> R {
-        var position = 0
-        var valueOffset = -1
-        do {
-            try state.checkFrame(frame, serial: serial)
-            position = state.frames[frame].index
-            guard position < state.frames[frame].count else { throw atEnd(of: frame, expected: expected) }
-            if state.frames[frame].packed {
-                let (reference, next) = try state.peekReference(in: frame)
-                state.engine.reader.offset = next
-                let value = try read(position, reference)
-                state.finishElement(in: frame, next: next, reference: reference)
-                return value
-            }
-            valueOffset = state.frames[frame].cursor
-            state.engine.reader.offset = valueOffset
-            let value = try read(position, -1)
-            state.finishElement(in: frame, next: state.engine.reader.offset)
-            return value
-        } catch {
-            let path = state.codingPath(to: frame, appending: GraphArchiveCodingKey(index: position))
-            throw decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
-        }
+    private func nextElement(in frame: Int, serial: Int, expected: Any.Type) throws -> Int {
+        try state.checkFrame(frame, serial: serial)
+        let position = state.frames[frame].index
+        guard position < state.frames[frame].count else { throw atEnd(of: frame, expected: expected) }
+        return position
     }
 
-    func decodePrimitiveElement<P: CodablePrimitive>(_: P.Type, in frame: Int, serial: Int) throws -> P {
-        try withElement(in: frame, serial: serial, expected: P.self) { _, reference in
-            guard reference < 0 else {
-                throw GraphArchiveError(.typeMismatch, "expected \(P.self), found an object reference")
-            }
-            return try P.readTagged(from: &state.engine)
-        }
+    @inline(never)
+    private func elementError(_ error: any Error, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
+        let position = frame >= 0 && frame < state.frames.count ? state.frames[frame].index : 0
+        let path = state.codingPath(to: frame, appending: GraphArchiveCodingKey(index: position))
+        return decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
     }
 
-    func decodeElement<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
-        try withElement(in: frame, serial: serial, expected: T.self) { position, reference in
-            guard reference < 0 else { return try decodeReference(T.self, index: reference, key: .index(position), parent: frame) }
-            return try decodeValue(T.self, key: .index(position), parent: frame)
-        }
-    }
-
-    /// True (and the element consumed) if the next element is nil.
-    func decodeNilElement(in frame: Int, serial: Int) throws -> Bool {
-        do {
-            try state.checkFrame(frame, serial: serial)
-        } catch {
-            throw decodingError(error, expected: Never?.self, path: state.codingPath(to: frame), valueOffset: -1)
-        }
-        let element = state.frames[frame]
-        guard element.index < element.count else { throw atEnd(of: frame, expected: Never?.self) }
-        guard !element.packed else { return false }
-        state.engine.reader.offset = element.cursor
-        guard (try? state.engine.readNilIfPresent()) == true else { return false }
-        state.finishElement(in: frame, next: state.engine.reader.offset)
-        return true
-    }
-
+    @inline(never)
     private func atEnd(of frame: Int, expected: Any.Type) -> DecodingError {
         let position = state.frames[frame].index
         return DecodingError.valueNotFound(
@@ -167,24 +146,98 @@ extension CodableDecoder {
                 debugDescription: "the unkeyed container is at its end"))
     }
 
-    func nestedElementContainer(_ kind: CodableDecodingFrame.Kind, in frame: Int, serial: Int, expected: Any.Type) throws -> (frame: Int, serial: Int) {
-        try withElement(in: frame, serial: serial, expected: expected) { position, reference in
-            let offset = state.engine.reader.offset
-            let source = CodableValueSource(offset: offset, referenceElement: reference)
-            let nested = try state.openContainer(kind, source: source, parent: frame, key: .index(position), slot: nil)
-            state.engine.reader.offset = offset
-            try state.skipValue()
+    @inline(__always)
+    func decodePrimitiveElement<P: CodablePrimitive>(_: P.Type, in frame: Int, serial: Int) throws -> P {
+        var valueOffset = -1
+        do {
+            _ = try nextElement(in: frame, serial: serial, expected: P.self)
+            guard !state.frames[frame].packed else {
+                throw GraphArchiveError(.typeMismatch, "expected \(P.self), found an object reference")
+            }
+            valueOffset = state.frames[frame].cursor
+            state.engine.reader.offset = valueOffset
+            let value = try P.readTagged(from: &state.engine)
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+            return value
+        } catch {
+            throw elementError(error, in: frame, expected: P.self, valueOffset: valueOffset)
+        }
+    }
+
+    func decodeElement<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
+        var valueOffset = -1
+        do {
+            let position = try nextElement(in: frame, serial: serial, expected: T.self)
+            if state.frames[frame].packed {
+                let (reference, next) = try state.peekReference(in: frame)
+                state.engine.reader.offset = next
+                let value = try decodeReference(T.self, index: reference, step: .index(position), parent: frame)
+                state.finishElement(in: frame, next: next, reference: reference)
+                return value
+            }
+            valueOffset = state.frames[frame].cursor
+            state.engine.reader.offset = valueOffset
+            let value = try decodeValue(T.self, step: .index(position), parent: frame)
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+            return value
+        } catch {
+            throw elementError(error, in: frame, expected: T.self, valueOffset: valueOffset)
+        }
+    }
+
+    /// True (and the element consumed) if the next element is nil.
+    func decodeNilElement(in frame: Int, serial: Int) throws -> Bool {
+        do {
+            _ = try nextElement(in: frame, serial: serial, expected: Never?.self)
+        } catch {
+            throw elementError(error, in: frame, expected: Never?.self, valueOffset: -1)
+        }
+        guard !state.frames[frame].packed else { return false }
+        state.engine.reader.offset = state.frames[frame].cursor
+        guard (try? state.engine.readNilIfPresent()) == true else { return false }
+        state.finishElement(in: frame, next: state.engine.reader.offset)
+        return true
+    }
+
+    func nestedElementContainer(_ kind: CodableDecodingFrame.Kind, in frame: Int, serial: Int) throws -> (frame: Int, serial: Int) {
+        var valueOffset = -1
+        do {
+            let position = try nextElement(in: frame, serial: serial, expected: kind.expectedType)
+            let source: CodableValueSource
+            let next: Int
+            if state.frames[frame].packed {
+                let (reference, after) = try state.peekReference(in: frame)
+                source = CodableValueSource(offset: state.frames[frame].cursor, referenceElement: reference)
+                next = after
+            } else {
+                valueOffset = state.frames[frame].cursor
+                source = CodableValueSource(offset: valueOffset)
+                state.engine.reader.offset = valueOffset
+                try state.skipValue()
+                next = state.engine.reader.offset
+            }
+            let nested = try state.openContainer(kind, source: source, parent: frame, step: .index(position))
+            state.finishElement(in: frame, next: next, reference: source.referenceElement)
             return (nested, state.frames[nested].serial)
+        } catch {
+            throw elementError(error, in: frame, expected: kind.expectedType, valueOffset: valueOffset)
         }
     }
 
     func superElementDecoder(in frame: Int, serial: Int) throws -> any Decoder {
-        try withElement(in: frame, serial: serial, expected: (any Decoder).self) { position, reference in
-            guard reference < 0 else { throw GraphArchiveError(.typeMismatch, "expected a super value, found an object reference") }
-            let offset = state.engine.reader.offset
+        var valueOffset = -1
+        do {
+            let position = try nextElement(in: frame, serial: serial, expected: (any Decoder).self)
+            guard !state.frames[frame].packed else {
+                throw GraphArchiveError(.typeMismatch, "expected a super value, found an object reference")
+            }
+            valueOffset = state.frames[frame].cursor
+            state.engine.reader.offset = valueOffset
             try state.skipValue()
-            return CodableSuperDecoder(
-                decoder: self, parent: frame, parentSerial: serial, key: GraphArchiveCodingKey(index: position), offset: offset)
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+            return CodableSuperDecoder(decoder: self, parent: frame, parentSerial: serial, step: .index(position), offset: valueOffset)
+        } catch {
+            throw elementError(error, in: frame, expected: (any Decoder).self, valueOffset: valueOffset)
         }
     }
 
@@ -198,6 +251,12 @@ extension CodableDecoder {
         return state.frames[frame].index
     }
 
+    /// True when unkeyed `frame` has no element left (or is no longer usable).
+    func isAtEnd(_ frame: Int, serial: Int) -> Bool {
+        guard (try? state.checkFrame(frame, serial: serial)) != nil else { return true }
+        return state.frames[frame].index >= state.frames[frame].count
+    }
+
     // MARK: - Single value
 
     func decodeSingle<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
@@ -206,11 +265,11 @@ extension CodableDecoder {
             try state.checkFrame(frame, serial: serial)
             let source = state.frames[frame].source
             if source.referenceElement >= 0 {
-                return try decodeReference(T.self, index: source.referenceElement, key: .none, parent: frame)
+                return try decodeReference(T.self, index: source.referenceElement, step: .none, parent: frame)
             }
             valueOffset = try state.taggedValueOffset(source, String(describing: T.self))
             state.engine.reader.offset = valueOffset
-            let value = try decodeValue(T.self, key: .none, parent: frame)
+            let value = try decodeValue(T.self, step: .none, parent: frame)
             state.frames[frame].end = state.engine.reader.offset
             return value
         } catch {
@@ -267,20 +326,20 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     // One lookup instead of the protocol's default contains + decodeNil + decode.
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(type, key) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(type, key) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(type, key) }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(type, key) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optional(type, key) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optional(type, key) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(type, key) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(type, key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(type, key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalPrimitive(type, key) }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try optional(type, key) }
 
     @inline(__always)
@@ -288,15 +347,18 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         try decoder.decodeIfPresent(type, forKey: key, in: frame, serial: serial)
     }
 
+    @inline(__always)
+    private func optionalPrimitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
+        try decoder.decodePrimitiveIfPresent(type, forKey: key, in: frame, serial: serial)
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        let (nested, nestedSerial) = try decoder.nestedContainer(
-            .keyed, forKey: key, in: frame, serial: serial, expected: KeyedDecodingContainer<NestedKey>.self)
+        let (nested, nestedSerial) = try decoder.nestedContainer(.keyed, forKey: key, in: frame, serial: serial)
         return KeyedDecodingContainer(CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let (nested, nestedSerial) = try decoder.nestedContainer(
-            .unkeyed, forKey: key, in: frame, serial: serial, expected: (any UnkeyedDecodingContainer).self)
+        let (nested, nestedSerial) = try decoder.nestedContainer(.unkeyed, forKey: key, in: frame, serial: serial)
         return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
     }
 
@@ -319,7 +381,7 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
     var count: Int? { decoder.elementCount(in: frame, serial: serial) }
     var currentIndex: Int { decoder.elementIndex(in: frame, serial: serial) }
-    var isAtEnd: Bool { currentIndex >= count ?? 0 }
+    var isAtEnd: Bool { decoder.isAtEnd(frame, serial: serial) }
 
     mutating func decodeNil() throws -> Bool { try decoder.decodeNilElement(in: frame, serial: serial) }
     mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
@@ -347,14 +409,12 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let (nested, nestedSerial) = try decoder.nestedElementContainer(
-            .keyed, in: frame, serial: serial, expected: KeyedDecodingContainer<NestedKey>.self)
+        let (nested, nestedSerial) = try decoder.nestedElementContainer(.keyed, in: frame, serial: serial)
         return KeyedDecodingContainer(CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (nested, nestedSerial) = try decoder.nestedElementContainer(
-            .unkeyed, in: frame, serial: serial, expected: (any UnkeyedDecodingContainer).self)
+        let (nested, nestedSerial) = try decoder.nestedElementContainer(.unkeyed, in: frame, serial: serial)
         return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
     }
 

@@ -17,18 +17,31 @@ struct CodableValueSource {
     var referenceElement = -1
 }
 
+/// Where a decoded value sits in its parent, for coding paths: an element index, or the
+/// position of its key in the parent's record (named only when a path is asked for), so the
+/// hot path stores two integers instead of a `CodingKey` existential.
+struct DecodingPathStep {
+    enum Kind: UInt8 { case none, index, key }
+    var kind: Kind
+    var value: Int
+
+    static let none = DecodingPathStep(kind: .none, value: 0)
+    static func index(_ index: Int) -> DecodingPathStep { DecodingPathStep(kind: .index, value: index) }
+    static func key(at position: Int) -> DecodingPathStep { DecodingPathStep(kind: .key, value: position) }
+}
+
 /// One container handed to a `Decodable` initializer, or a value not yet asked for one (a slot).
-struct CodableDecodingFrame: CodingPathNode {
-    enum Kind { case pending, keyed, unkeyed, single }
+struct CodableDecodingFrame {
+    enum Kind: UInt8 { case pending, keyed, unkeyed, single }
 
     var kind = Kind.pending
     let serial: Int
     let parent: Int
-    let key: CodingPathComponent
+    let step: DecodingPathStep
     let source: CodableValueSource
-    /// For a value slot, the slot that was current before it; -1 otherwise.
+    /// For a value slot, the slot that was current before it; `notASlot` otherwise.
     let enclosingSlot: Int
-    let isSlot: Bool
+    static let notASlot = -2
 
     /// Keyed containers: read with the engine's own key lookup (in order, or by search).
     var record = DecodingContainer(kind: .record)
@@ -49,7 +62,7 @@ private final class ObjectUnderConstruction: Sendable {
     static let marker = ObjectUnderConstruction()
 }
 
-struct CodableDecodingState {
+struct CodableDecodingState: ~Copyable {
     /// Reader, tables, limits and the tagged-value readers.
     var engine: DecodingState
     /// Start offset of each object record known so far; one past the count means the section's end.
@@ -112,18 +125,39 @@ struct CodableDecodingState {
 
     // MARK: - Paths
 
+    /// The coding path of frame `frame` (empty for -1, the root).
     func codingPath(to frame: Int) -> [any CodingKey] {
-        frames.codingPath(to: frame)
+        var keys: [any CodingKey] = []
+        var walk = frame
+        while walk >= 0 && walk < frames.count {
+            if let key = codingKey(for: frames[walk].step, in: frames[walk].parent) { keys.append(key) }
+            walk = frames[walk].parent
+        }
+        return keys.reversed()
     }
 
     func codingPath(to frame: Int, appending key: any CodingKey) -> [any CodingKey] {
-        frames.codingPath(to: frame, appending: key)
+        codingPath(to: frame) + [key]
+    }
+
+    /// The key of `step` in frame `parent`.
+    func codingKey(for step: DecodingPathStep, in parent: Int) -> (any CodingKey)? {
+        switch step.kind {
+        case .none:
+            return nil
+        case .index:
+            return GraphArchiveCodingKey(index: step.value)
+        case .key:
+            guard parent >= 0 && parent < frames.count else { return nil }
+            let name = engine.tables.shapeKeys[frames[parent].record.keyStart + step.value]
+            return GraphArchiveCodingKey(stringValue: name)
+        }
     }
 
     // MARK: - Frames
 
     /// Opens a slot for a value about to be decoded by its initializer and makes it current.
-    mutating func pushSlot(_ source: CodableValueSource, parent: Int, key: CodingPathComponent) throws(GraphArchiveError) -> Int {
+    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError) -> Int {
         // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
         guard slotDepth < engine.options.maximumDepth else {
             throw GraphArchiveError(
@@ -133,8 +167,7 @@ struct CodableDecodingState {
         let slot = frames.count
         nextSerial &+= 1
         frames.append(
-            CodableDecodingFrame(
-                serial: nextSerial, parent: parent, key: key, source: source, enclosingSlot: currentSlot, isSlot: true))
+            CodableDecodingFrame(serial: nextSerial, parent: parent, step: step, source: source, enclosingSlot: currentSlot))
         currentSlot = slot
         return slot
     }
@@ -160,48 +193,61 @@ struct CodableDecodingState {
 
     /// Drops slot `slot` and everything opened in it, as after a thrown error.
     mutating func abandonSlot(_ slot: Int) {
-        guard slot < frames.count else { return }
+        guard slot < frames.count && frames[slot].enclosingSlot != CodableDecodingFrame.notASlot else { return }
         currentSlot = frames[slot].enclosingSlot
-        frames.removeSubrange(slot...)
+        while frames.count > slot { frames.removeLast() }
         slotDepth -= 1
     }
 
     /// The frame of a container, checked to still belong to a value being decoded.
+    @inline(__always)
     func checkFrame(_ frame: Int, serial: Int) throws(GraphArchiveError) {
         guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
             throw GraphArchiveError(.invalidState, "a decoding container was used after the value it belongs to was decoded")
         }
     }
 
-    /// A container of `kind` over `source`: slot `slot` itself while it has none, else a new frame.
-    mutating func openContainer(
-        _ kind: CodableDecodingFrame.Kind, source: CodableValueSource, parent: Int, key: CodingPathComponent, slot: Int?
-    ) throws(GraphArchiveError) -> Int {
-        var frame: CodableDecodingFrame
-        if let slot, frames[slot].kind == .pending {
-            frame = frames[slot]
-        } else {
-            nextSerial &+= 1
-            frame = CodableDecodingFrame(serial: nextSerial, parent: parent, key: key, source: source, enclosingSlot: -1, isSlot: false)
+    /// A container of `kind` for value slot `slot`: the slot itself while it has none, else a
+    /// new frame over the same value (a subclass and its superclass each ask for one).
+    mutating func openContainer(_ kind: CodableDecodingFrame.Kind, slot: Int) throws(GraphArchiveError) -> Int {
+        guard frames[slot].kind != .pending else {
+            try open(kind, frame: slot)
+            return slot
         }
+        return try openContainer(kind, source: frames[slot].source, parent: frames[slot].parent, step: frames[slot].step)
+    }
+
+    /// A new frame with a container of `kind` over `source`.
+    mutating func openContainer(
+        _ kind: CodableDecodingFrame.Kind, source: CodableValueSource, parent: Int, step: DecodingPathStep
+    ) throws(GraphArchiveError) -> Int {
+        nextSerial &+= 1
+        frames.append(
+            CodableDecodingFrame(
+                serial: nextSerial, parent: parent, step: step, source: source, enclosingSlot: CodableDecodingFrame.notASlot))
+        let frame = frames.count - 1
+        do {
+            try open(kind, frame: frame)
+        } catch {
+            frames.removeLast()
+            throw error
+        }
+        return frame
+    }
+
+    private mutating func open(_ kind: CodableDecodingFrame.Kind, frame: Int) throws(GraphArchiveError) {
         switch kind {
         case .keyed:
-            try openRecord(source, into: &frame)
+            try openRecord(frames[frame].source, frame: frame)
         case .unkeyed:
-            try openArray(source, into: &frame)
+            try openArray(frames[frame].source, frame: frame)
         case .single, .pending:
             break
         }
-        frame.kind = kind
-        if let slot, frames[slot].kind == .pending {
-            frames[slot] = frame
-            return slot
-        }
-        frames.append(frame)
-        return frames.count - 1
+        frames[frame].kind = kind
     }
 
-    private mutating func openRecord(_ source: CodableValueSource, into frame: inout CodableDecodingFrame) throws(GraphArchiveError) {
+    private mutating func openRecord(_ source: CodableValueSource, frame: Int) throws(GraphArchiveError) {
         let shape: Int
         let start: Int
         if source.objectIndex >= 0 {
@@ -216,23 +262,26 @@ struct CodableDecodingState {
             shape = try engine.scanner.readShape(&engine.reader)
             start = engine.reader.offset
         }
-        frame.record = DecodingContainer(
-            kind: .record, shape: shape, keyStart: engine.tables.shapeKeyStart[shape],
-            keyCount: engine.tables.shapeKeyCount[shape], cursor: start, valueStart: start,
-            objectIndex: source.objectIndex)
+        // Field by field: assigning a whole container would release and retain its offsets array.
+        frames[frame].record.shape = shape
+        frames[frame].record.keyStart = engine.tables.shapeKeyStart[shape]
+        frames[frame].record.keyCount = engine.tables.shapeKeyCount[shape]
+        frames[frame].record.cursor = start
+        frames[frame].record.valueStart = start
+        frames[frame].record.objectIndex = source.objectIndex
     }
 
-    private mutating func openArray(_ source: CodableValueSource, into frame: inout CodableDecodingFrame) throws(GraphArchiveError) {
+    private mutating func openArray(_ source: CodableValueSource, frame: Int) throws(GraphArchiveError) {
         let offset = try taggedValueOffset(source, "an unkeyed container")
         engine.reader.offset = offset
         let tag = try engine.reader.readByte()
         guard tag == ValueTag.array || tag == ValueTag.referenceArray else {
             throw engine.typeMismatch(expected: "an unkeyed container", tagOffset: offset)
         }
-        frame.count = try engine.readCollectionCount(at: offset).count
-        frame.packed = tag == ValueTag.referenceArray
-        frame.cursor = engine.reader.offset
-        if frame.count == 0 { frame.end = frame.cursor }
+        frames[frame].count = try engine.readCollectionCount(at: offset).count
+        frames[frame].packed = tag == ValueTag.referenceArray
+        frames[frame].cursor = engine.reader.offset
+        if frames[frame].count == 0 { frames[frame].end = engine.reader.offset }
     }
 
     /// Where the tagged value of `source` starts; an object's body holds one under "$value"
@@ -257,7 +306,23 @@ struct CodableDecodingState {
     // MARK: - Keyed access
 
     /// Positions the reader on `key`'s value in keyed `frame`; false if the record has no such key.
+    @inline(__always)
     mutating func locate(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
+        // Keys read in the order they were written: the next one is at the cursor.
+        let position = frames[frame].record.position
+        if position < frames[frame].record.keyCount
+            && engine.tables.shapeKeys[frames[frame].record.keyStart + position] == key
+        {
+            engine.reader.offset = frames[frame].record.cursor
+            frames[frame].record.current = position
+            return true
+        }
+        return try locateElsewhere(key, in: frame)
+    }
+
+    /// Any other order: the engine's own search, on the frame's record.
+    @inline(never)
+    private mutating func locateElsewhere(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
         swap(&engine.container, &frames[frame].record)
         defer { swap(&engine.container, &frames[frame].record) }
         return try engine.locate(key)
@@ -309,19 +374,37 @@ struct CodableDecodingState {
         return objectOffsets[index]
     }
 
-    /// The cached object `index`; throws for one whose initializer is still running (a cycle).
-    func cachedObject(_ index: Int) throws(GraphArchiveError) -> AnyObject? {
-        guard let object = objects[index] else { return nil }
-        guard object !== ObjectUnderConstruction.marker else {
+    /// Throws for object `index` if its initializer is still running: the reference is a cycle.
+    func checkBuilt(_ index: Int) throws(GraphArchiveError) {
+        guard objects[index] !== ObjectUnderConstruction.marker else {
             throw GraphArchiveError(
                 .unresolvedCycle,
                 "object #\(index) refers back to itself through the objects it holds: a reference cycle, which init(from:) cannot restore")
         }
-        return object
     }
 
-    mutating func markUnderConstruction(_ index: Int) {
-        objects[index] = ObjectUnderConstruction.marker
+    /// Opens the slot of object `source.objectIndex` and marks the object as being built.
+    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError) -> Int {
+        let slot = try pushSlot(source, parent: parent, step: step)
+        objects[source.objectIndex] = ObjectUnderConstruction.marker
+        return slot
+    }
+
+    /// Ends an object's slot and caches the object, noting where its record ended if that was
+    /// not known (the next record starts there).
+    mutating func closeObjectSlot(_ slot: Int, object: AnyObject) throws(GraphArchiveError) {
+        let index = frames[slot].source.objectIndex
+        let needsEnd = objectOffsets.count == index + 1
+        let end = try closeSlot(slot, needsEnd: needsEnd)
+        objects[index] = object
+        if needsEnd { objectOffsets.append(end) }
+    }
+
+    /// Drops an object's slot after a thrown error; the object is not built.
+    mutating func abandonObjectSlot(_ slot: Int) {
+        guard slot < frames.count else { return }
+        objects[frames[slot].source.objectIndex] = nil
+        abandonSlot(slot)
     }
 
     /// Reads an object record's shape at its start and checks it belongs to an object type.
@@ -336,12 +419,6 @@ struct CodableDecodingState {
                 offset: shapeOffset)
         }
         return (shape, typeID)
-    }
-
-    /// Stores object `index` once built, noting where its record ended if that was not known.
-    mutating func finishObject(_ index: Int, _ object: AnyObject, end: Int) {
-        objects[index] = object
-        if end >= 0 && objectOffsets.count == index + 1 { objectOffsets.append(end) }
     }
 
     /// After the root value: checks the records nothing referred to and that nothing follows them.

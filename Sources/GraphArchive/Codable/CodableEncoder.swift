@@ -76,7 +76,7 @@ final class CodableEncoder: Encoder {
     ///
     /// - Throws: `EncodingError.invalidValue` if the object is being encoded already: a cycle.
     func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
-        let (discovery, known) = state.discover(value as AnyObject)
+        let (discovery, known) = state.discover(classInstance(value))
         if let known {
             guard known >= 0 else { throw cycle(value, discovery: discovery, key: key()) }
             state.referenceCount += 1
