@@ -94,8 +94,35 @@ final class CodableDecoder: Decoder {
         case .object:
             let index = try state.engine.readObjectIndex(expected: String(describing: T.self))
             return try object(index, as: T.self, step: step, parent: parent)
+        case .array(let type):
+            func read<A: CodableArray>(_: A.Type) throws -> T {
+                // The kind was looked up for T itself, so A is T.
+                try A.decodeElements(from: self, step: step, parent: parent) as! T
+            }
+            return try read(type)
         case .value:
             return try decodeNested(T.self, source: CodableValueSource(offset: state.engine.reader.offset), step: step, parent: parent)
+        }
+    }
+
+    /// Reads an `Array` as its own `init(from:)` would: an unkeyed container read to its end.
+    func decodeArray<Element: Decodable>(of _: Element.Type, step: DecodingPathStep, parent: Int) throws -> [Element] {
+        let slot = try state.pushSlot(CodableValueSource(offset: state.engine.reader.offset), parent: parent, step: step)
+        do {
+            let frame = try state.openContainer(.unkeyed, slot: slot)
+            let serial = state.frames[frame].serial
+            let count = state.frames[frame].count
+            var elements: [Element] = []
+            // Every element takes at least one byte: never reserve more than the input can fill.
+            elements.reserveCapacity(min(count, state.engine.reader.remaining))
+            while state.frames[frame].index < count {
+                elements.append(try decodeElement(Element.self, in: frame, serial: serial))
+            }
+            state.engine.reader.offset = try state.closeSlot(slot)
+            return elements
+        } catch {
+            state.abandonSlot(slot)
+            throw error
         }
     }
 
@@ -109,7 +136,7 @@ final class CodableDecoder: Decoder {
             // An optional or wrapper around an object: its single-value container finds the reference.
             let source = CodableValueSource(offset: state.engine.reader.offset, referenceElement: index)
             return try decodeNested(T.self, source: source, step: step, parent: parent)
-        case .primitive:
+        case .primitive, .array:
             throw GraphArchiveError(.typeMismatch, "expected \(T.self), found an object reference", offset: state.engine.reader.offset)
         }
     }

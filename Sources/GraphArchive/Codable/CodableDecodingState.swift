@@ -104,6 +104,8 @@ struct CodableDecodingState: ~Copyable {
         engine = state
         rootOffset = root
         objectOffsets = [state.reader.offset]
+        // One entry per record plus the section's end; bounded by the input like the count itself.
+        objectOffsets.reserveCapacity(objectCount + 1)
         objects = ContiguousArray(repeating: nil, count: objectCount)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
     }

@@ -65,11 +65,25 @@ final class CodableEncoder: Encoder {
         case .object:
             let index = try encodeObject(value, key: key())
             state.writeReference(index)
+        case .array:
+            // T is an Array of Codable elements, as the kind was looked up for T itself.
+            try (value as! any CodableArray).encodeElements(to: self, key: key())
         case .value:
             let slot = state.pushSlot(valueType: T.self, isObjectBody: false, key: key())
             try value.encode(to: self)
             try state.closeSlot(slot)
         }
+    }
+
+    /// Writes `array` as its own `encode(to:)` would: an unkeyed container of its elements.
+    func encodeArray<Element: Encodable>(_ array: [Element], key: CodingPathComponent) throws {
+        let slot = state.pushSlot(valueType: [Element].self, isObjectBody: false, key: key)
+        let (frame, serial) = state.openSlot(slot, .unkeyed)
+        if case .object = state.kinds.kind(of: Element.self) { state.reserveObjects(array.count) }
+        for element in array {
+            try encodeElement(element, in: frame, serial: serial)
+        }
+        try state.closeSlot(slot)
     }
 
     /// Writes the body of object `value` if it is new and returns its index.

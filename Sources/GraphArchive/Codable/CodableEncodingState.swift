@@ -55,7 +55,9 @@ struct CodableEncodingFrame: CodingPathNode {
 
 /// A scratch buffer, boxed because `ByteWriter` is noncopyable and the pool is an array.
 final class CodableScratchBuffer {
-    var writer = ByteWriter(reservingCapacity: 256)
+    // Unchecked for the reason `UncheckedStateBox` gives: only the encoder's own short,
+    // non-reentrant methods touch it, and two dynamic checks per object body showed in callgrind.
+    @exclusivity(unchecked) var writer = ByteWriter(reservingCapacity: 256)
 }
 
 /// A record type named after nothing more specific: what an unused super encoder leaves.
@@ -441,6 +443,13 @@ struct CodableEncodingState: ~Copyable {
             return (discovery, nil)
         }
         return (discovery, objectIndex[discovery])
+    }
+
+    /// Makes room for `count` more objects, so a large array of them grows the tables once.
+    mutating func reserveObjects(_ count: Int) {
+        identity.reserve(objectIndex.count + count)
+        objectIndex.reserveCapacity(objectIndex.count + count)
+        retained.reserveCapacity(retained.count + count)
     }
 
     /// The frame of the body being written for discovery number `discovery`.

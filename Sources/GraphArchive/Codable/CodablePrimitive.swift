@@ -84,8 +84,30 @@ enum CodableTypeKind {
     case primitive(any CodablePrimitive.Type)
     /// A class instance: an object record, written once, referred to by index.
     case object
+    /// An `Array`: an unkeyed container like the one its own `Codable` conformance uses, written
+    /// and read by the bridge directly (see `CodableArray`).
+    case array(any CodableArray.Type)
     /// Anything else: the type encodes itself inline (a record, an array or a single value).
     case value
+}
+
+/// `Array`, coded by the bridge itself: the standard library's `Array` conformances run
+/// unspecialized, paying a metadata lookup and an existential call per element and growing the
+/// array without reserving (about 500 instructions an element, measured with callgrind). The
+/// bridge writes and reads the very same unkeyed container, element by element.
+protocol CodableArray {
+    func encodeElements(to encoder: CodableEncoder, key: CodingPathComponent) throws
+    static func decodeElements(from decoder: CodableDecoder, step: DecodingPathStep, parent: Int) throws -> Self
+}
+
+extension Array: CodableArray where Element: Codable {
+    func encodeElements(to encoder: CodableEncoder, key: CodingPathComponent) throws {
+        try encoder.encodeArray(self, key: key)
+    }
+
+    static func decodeElements(from decoder: CodableDecoder, step: DecodingPathStep, parent: Int) throws -> [Element] {
+        try decoder.decodeArray(of: Element.self, step: step, parent: parent)
+    }
 }
 
 /// Remembers each type's kind, so the dynamic casts run once per type and archive, not per value.
@@ -109,6 +131,8 @@ struct CodableTypeKinds {
         } else {
             if let primitive = type as? any CodablePrimitive.Type {
                 kind = .primitive(primitive)
+            } else if let array = type as? any CodableArray.Type {
+                kind = .array(array)
             } else if type is AnyClass {
                 kind = .object
             } else {
