@@ -49,7 +49,7 @@ final class CodableEncoder: Encoder {
         } catch {
             throw state.fail(converting: error, path: [])
         }
-        if let failure = state.failure { throw failure }
+        if state.failure != nil { throw state.errorAfterFailure(at: -1) }
         return try state.assemble(compression: compression)
     }
 

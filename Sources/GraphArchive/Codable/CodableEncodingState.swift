@@ -86,8 +86,11 @@ struct CodableEncodingState: ~Copyable {
     /// The value whose `encode(to:)` is running: what `Encoder.container(keyedBy:)` opens.
     var currentSlot = -1
     private var nextSerial = 0
-    /// The first error thrown: the encoder is unusable after it, and every later call throws it.
+    /// The first error: the encoder is unusable after it (it may have written part of a value).
     var failure: (any Error)?
+    /// Whether `failure` reached the caller; if not (a non-throwing container request failed),
+    /// the next call throws it, and calls after that say the encoder stopped.
+    private var failureThrown = false
 
     // MARK: Buffers
     /// Buffer 0 is the top-level section; the others are scratch buffers for bodies and nested
@@ -120,17 +123,36 @@ struct CodableEncodingState: ~Copyable {
         frames.codingPath(to: frame, appending: key)
     }
 
-    /// Records `error` as the encoder's failure (the first one wins) and returns it as thrown.
+    /// What a call made after the encoder failed throws: the failure itself if the caller has
+    /// not seen it yet, else an error saying an earlier (caught and ignored) error stopped it.
+    mutating func errorAfterFailure(at frame: Int) -> any Error {
+        if !failureThrown, let failure {
+            failureThrown = true
+            return failure
+        }
+        return EncodingError.invalidValue(
+            (),
+            EncodingError.Context(
+                codingPath: codingPath(to: frame),
+                debugDescription: "an earlier error stopped this encoder; nothing more can be encoded into it",
+                underlyingError: failure))
+    }
+
+    /// Records `error` as the encoder's failure (the first one is kept) and returns it to throw.
     mutating func fail(_ error: any Error) -> any Error {
-        if let failure { return failure }
-        failure = error
+        if failure == nil { failure = error }
+        failureThrown = true
         return error
     }
 
-    /// Fails with an `EncodingError.invalidValue` at `frame`'s path.
-    mutating func fail(_ message: String, value: Any, at frame: Int) -> any Error {
-        let context = EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message)
-        return fail(EncodingError.invalidValue(value, context))
+    /// Records `error` as the failure without throwing it (for calls that cannot throw).
+    mutating func record(_ error: any Error) {
+        if failure == nil { failure = error }
+    }
+
+    /// An `EncodingError.invalidValue` at `frame`'s path.
+    func invalid(_ message: String, value: Any, at frame: Int) -> EncodingError {
+        EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message))
     }
 
     // MARK: - Types
@@ -236,7 +258,7 @@ struct CodableEncodingState: ~Copyable {
     mutating func openSlot(_ slot: Int, _ kind: CodableEncodingFrame.Kind) -> (frame: Int, serial: Int) {
         guard failure == nil else { return (-1, 0) }
         guard slot >= 0 && slot == current else {
-            _ = fail("a container was requested from an encoder whose value is already encoded", value: (), at: current)
+            record(invalid("a container was requested from an encoder whose value is already encoded", value: (), at: current))
             return (-1, 0)
         }
         switch frames[slot].kind {
@@ -244,16 +266,16 @@ struct CodableEncodingState: ~Copyable {
             do {
                 try open(kind, frame: slot)
             } catch {
-                let path = codingPath(to: slot)
-                _ = fail(converting: error, path: path)
+                record(converted(error, path: codingPath(to: slot)))
                 return (-1, 0)
             }
         case kind:
             break
         case let existing:
-            _ = fail(
-                "\(frames[slot].valueType) asked for a \(kind) container after a \(existing) one for the same value",
-                value: (), at: slot)
+            record(
+                invalid(
+                    "\(frames[slot].valueType) asked for a \(kind) container after a \(existing) one for the same value",
+                    value: (), at: slot))
             return (-1, 0)
         }
         return (slot, frames[slot].serial)
@@ -264,7 +286,7 @@ struct CodableEncodingState: ~Copyable {
         -> (frame: Int, serial: Int)
     {
         guard failure == nil, frame >= 0, frame < frames.count, frames[frame].serial == serial else {
-            _ = fail("a super encoder was used after its container was finished", value: (), at: current)
+            record(invalid("a super encoder was used after its container was finished", value: (), at: current))
             return (-1, 0)
         }
         switch frames[frame].kind {
@@ -276,14 +298,13 @@ struct CodableEncodingState: ~Copyable {
                 try startOwnBufferFrame(frame, kind)
                 leave(to: previous)
             } catch {
-                let path = codingPath(to: frame)
-                _ = fail(converting: error, path: path)
+                record(converted(error, path: codingPath(to: frame)))
                 return (-1, 0)
             }
         case kind:
             break
         case let existing:
-            _ = fail("a super encoder was asked for a \(kind) container after a \(existing) one", value: (), at: frame)
+            record(invalid("a super encoder was asked for a \(kind) container after a \(existing) one", value: (), at: frame))
             return (-1, 0)
         }
         return (frame, serial)
@@ -299,11 +320,15 @@ struct CodableEncodingState: ~Copyable {
         leave(to: parent)
     }
 
-    /// Records `error`, an engine error becoming an `EncodingError` at `path`.
+    /// Records `error`, an engine error becoming an `EncodingError` at `path`, and returns it to throw.
     mutating func fail(converting error: any Error, path: [any CodingKey]) -> any Error {
-        guard let error = error as? GraphArchiveError else { return fail(error) }
-        let context = EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error)
-        return fail(EncodingError.invalidValue((), context))
+        fail(converted(error, path: path))
+    }
+
+    /// `error`, an engine error becoming an `EncodingError` at `path`.
+    func converted(_ error: any Error, path: [any CodingKey]) -> any Error {
+        guard let error = error as? GraphArchiveError else { return error }
+        return EncodingError.invalidValue((), EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error))
     }
 
     // MARK: - Entering frames
@@ -320,9 +345,9 @@ struct CodableEncodingState: ~Copyable {
 
     @inline(never)
     private mutating func enterSlow(_ frame: Int, serial: Int) throws {
-        if let failure { throw failure }
+        if failure != nil { throw errorAfterFailure(at: current) }
         guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
-            throw fail("a container was used after the value it belongs to was encoded", value: (), at: current)
+            throw fail(invalid("a container was used after the value it belongs to was encoded", value: (), at: current))
         }
         guard frame != current else { return }
         try enterChain(frame)
@@ -331,7 +356,7 @@ struct CodableEncodingState: ~Copyable {
     private mutating func enterChain(_ frame: Int) throws {
         let parent = frames[frame].parent
         guard frames[frame].hasOwnBuffer && frames[frame].kind != .pending && parent >= 0 else {
-            throw fail("a container was used while a value it does not contain was being encoded", value: (), at: current)
+            throw fail(invalid("a container was used while a value it does not contain was being encoded", value: (), at: current))
         }
         if parent != current { try enterChain(parent) }
         pushLevel(of: frame)
