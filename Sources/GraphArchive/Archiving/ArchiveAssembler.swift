@@ -58,15 +58,16 @@ enum ArchiveAssembler {
             referenceCount = reordered.referenceCount
         }
         return try assemble(
-            tables: state, top: top, objects: objects, objectCount: objectCount, referenceCount: referenceCount,
-            compression: compression)
+            tablesOf: state, sections: [OutputChunk(top), OutputChunk(objects)], objectCount: objectCount,
+            referenceCount: referenceCount, compression: compression)
     }
 
-    /// Builds the archive from sections already in construction order (FORMAT.md §5.4), with
-    /// the key, type and shape tables of `state`.
+    /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
+    /// then the object section) and wraps the payload in a header. Also used by writers that
+    /// produce the sections themselves (the Codable bridge).
     static func assemble(
-        tables state: borrowing EncodingState, top: consuming ByteWriter, objects: consuming ByteWriter,
-        objectCount: Int, referenceCount: Int, compression: ArchiveCompression
+        tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
+        compression: ArchiveCompression
     ) throws(GraphArchiveError) -> ArchiveOutput {
         // FORMAT.md §4: key table, type table, shape table, top section, object section.
         var tables = ByteWriter(reservingCapacity: 256)
@@ -89,7 +90,7 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
+        let payload = [OutputChunk(tables)] + sections
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)

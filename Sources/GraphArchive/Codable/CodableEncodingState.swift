@@ -557,7 +557,7 @@ struct CodableEncodingState: ~Copyable {
         var objectSection = ByteWriter()
         swap(&objectSection, &objects)
         return try ArchiveAssembler.assemble(
-            tables: engine, top: top, objects: objectSection, objectCount: objectCount,
+            tablesOf: engine, sections: [OutputChunk(top), OutputChunk(objectSection)], objectCount: objectCount,
             referenceCount: referenceCount, compression: compression)
     }
 }
