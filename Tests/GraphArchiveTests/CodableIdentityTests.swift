@@ -164,17 +164,22 @@ struct CodableIdentityTests {
     }
 
     @Test func keyedProtocolArchivesDecodeAsCodable() throws {
+        // The engine's `Record` has the Codable grid state's keys; the registry maps the name.
         let shared = Record(name: "a", color: 1, date: "2024")
         let data = try GraphArchiver.archivedData(withRootObject: [shared, Record(name: "b", color: 2, date: "2025"), shared])
-        let back = try GraphArchiveDecoder().decode([KeyedInterop.Record].self, from: data)
+        var decoder = GraphArchiveDecoder()
+        decoder.register(CodableGridState.self, forName: "Record")
+        let back = try decoder.decode([CodableGridState].self, from: data)
         #expect(back.map(\.name) == ["a", "b", "a"])
         #expect(back[0] === back[2])
     }
 
     @Test func codableArchivesDecodeWithTheKeyedProtocol() throws {
-        let shared = KeyedInterop.Record(name: "a", color: 1, date: "2024")
+        let shared = CodableGridState(name: "a", color: 1, date: "2024")
         let data = try GraphArchiveEncoder().encode([shared, shared])
-        let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: data)
+        var registry = GraphTypeRegistry()
+        registry.register(Record.self, forName: "CodableGridState")
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: data, registry: registry)
         #expect(back.map(\.color) == [1, 1])
         #expect(back[0] === back[1])
     }
@@ -274,26 +279,8 @@ final class Renamed: Codable {
     enum CodingKeys: String, CodingKey { case name = "kEncodeKeyName" }
 }
 
-/// Codable twins of the keyed-protocol test models: same archived names, same keys.
+/// The Codable view of the keyed-protocol test `Node`: same archived name and keys.
 enum KeyedInterop {
-    final class Record: Codable {
-        var name: String
-        var color: Int
-        var date: String
-
-        init(name: String, color: Int, date: String) {
-            self.name = name
-            self.color = color
-            self.date = date
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case name = "kEncodeKeyName"
-            case color = "kEncodeKeyColor"
-            case date = "kEncodeKeyDate"
-        }
-    }
-
     final class Node: Decodable {
         var label: Int
         var next: Node?

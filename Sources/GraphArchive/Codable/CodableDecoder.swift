@@ -2,7 +2,7 @@
 
 /// The single-use `Decoder` behind ``GraphArchiveDecoder``: one instance serves every value of
 /// one archive; which value is being decoded is state (the current slot).
-final class CodableDecoder: Decoder {
+final class CodableDecoder: CodableContainerSource {
     private let storage: UncheckedStateBox<CodableDecodingState>
     /// Owns the bytes the state's reader points into.
     private let payload: ArchiveBytes
@@ -30,23 +30,9 @@ final class CodableDecoder: Decoder {
     // MARK: - Decoder
 
     var codingPath: [any CodingKey] { state.codingPath(to: state.currentSlot) }
+    var decoder: CodableDecoder { self }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let (frame, serial) = try openSlot(.keyed)
-        return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial))
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (frame, serial) = try openSlot(.unkeyed)
-        return CodableUnkeyedDecodingContainer(decoder: self, frame: frame, serial: serial)
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        let (frame, serial) = try openSlot(.single)
-        return CodableSingleValueDecodingContainer(decoder: self, frame: frame, serial: serial)
-    }
-
-    private func openSlot(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
+    func openFrame(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
         let slot = state.currentSlot
         guard slot >= 0 else {
             throw DecodingError.dataCorrupted(
@@ -179,16 +165,26 @@ final class CodableDecoder: Decoder {
     private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
         let resume = state.engine.reader.offset
         let (shape, typeID) = try state.readObjectShape(index)
-        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self) {
-            if let subclass = try registeredSubclass(of: T.self, typeID: typeID) {
-                return try constructSubclass(subclass, index, as: T.self, shape: shape, step: step, parent: parent, resume: resume)
-            }
-        }
         let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
+        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self), let subclass = try registeredSubclass(of: T.self, typeID: typeID) {
+            return try build(source, step: step, parent: parent, resume: resume) { try subclassInstance(subclass, as: T.self) }
+        }
+        return try build(source, step: step, parent: parent, resume: resume) {
+            let value = try T(from: self)
+            return (value, classInstance(value))
+        }
+    }
+
+    /// Runs `make` in the slot of the object at `source`, caches the object and moves the
+    /// reader back to `resume` (after the reference that asked for it).
+    @inline(__always)
+    private func build<T>(
+        _ source: CodableValueSource, step: DecodingPathStep, parent: Int, resume: Int, _ make: () throws -> (T, AnyObject)
+    ) throws -> T {
         let slot = try state.pushObjectSlot(source, parent: parent, step: step)
         do {
-            let value = try T(from: self)
-            try state.closeObjectSlot(slot, object: classInstance(value))
+            let (value, object) = try make()
+            try state.closeObjectSlot(slot, object: object)
             state.engine.reader.offset = resume
             return value
         } catch {
@@ -197,26 +193,12 @@ final class CodableDecoder: Decoder {
         }
     }
 
-    /// `construct` for a registered subclass of `T` named by the record.
+    /// An instance of registered `subclass`, which must be a `T`.
     @inline(never)
-    private func constructSubclass<T>(
-        _ subclass: any (AnyObject & Decodable).Type, _ index: Int, as _: T.Type, shape: Int, step: DecodingPathStep, parent: Int,
-        resume: Int
-    ) throws -> T {
-        let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
-        let slot = try state.pushObjectSlot(source, parent: parent, step: step)
-        do {
-            let built = try subclass.init(from: self)
-            guard let value = built as? T else {
-                throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)")
-            }
-            try state.closeObjectSlot(slot, object: built)
-            state.engine.reader.offset = resume
-            return value
-        } catch {
-            state.abandonObjectSlot(slot)
-            throw error
-        }
+    private func subclassInstance<T>(_ subclass: any (AnyObject & Decodable).Type, as _: T.Type) throws -> (T, AnyObject) {
+        let built = try subclass.init(from: self)
+        guard let value = built as? T else { throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)") }
+        return (value, built)
     }
 
     /// nil when the record's type is `T` itself (remembered for the type id); the registered
@@ -264,6 +246,31 @@ final class CodableDecoder: Decoder {
     }
 }
 
+/// A `Decoder` whose three container requests differ only in where the value is: the
+/// decoder itself (the current value) or a super decoder (the value under "super").
+protocol CodableContainerSource: Decoder {
+    var decoder: CodableDecoder { get }
+    /// A frame of `kind` over this source's value.
+    func openFrame(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int)
+}
+
+extension CodableContainerSource {
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let (frame, serial) = try openFrame(.keyed)
+        return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(decoder: decoder, frame: frame, serial: serial))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (frame, serial) = try openFrame(.unkeyed)
+        return CodableUnkeyedDecodingContainer(decoder: decoder, frame: frame, serial: serial)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        let (frame, serial) = try openFrame(.single)
+        return CodableSingleValueDecodingContainer(decoder: decoder, frame: frame, serial: serial)
+    }
+}
+
 extension CodableDecodingFrame.Kind {
     /// What a container of this kind was asked for, for error messages.
     var expectedType: Any.Type {
@@ -276,7 +283,7 @@ extension CodableDecodingFrame.Kind {
 }
 
 /// The `Decoder` of `superDecoder()`: reads the value under "super" (or the given key).
-final class CodableSuperDecoder: Decoder {
+final class CodableSuperDecoder: CodableContainerSource {
     let decoder: CodableDecoder
     let parent: Int
     let parentSerial: Int
@@ -300,22 +307,7 @@ final class CodableSuperDecoder: Decoder {
 
     var userInfo: [CodingUserInfoKey: Any] { decoder.userInfo }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let (frame, serial) = try open(.keyed)
-        return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(decoder: decoder, frame: frame, serial: serial))
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (frame, serial) = try open(.unkeyed)
-        return CodableUnkeyedDecodingContainer(decoder: decoder, frame: frame, serial: serial)
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        let (frame, serial) = try open(.single)
-        return CodableSingleValueDecodingContainer(decoder: decoder, frame: frame, serial: serial)
-    }
-
-    private func open(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
+    func openFrame(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
         do {
             try decoder.state.checkFrame(parent, serial: parentSerial)
             let frame = try decoder.state.openContainer(kind, source: CodableValueSource(offset: offset), parent: parent, step: step)

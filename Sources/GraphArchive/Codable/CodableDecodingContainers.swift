@@ -288,6 +288,31 @@ extension CodableDecoder {
     }
 }
 
+// MARK: - Primitive overloads
+
+/// The primitive `decode(_:)` overloads that unkeyed and single-value containers both
+/// declare, each forwarded to the container's one generic read.
+protocol PrimitiveValueDecoding {
+    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P
+}
+
+extension PrimitiveValueDecoding {
+    func decode(_ type: Bool.Type) throws -> Bool { try decodePrimitive(type) }
+    func decode(_ type: String.Type) throws -> String { try decodePrimitive(type) }
+    func decode(_ type: Double.Type) throws -> Double { try decodePrimitive(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decodePrimitive(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decodePrimitive(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodePrimitive(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodePrimitive(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodePrimitive(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodePrimitive(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodePrimitive(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodePrimitive(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodePrimitive(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodePrimitive(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodePrimitive(type) }
+}
+
 // MARK: - Keyed container
 
 struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -373,7 +398,7 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
 // MARK: - Unkeyed container
 
-struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer, PrimitiveValueDecoding {
     let decoder: CodableDecoder
     let frame: Int
     let serial: Int
@@ -384,27 +409,12 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { decoder.isAtEnd(frame, serial: serial) }
 
     mutating func decodeNil() throws -> Bool { try decoder.decodeNilElement(in: frame, serial: serial) }
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
-    mutating func decode(_ type: String.Type) throws -> String { try primitive(type) }
-    mutating func decode(_ type: Double.Type) throws -> Double { try primitive(type) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try primitive(type) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try primitive(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decoder.decodeElement(type, in: frame, serial: serial)
     }
 
-    @inline(__always)
-    private func primitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
+    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
         try decoder.decodePrimitiveElement(type, in: frame, serial: serial)
     }
 
@@ -425,7 +435,7 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
 // MARK: - Single-value container
 
-struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer {
+struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer, PrimitiveValueDecoding {
     let decoder: CodableDecoder
     let frame: Int
     let serial: Int
@@ -433,24 +443,11 @@ struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer {
     var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
 
     func decodeNil() -> Bool { decoder.singleIsNil(in: frame, serial: serial) }
-    func decode(_ type: Bool.Type) throws -> Bool { try single(type) }
-    func decode(_ type: String.Type) throws -> String { try single(type) }
-    func decode(_ type: Double.Type) throws -> Double { try single(type) }
-    func decode(_ type: Float.Type) throws -> Float { try single(type) }
-    func decode(_ type: Int.Type) throws -> Int { try single(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try single(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try single(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try single(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try single(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try single(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try single(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try single(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try single(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try single(type) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try single(type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decoder.decodeSingle(type, in: frame, serial: serial)
+    }
 
-    @inline(__always)
-    private func single<T: Decodable>(_ type: T.Type) throws -> T {
+    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
         try decoder.decodeSingle(type, in: frame, serial: serial)
     }
 }

@@ -84,7 +84,7 @@ struct CodableDecodingState: ~Copyable {
     init(loaded: LoadedArchive, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
-        let objectCount = try Self.checkedObjectCount(loaded.header, reader: reader, options: options)
+        let objectCount = try loaded.header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
         var state = DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options)
         var root: Int?
         for _ in 0..<tables.topCount {
@@ -108,21 +108,6 @@ struct CodableDecodingState: ~Copyable {
         objectOffsets.reserveCapacity(objectCount + 1)
         objects = ContiguousArray(repeating: nil, count: objectCount)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
-    }
-
-    private static func checkedObjectCount(
-        _ header: ArchiveHeader, reader: ByteReader, options: GraphUnarchiver.Options
-    ) throws(GraphArchiveError) -> Int {
-        guard header.objectCount <= UInt64(options.maximumObjectCount) else {
-            throw GraphArchiveError(
-                .limitExceeded, "archive holds \(header.objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
-                offset: 32)
-        }
-        // Every object record takes at least one byte: the cache below is never larger than the input.
-        guard header.objectCount <= UInt64(reader.remaining) else {
-            throw GraphArchiveError(.corrupt, "header claims \(header.objectCount) objects, more than the payload can hold", offset: 32)
-        }
-        return Int(header.objectCount)
     }
 
     // MARK: - Paths

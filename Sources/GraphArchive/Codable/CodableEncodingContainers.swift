@@ -102,6 +102,31 @@ extension CodableEncoder {
     }
 }
 
+// MARK: - Primitive overloads
+
+/// The primitive `encode(_:)` overloads that unkeyed and single-value containers both
+/// declare, each forwarded to the container's one generic write.
+protocol PrimitiveValueEncoding {
+    func encodePrimitive<P: CodablePrimitive>(_ value: P) throws
+}
+
+extension PrimitiveValueEncoding {
+    mutating func encode(_ value: Bool) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: String) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Double) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Float) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int8) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int16) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int32) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int64) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt8) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt16) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt32) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
+}
+
 // MARK: - Keyed container
 
 struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -139,38 +164,38 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let (nested, nestedSerial) = encoder.openNested(.keyed, keyType: NestedKey.self, in: frame, serial: serial, key: .key(key)) {
-            try encoder.state.engine.writeKey(key.stringValue)
-        }
+        let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self, forKey: key)
         return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let (nested, nestedSerial) = encoder.openNested(.unkeyed, keyType: Key.self, in: frame, serial: serial, key: .key(key)) {
-            try encoder.state.engine.writeKey(key.stringValue)
-        }
+        let (nested, nestedSerial) = openNested(.unkeyed, keyType: Key.self, forKey: key)
         return CodableUnkeyedEncodingContainer(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
     mutating func superEncoder() -> any Encoder {
-        superEncoder(for: GraphArchiveCodingKey.superKey)
+        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: GraphArchiveCodingKey.superKey)
+        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        superEncoder(for: key)
+        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: key)
+        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
-    private func superEncoder(for key: some CodingKey) -> any Encoder {
-        let (nested, nestedSerial) = encoder.openNested(nil, keyType: EmptySuperValue.self, in: frame, serial: serial, key: .key(key)) {
+    /// A nested container (or, for kind nil, a super encoder's value) under `key`.
+    private func openNested(
+        _ kind: CodableEncodingFrame.Kind?, keyType: Any.Type, forKey key: some CodingKey
+    ) -> (frame: Int, serial: Int) {
+        encoder.openNested(kind, keyType: keyType, in: frame, serial: serial, key: .key(key)) {
             try encoder.state.engine.writeKey(key.stringValue)
         }
-        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 }
 
 // MARK: - Unkeyed container
 
-struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer, PrimitiveValueEncoding {
     let encoder: CodableEncoder
     let frame: Int
     let serial: Int
@@ -179,58 +204,42 @@ struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var count: Int { encoder.elementCount(in: frame, serial: serial) }
 
     mutating func encodeNil() throws { try encoder.encodeNilElement(in: frame, serial: serial) }
-    mutating func encode(_ value: Bool) throws { try primitive(value) }
-    mutating func encode(_ value: String) throws { try primitive(value) }
-    mutating func encode(_ value: Double) throws { try primitive(value) }
-    mutating func encode(_ value: Float) throws { try primitive(value) }
-    mutating func encode(_ value: Int) throws { try primitive(value) }
-    mutating func encode(_ value: Int8) throws { try primitive(value) }
-    mutating func encode(_ value: Int16) throws { try primitive(value) }
-    mutating func encode(_ value: Int32) throws { try primitive(value) }
-    mutating func encode(_ value: Int64) throws { try primitive(value) }
-    mutating func encode(_ value: UInt) throws { try primitive(value) }
-    mutating func encode(_ value: UInt8) throws { try primitive(value) }
-    mutating func encode(_ value: UInt16) throws { try primitive(value) }
-    mutating func encode(_ value: UInt32) throws { try primitive(value) }
-    mutating func encode(_ value: UInt64) throws { try primitive(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.encodeElement(value, in: frame, serial: serial)
     }
 
-    @inline(__always)
-    private func primitive<P: CodablePrimitive>(_ value: P) throws {
+    func encodePrimitive<P: CodablePrimitive>(_ value: P) throws {
         try encoder.encodePrimitiveElement(value, in: frame, serial: serial)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let position = count
-        let (nested, nestedSerial) = encoder.openNested(.keyed, keyType: NestedKey.self, in: frame, serial: serial, key: .index(position)) {
-            encoder.state.addValueElement(to: frame)
-        }
+        let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self)
         return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let position = count
-        let (nested, nestedSerial) = encoder.openNested(.unkeyed, keyType: EmptySuperValue.self, in: frame, serial: serial, key: .index(position)) {
-            encoder.state.addValueElement(to: frame)
-        }
+        let (nested, nestedSerial) = openNested(.unkeyed, keyType: EmptySuperValue.self)
         return CodableUnkeyedEncodingContainer(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
     mutating func superEncoder() -> any Encoder {
+        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self)
+        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
+    }
+
+    /// A nested container (or, for kind nil, a super encoder's value) as the next element.
+    private func openNested(_ kind: CodableEncodingFrame.Kind?, keyType: Any.Type) -> (frame: Int, serial: Int) {
         let position = count
-        let (nested, nestedSerial) = encoder.openNested(nil, keyType: EmptySuperValue.self, in: frame, serial: serial, key: .index(position)) {
+        return encoder.openNested(kind, keyType: keyType, in: frame, serial: serial, key: .index(position)) {
             encoder.state.addValueElement(to: frame)
         }
-        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 }
 
 // MARK: - Single-value container
 
-struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer {
+struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer, PrimitiveValueEncoding {
     let encoder: CodableEncoder
     let frame: Int
     let serial: Int
@@ -238,27 +247,12 @@ struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
 
     mutating func encodeNil() throws { try encoder.encodeSingleNil(in: frame, serial: serial) }
-    mutating func encode(_ value: Bool) throws { try primitive(value) }
-    mutating func encode(_ value: String) throws { try primitive(value) }
-    mutating func encode(_ value: Double) throws { try primitive(value) }
-    mutating func encode(_ value: Float) throws { try primitive(value) }
-    mutating func encode(_ value: Int) throws { try primitive(value) }
-    mutating func encode(_ value: Int8) throws { try primitive(value) }
-    mutating func encode(_ value: Int16) throws { try primitive(value) }
-    mutating func encode(_ value: Int32) throws { try primitive(value) }
-    mutating func encode(_ value: Int64) throws { try primitive(value) }
-    mutating func encode(_ value: UInt) throws { try primitive(value) }
-    mutating func encode(_ value: UInt8) throws { try primitive(value) }
-    mutating func encode(_ value: UInt16) throws { try primitive(value) }
-    mutating func encode(_ value: UInt32) throws { try primitive(value) }
-    mutating func encode(_ value: UInt64) throws { try primitive(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try encoder.encodeSingle(value, in: frame, serial: serial)
     }
 
-    @inline(__always)
-    private func primitive<P: CodablePrimitive>(_ value: P) throws {
+    func encodePrimitive<P: CodablePrimitive>(_ value: P) throws {
         try encoder.encodeSingle(value, in: frame, serial: serial)
     }
 }

@@ -261,24 +261,7 @@ struct CodableEncodingState: ~Copyable {
             record(invalid("a container was requested from an encoder whose value is already encoded", value: (), at: current))
             return (-1, 0)
         }
-        switch frames[slot].kind {
-        case .pending:
-            do {
-                try open(kind, frame: slot)
-            } catch {
-                record(converted(error, path: codingPath(to: slot)))
-                return (-1, 0)
-            }
-        case kind:
-            break
-        case let existing:
-            record(
-                invalid(
-                    "\(frames[slot].valueType) asked for a \(kind) container after a \(existing) one for the same value",
-                    value: (), at: slot))
-            return (-1, 0)
-        }
-        return (slot, frames[slot].serial)
+        return openOnce(slot, kind) { (state) throws(GraphArchiveError) in try state.open(kind, frame: slot) }
     }
 
     /// Chooses the container kind of an own-buffer frame that was handed out as a super encoder.
@@ -289,14 +272,24 @@ struct CodableEncodingState: ~Copyable {
             record(invalid("a super encoder was used after its container was finished", value: (), at: current))
             return (-1, 0)
         }
+        return openOnce(frame, kind) { (state) throws in
+            let parent = state.frames[frame].parent
+            let previous = try state.enter(parent, serial: state.frames[parent].serial)
+            state.frames[frame].valueType = keyType
+            try state.startOwnBufferFrame(frame, kind)
+            state.leave(to: previous)
+        }
+    }
+
+    /// Runs `open` for a frame that has no container yet; the same kind again is the same
+    /// container, another kind is an error (recorded, frame -1).
+    private mutating func openOnce<E: Error>(
+        _ frame: Int, _ kind: CodableEncodingFrame.Kind, _ open: (inout Self) throws(E) -> Void
+    ) -> (frame: Int, serial: Int) {
         switch frames[frame].kind {
         case .pending:
             do {
-                let parent = frames[frame].parent
-                let previous = try enter(parent, serial: frames[parent].serial)
-                frames[frame].valueType = keyType
-                try startOwnBufferFrame(frame, kind)
-                leave(to: previous)
+                try open(&self)
             } catch {
                 record(converted(error, path: codingPath(to: frame)))
                 return (-1, 0)
@@ -304,10 +297,13 @@ struct CodableEncodingState: ~Copyable {
         case kind:
             break
         case let existing:
-            record(invalid("a super encoder was asked for a \(kind) container after a \(existing) one", value: (), at: frame))
+            record(
+                invalid(
+                    "\(frames[frame].valueType) asked for a \(kind) container after a \(existing) one for the same value",
+                    value: (), at: frame))
             return (-1, 0)
         }
-        return (frame, serial)
+        return (frame, frames[frame].serial)
     }
 
     /// Opens `kind` in the fresh own-buffer frame `frame`, whose parent is current, leaving the

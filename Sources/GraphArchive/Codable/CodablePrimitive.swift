@@ -11,7 +11,7 @@ import Foundation
 /// get the format's native date and bytes tags — 9 bytes and one copy, where their own `Codable`
 /// conformances would write a Double and an array of one tagged integer per byte. `[UInt8]`
 /// shares the bytes tag, as in the keyed protocol.
-protocol CodablePrimitive {
+protocol CodablePrimitive: Codable {
     func writeTagged(to state: inout EncodingState)
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Self
 }
