@@ -139,8 +139,8 @@ enum ArchiveAssembler {
     }
 
     /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
-    /// then the object section) and wraps the payload in a header. Also used by transcoders that
-    /// write the sections themselves (KeyedArchive).
+    /// then the object section) and wraps the payload in a header. Also used by writers that
+    /// produce the sections themselves (the KeyedArchive transcoder, the Codable bridge).
     static func assemble(
         tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
         compression: ArchiveCompression

@@ -116,3 +116,22 @@ struct ArchiveHeader: Equatable {
         return header
     }
 }
+
+extension ArchiveHeader {
+    /// The header's object count, checked against the reader's limit and against the bytes
+    /// left after the tables (every object record takes at least one byte), so nothing sized by
+    /// it can be larger than the input justifies.
+    ///
+    /// - Throws: `.limitExceeded` (over `maximumObjectCount`), `.corrupt`.
+    func checkedObjectCount(bytesLeft: Int, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> Int {
+        guard objectCount <= UInt64(options.maximumObjectCount) else {
+            throw GraphArchiveError(
+                .limitExceeded, "archive holds \(objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
+                offset: 32)
+        }
+        guard objectCount <= UInt64(bytesLeft) else {
+            throw GraphArchiveError(.corrupt, "header claims \(objectCount) objects, more than the payload can hold", offset: 32)
+        }
+        return Int(objectCount)
+    }
+}
