@@ -155,16 +155,23 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)
         header.referenceCount = UInt64(referenceCount)
-        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
-
+        let payload: [OutputChunk]
         if case .zstd = compression {
-            header.flags.insert(.zstdPayload)
+            // Compressed payloads store their objects column by column (FORMAT.md §5.5): like
+            // values side by side compress better. Uncompressed ones stay row-wise, so readers
+            // decode them straight from the file's bytes.
+            header.flags.insert([.zstdPayload, .columnarObjects])
+            let columns = try ColumnarObjects.columns(
+                ofRows: objects, objectCount: objectCount, shapeValueCounts: state.shapes.map(\.keyIDs.count))
+            payload = [OutputChunk(tables), OutputChunk(top)] + columns
+        } else {
+            payload = [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
         }
+        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
         return ArchiveOutput(header: header, payload: payload, compression: compression)
     }
 }
