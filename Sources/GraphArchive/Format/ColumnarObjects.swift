@@ -62,7 +62,7 @@ enum ColumnarObjects {
         let tables = try ArchiveTables.parse(&reader, header: header, options: options)
         // Every record has at least its shape id's byte in the shape stream.
         guard header.objectCount <= UInt64(reader.remaining) else {
-            throw tooManyObjects(header.objectCount, offset: reader.offset)
+            throw tooManyObjects(header.objectCount)
         }
         let objectCount = Int(header.objectCount)
         let scanner = ValueScanner(
@@ -73,7 +73,7 @@ enum ColumnarObjects {
         }
         let objectStart = reader.offset
         guard objectCount <= reader.remaining else {
-            throw tooManyObjects(header.objectCount, offset: objectStart)
+            throw tooManyObjects(header.objectCount)
         }
 
         // Pass 1: count records per shape, then find where each column starts.
@@ -143,8 +143,9 @@ enum ColumnarObjects {
         }
     }
 
-    private static func tooManyObjects(_ count: UInt64, offset: Int) -> GraphArchiveError {
-        GraphArchiveError(.corrupt, "header claims \(count) objects, more than the shape stream can hold", offset: offset)
+    /// Points at the header's objectCount field, as the row-wise readers do.
+    private static func tooManyObjects(_ count: UInt64) -> GraphArchiveError {
+        GraphArchiveError(.corrupt, "header claims \(count) objects, more than the shape stream can hold", offset: 32)
     }
 
     /// One column being collected, in a class so an array can hold the noncopyable writer.
