@@ -133,7 +133,18 @@ enum ArchiveAssembler {
             objectCount = reordered.objectCount
             referenceCount = reordered.referenceCount
         }
+        return try assemble(
+            tablesOf: state, sections: [OutputChunk(top), OutputChunk(objects)], objectCount: objectCount,
+            referenceCount: referenceCount, compression: compression)
+    }
 
+    /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
+    /// then the object section) and wraps the payload in a header. Also used by transcoders that
+    /// write the sections themselves (KeyedArchive).
+    static func assemble(
+        tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
+        compression: ArchiveCompression
+    ) throws(GraphArchiveError) -> ArchiveOutput {
         // FORMAT.md §4: key table, type table, shape table, top section, object section.
         var tables = ByteWriter(reservingCapacity: 256)
         tables.writeVarint(state.keys.count)
@@ -165,11 +176,12 @@ enum ArchiveAssembler {
             // values side by side compress better. Uncompressed ones stay row-wise, so readers
             // decode them straight from the file's bytes.
             header.flags.insert([.zstdPayload, .columnarObjects])
-            let columns = try ColumnarObjects.columns(
-                ofRows: objects, objectCount: objectCount, shapeValueCounts: state.shapes.map(\.keyIDs.count))
-            payload = [OutputChunk(tables), OutputChunk(top)] + columns
+            let columnar = try ColumnarObjects.columnar(
+                sections: sections, topCount: state.topCount, objectCount: objectCount,
+                shapeValueCounts: state.shapes.map(\.keyIDs.count))
+            payload = [OutputChunk(tables)] + columnar
         } else {
-            payload = [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
+            payload = [OutputChunk(tables)] + sections
         }
         header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
         return ArchiveOutput(header: header, payload: payload, compression: compression)

@@ -108,6 +108,13 @@ struct ArchiveHeader: Equatable {
         if header.flags.contains(.columnarObjects) && !header.flags.contains(.zstdPayload) {
             throw GraphArchiveError(.corrupt, "columnar object section without a zstd payload (FORMAT.md §3.1)", offset: start + 10)
         }
+        // Every object record and every counted reference takes at least one payload byte; this
+        // also keeps forged counts within `Int` wherever they are converted.
+        guard header.objectCount <= header.payloadLength, header.referenceCount <= header.payloadLength else {
+            throw GraphArchiveError(
+                .corrupt, "header claims \(header.objectCount) objects and \(header.referenceCount) references, more than the payload can hold",
+                offset: start + 32)
+        }
         if !header.flags.contains(.zstdPayload) && header.payloadLength != header.storedLength {
             throw GraphArchiveError(.corrupt, "uncompressed archive has different stored and payload lengths", offset: start + 16)
         }

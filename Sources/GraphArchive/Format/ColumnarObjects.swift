@@ -8,37 +8,55 @@
 /// level 3: 17.10 bytes per slot row-wise, 14.81 column-wise). Both forms hold exactly the same
 /// bytes, only in another order, so the payload length is the same either way.
 enum ColumnarObjects {
-    /// The columnar form of the row-wise object section `rows`: the shape stream, then every
-    /// column in order, as pieces to compress one after another.
+    /// The top section and the columnar object section made from `sections`: the row-wise top
+    /// section and object section, as the assembler or a transcoder wrote them, in pieces that
+    /// each hold whole top-level entries and whole records.
     ///
     /// - Parameters:
-    ///   - rows: `objectCount` records, as the assembler wrote them.
+    ///   - topCount: Entries of the top section, which comes first.
+    ///   - objectCount: Records of the object section, which follows.
     ///   - shapeValueCounts: Values per record of each shape, indexed by shape id.
-    static func columns(
-        ofRows rows: borrowing ByteWriter,
+    /// - Returns: Pieces to compress one after another: the top section, the shape stream, then
+    ///   every column in order.
+    static func columnar(
+        sections: [OutputChunk],
+        topCount: Int,
         objectCount: Int,
         shapeValueCounts: [Int]
     ) throws(GraphArchiveError) -> [OutputChunk] {
         let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: objectCount, maximumDepth: Int.max)
         let firstColumn = firstColumns(shapeValueCounts)
+        var top = ByteWriter()
         var shapeStream = ByteWriter(reservingCapacity: objectCount)
         let columns = (0..<(firstColumn.last ?? 0)).map { _ in Column() }
-        try rows.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for _ in 0..<objectCount {
-                    let shapeStart = reader.offset
-                    let shape = try scanner.readShape(&reader)
-                    try ByteReader.copy(from: shapeStart, to: reader.offset, of: &reader, into: &shapeStream)
-                    for column in firstColumn[shape]..<firstColumn[shape + 1] {
-                        let start = reader.offset
+        var topLeft = topCount
+        var recordsLeft = objectCount
+        for section in sections {
+            try section.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+                try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                    while topLeft > 0 && !reader.isAtEnd {
+                        _ = try reader.readVarint()
                         try scanner.skipValue(&reader)
-                        try ByteReader.copy(from: start, to: reader.offset, of: &reader, into: &columns[column].bytes)
+                        topLeft -= 1
+                    }
+                    try ByteReader.copy(from: 0, to: reader.offset, of: &reader, into: &top)
+                    while !reader.isAtEnd {
+                        precondition(recordsLeft > 0, "object section holds more than objectCount records")
+                        recordsLeft -= 1
+                        let shapeStart = reader.offset
+                        let shape = try scanner.readShape(&reader)
+                        try ByteReader.copy(from: shapeStart, to: reader.offset, of: &reader, into: &shapeStream)
+                        for column in firstColumn[shape]..<firstColumn[shape + 1] {
+                            let start = reader.offset
+                            try scanner.skipValue(&reader)
+                            try ByteReader.copy(from: start, to: reader.offset, of: &reader, into: &columns[column].bytes)
+                        }
                     }
                 }
-                precondition(reader.isAtEnd, "object section holds more than objectCount records")
             }
         }
-        return [OutputChunk(shapeStream)] + columns.map { $0.chunk() }
+        precondition(topLeft == 0 && recordsLeft == 0, "sections hold fewer entries or records than counted")
+        return [OutputChunk(top), OutputChunk(shapeStream)] + columns.map { $0.chunk() }
     }
 
     /// The payload `columnar` (a decompressed payload whose object section is columnar) with its
