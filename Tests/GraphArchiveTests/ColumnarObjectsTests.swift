@@ -210,6 +210,22 @@ struct ColumnarObjectsTests {
         #expect(try zstdRoundTrip(Everything()).memory == Everything())
     }
 
+    @Test func keyedArchiveTranscodedWithZstdIsColumnar() throws {
+        // The transcoder hands the assembler one section holding the top section and the records.
+        let records = sampleRecords(40, sharedFraction: 0.5)
+        let native = try GraphArchiver.archivedData(withRootObject: records)
+        let keyed = try KeyedArchive.keyedArchiveData(fromArchive: native, options: KeyedArchiveWritingTests.uaGridState)
+        let compressed = try KeyedArchive.archiveData(fromKeyedArchive: keyed, compression: .zstd)
+        let plain = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
+        #expect(compressed[10] == 0x03)
+        let loaded = try LoadedArchive.load(ArchiveBytes(copying: compressed), options: .init())
+        #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)))
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: compressed, registry: gridStateRegistry)
+        expectSameRecords(back, records)
+        // And back to a keyed archive from the compressed one.
+        #expect(try KeyedArchive.keyedArchiveData(fromArchive: compressed, options: KeyedArchiveWritingTests.uaGridState) == keyed)
+    }
+
     // MARK: - Damaged columnar payloads (valid checksums: only the layout is wrong)
 
     func expectCorrupt(
