@@ -166,16 +166,24 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [OutputChunk(tables)] + sections
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)
         header.referenceCount = UInt64(referenceCount)
-        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
-
+        let payload: [OutputChunk]
         if case .zstd = compression {
-            header.flags.insert(.zstdPayload)
+            // Compressed payloads store their objects column by column (FORMAT.md §5.5): like
+            // values side by side compress better. Uncompressed ones stay row-wise, so readers
+            // decode them straight from the file's bytes.
+            header.flags.insert([.zstdPayload, .columnarObjects])
+            let columnar = try ColumnarObjects.columnar(
+                sections: sections, topCount: state.topCount, objectCount: objectCount,
+                shapeValueCounts: state.shapes.map(\.keyIDs.count))
+            payload = [OutputChunk(tables)] + columnar
+        } else {
+            payload = [OutputChunk(tables)] + sections
         }
+        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
         return ArchiveOutput(header: header, payload: payload, compression: compression)
     }
 }
