@@ -121,7 +121,11 @@ public enum GridStateArchive {
         compression: ArchiveCompression = .none
     ) throws -> Int {
         let states = try readStates(fromFile: input)
-        try write(archive(states, compression: format == .gridstore ? compression : .none), toFile: output, format: format)
+        try write(
+            archive(states, compression: format == .gridstore ? compression : .none),
+            toFile: output,
+            format: format
+        )
         return states.count
     }
 }

@@ -58,7 +58,10 @@ struct KeyedArchiveParsingTests {
             try parse(["save", "--format=gridstore", "--compress", "zstd", "--input", "x.csv"])
                 == .save(SaveOptions(compression: .zstd(level: 3), format: .gridstore, source: .input(path: "x.csv")))
         )
-        #expect(try parse(["save", "--generate", "1"]) == .save(SaveOptions(source: .generate(count: 1, sharedFraction: 0, seed: 1))))
+        #expect(
+            try parse(["save", "--generate", "1"])
+                == .save(SaveOptions(source: .generate(count: 1, sharedFraction: 0, seed: 1)))
+        )
     }
 
     @Test(
@@ -70,7 +73,10 @@ struct KeyedArchiveParsingTests {
             (["convert", "a", "b", "--to", "xml"], "--to takes gridstore or keyed-plist, not 'xml'"),
             (["convert", "a", "b", "--to"], "--to needs a value"),
             (["convert", "a", "b", "--to", "gridstore", "--to", "keyed-plist"], "--to is given more than once"),
-            (["convert", "a", "b", "--to", "keyed-plist", "--compress", "zstd"], "keyed-plist archives are not compressed"),
+            (
+                ["convert", "a", "b", "--to", "keyed-plist", "--compress", "zstd"],
+                "keyed-plist archives are not compressed"
+            ),
             (["convert", "a", "b", "--to", "keyed-plist", "--compress=zstd:9"], "goes with --to gridstore"),
             (["convert", "a", "b", "--to", "gridstore", "--compress", "lz4"], "--compress takes none, zstd"),
             (["convert", "a", "b", "--to", "gridstore", "--file", "x"], "unknown option '--file' for convert"),
@@ -78,7 +84,10 @@ struct KeyedArchiveParsingTests {
             (["convert", "-", "b", "--to", "gridstore"], "needs file paths, not '-'"),
             (["convert", "a", "", "--to", "gridstore"], "needs file paths, not ''"),
             (["convert", "-x", "b", "--to", "gridstore"], "unknown option '-x' for convert"),
-            (["save", "--format", "keyed-plist", "--compress", "zstd", "--generate", "1"], "goes with --format gridstore"),
+            (
+                ["save", "--format", "keyed-plist", "--compress", "zstd", "--generate", "1"],
+                "goes with --format gridstore"
+            ),
             (["save", "--format", "plist", "--generate", "1"], "--format takes gridstore or keyed-plist"),
             (["save", "--format", "--generate", "1"], "--format needs a value"),
             (["load", "extra"], "load takes only options"),
@@ -197,7 +206,9 @@ struct KeyedArchiveEndToEndTests {
 
     @Test func saveKeyedThenLoadAndAppend() throws {
         let sandbox = try ToolSandbox()
-        let saved = try sandbox.run(["save", "--file", "s.plist", "--format", "keyed-plist", "--generate", "50", "--shared", "0.5"])
+        let saved = try sandbox.run([
+            "save", "--file", "s.plist", "--format", "keyed-plist", "--generate", "50", "--shared", "0.5",
+        ])
         #expect(saved.status == 0, "\(saved.errors)")
         #expect(saved.output.contains("saved 50 records (25 distinct)"))
         #expect(saved.output.contains("format keyed-plist"))
@@ -209,7 +220,9 @@ struct KeyedArchiveEndToEndTests {
         #expect(ids.count == 50)
         #expect(Set(ids).count == 25)
 
-        let appended = try sandbox.run(["save", "--file", "s.plist", "--append", "--format", "keyed-plist", "--generate", "3"])
+        let appended = try sandbox.run([
+            "save", "--file", "s.plist", "--append", "--format", "keyed-plist", "--generate", "3",
+        ])
         #expect(appended.status == 0, "\(appended.errors)")
         #expect(appended.output.contains("saved 53 records (added 3, 28 distinct)"))
         let stats = try jsonObject(try sandbox.run(["load", "--file", "s.plist", "--stats", "--json"]).output)
@@ -224,7 +237,10 @@ struct KeyedArchiveEndToEndTests {
         let expected: String
         switch damage {
         case "truncate":
-            #expect(try sandbox.run(["save", "--file", "k.plist", "--format", "keyed-plist", "--generate", "100"]).status == 0)
+            #expect(
+                try sandbox.run(["save", "--file", "k.plist", "--format", "keyed-plist", "--generate", "100"]).status
+                    == 0
+            )
             let bytes = try #require(sandbox.bytes(of: "k.plist"))
             try bytes.prefix(bytes.count - 20).write(to: URL(fileURLWithPath: sandbox.path("k.plist")))
             file = sandbox.path("k.plist")
