@@ -63,6 +63,7 @@ let package = Package(
         .testTarget(
             name: "GraphArchiveTests",
             dependencies: ["GraphArchive"],
+            resources: [.copy("Fixtures")],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -6,7 +6,7 @@ import GraphArchive
 ///
 /// The data source, the CLI's `load`, `save --append` and `verify` all come through here, so a
 /// new archive format (Apple keyed archives, say) is added once: detect it in
-/// ``readStates(fromFile:)`` and write it next to ``archivedBytes(of:compression:)``.
+/// ``readStates(fromFile:)`` and write it next to ``archive(_:compression:)``.
 public enum GridStateArchive {
     /// Reads the array of grid states stored under the root key of the archive at `path`.
     ///
@@ -19,23 +19,26 @@ public enum GridStateArchive {
         try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromFile: path)
     }
 
-    /// Archives `states` and returns the bytes, ready for an atomic write.
+    /// Archives `states` into a finished archiver, ready for an atomic write.
+    ///
+    /// The payload stays uncompressed in memory; a zstd archive is compressed while it is
+    /// written (see ``write(_:toFile:)``), so no whole compressed copy is ever held.
     ///
     /// - Throws: ``GraphArchiveError`` (for example `.compressionUnavailable`).
-    public static func archivedBytes(of states: [GridState], compression: ArchiveCompression) throws -> [UInt8] {
+    public static func archive(_ states: [GridState], compression: ArchiveCompression) throws -> GraphArchiver {
         let archiver = GraphArchiver(options: GraphArchiver.Options(compression: compression))
         try archiver.encode(states, forKey: GraphArchiver.rootKey)
         try archiver.finishEncoding()
-        return try archiver.encodedBytes
+        return archiver
     }
 
-    /// Replaces the file at `path` with `bytes` atomically (the old file or the whole new one,
-    /// never a mix), creating missing folders on the way.
+    /// Replaces the file at `path` with the finished `archive` atomically (the old file or the
+    /// whole new one, never a mix), creating missing folders on the way.
     ///
     /// - Throws: ``GraphArchiveError`` `.ioError` or `.fileNotFound` with the system's message.
-    public static func write(_ bytes: [UInt8], toFile path: String) throws {
+    public static func write(_ archive: GraphArchiver, toFile path: String) throws {
         try ArchiveLocation.createParentFolders(of: path)
-        try AtomicFile.write(to: path) { sink in try sink.write(bytes) }
+        try archive.write(toFile: path)
     }
 
     /// Facts about the archive at `path` (counts, types, sizes, compression) after verifying its

@@ -21,15 +21,13 @@ func resealed(_ archive: [UInt8], stored: [UInt8], payloadLength: UInt64? = nil)
 
 /// A zstd frame of run-length blocks, written out by hand (RFC 8878 §3.1.1): each block repeats
 /// one byte `blockSize` times, so a few bytes stand for as much content as one likes.
-func handMadeFrame(contentSize: UInt64?, blocks: Int, blockSize: Int = 1 << 17) -> [UInt8] {
+func handMadeFrame(contentSize: UInt64?, blocks: Int, blockSize: Int = 1 << 17, windowLog: Int = 17) -> [UInt8] {
     var frame: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]  // magic number 0xFD2FB528, little endian
+    // Frame header descriptor: an 8-byte content size or none; no single segment, checksum or dictionary.
+    frame.append(contentSize == nil ? 0x00 : 0xC0)
+    frame.append(UInt8(windowLog - 10) << 3)  // window descriptor: exponent, mantissa 0: a 2^windowLog window
     if let contentSize {
-        frame.append(0xC0)  // frame header descriptor: 8-byte content size; no single segment, checksum or dictionary
-        frame.append(0x38)  // window descriptor: exponent 7, mantissa 0, a 2^17 = 128 KiB window
         frame += (0..<8).map { UInt8(truncatingIfNeeded: contentSize >> (8 * UInt64($0))) }  // content size, little endian
-    } else {
-        frame.append(0x00)  // frame header descriptor: no content size
-        frame.append(0x38)  // window descriptor: 128 KiB
     }
     for index in 0..<blocks {
         // Block header, 3 bytes little endian: last-block bit, type 1 (RLE), size of the run.
@@ -165,18 +163,28 @@ struct CompressionCorruptTests {
         }
     }
 
-    /// A frame that does not record its size and expands to 128 MiB, in an archive claiming 1000
+    /// A frame that does not record its size and expands to 4 MiB, in an archive claiming 1000
     /// bytes: decoding stops at the 1000-byte output, nothing larger is allocated.
     @Test func frameThatExpandsWithoutEndStopsAtThePayloadLength() throws {
-        let frame = handMadeFrame(contentSize: nil, blocks: 1024)
+        let frame = handMadeFrame(contentSize: nil, blocks: 4096, blockSize: 1024, windowLog: 10)
         for error in try loadErrors(try resealed(archive, stored: frame, payloadLength: 1000)) {
             #expect(error?.code == .corrupt)
             #expect(error?.message.contains("holds more than the header's payload length of 1000 bytes") == true)
         }
     }
 
+    /// A frame that does not record its size cannot make zstd allocate a window larger than the
+    /// payload it claims to fill (here 128 MiB for a 1000-byte payload).
+    @Test func frameAskingForAWindowBeyondItsPayloadIsRefused() throws {
+        let frame = handMadeFrame(contentSize: nil, blocks: 2, windowLog: 27)
+        for error in try loadErrors(try resealed(archive, stored: frame, payloadLength: 1000)) {
+            #expect(error?.code == .compressionFailed)
+            #expect(error?.message.contains("too much memory") == true)
+        }
+    }
+
     @Test func frameShorterThanThePayloadLength() throws {
-        let frame = handMadeFrame(contentSize: nil, blocks: 1, blockSize: 100)
+        let frame = handMadeFrame(contentSize: nil, blocks: 1, blockSize: 100, windowLog: 10)
         for error in try loadErrors(try resealed(archive, stored: frame, payloadLength: 1000)) {
             #expect(error?.code == .corrupt)
             #expect(error?.message.contains("holds 100 bytes") == true)

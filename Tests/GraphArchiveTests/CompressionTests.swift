@@ -221,8 +221,12 @@ struct CompressionUnavailableTests {
         }
     }
 
-    @Test func parsingStillAcceptsTheZstdForms() throws {
-        #expect(try ArchiveCompression(parsing: "zstd:99") == .zstd(level: 99))
+    @Test func parsingTheZstdFormsMeansTheSameAsWithZstd() throws {
+        #expect(try ArchiveCompression(parsing: "zstd:19") == .zstd(level: 19))
+        #expect(try ArchiveCompression(parsing: "zstd:-131072") == .zstd(level: -131_072))
+        for text in ["zstd:23", "zstd:-131073"] {
+            #expect(archiveError { _ = try ArchiveCompression(parsing: text) }?.code == .invalidValue)
+        }
     }
 }
 #endif

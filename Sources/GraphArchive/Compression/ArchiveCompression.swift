@@ -24,6 +24,10 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
     /// `.compressionUnavailable` for them.
     public static var isZstdAvailable: Bool { PayloadCompression.isZstdAvailable }
 
+    /// zstd's level range since libzstd 1.3.4 (ZSTD_minCLevel() ... ZSTD_maxCLevel()), used to
+    /// check levels in builds that do not link libzstd.
+    static let documentedZstdLevels = -131_072...22
+
     /// The zstd levels the linked libzstd accepts (-131072...22 for libzstd 1.5), or nil in a
     /// build without zstd.
     public static var zstdLevels: ClosedRange<Int>? {
@@ -37,8 +41,9 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
     /// Parses the command-line form: `none`, `zstd` (level 3) or `zstd:LEVEL` (e.g. `zstd:19`,
     /// `zstd:-5`). ``description`` gives the same form back.
     ///
-    /// - Throws: `.invalidValue` for any other text, or a level outside ``zstdLevels``.
-    ///   A build without zstd accepts the zstd forms; writing with them throws `.compressionUnavailable`.
+    /// - Throws: `.invalidValue` for any other text, or a level outside ``zstdLevels`` (in a
+    ///   build without zstd, outside zstd's documented range). A build without zstd accepts the
+    ///   zstd forms; writing with them throws `.compressionUnavailable`.
     public init(parsing text: String) throws(GraphArchiveError) {
         if text == "none" {
             self = .none
@@ -51,9 +56,17 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
         guard text.hasPrefix("zstd:"), let level = Int(text.dropFirst("zstd:".count)) else {
             throw GraphArchiveError(.invalidValue, "unknown compression \"\(text)\": expected none, zstd or zstd:LEVEL")
         }
+        try Self.checkZstdLevel(level)
         self = .zstd(level: level)
-        if Self.isZstdAvailable {
-            try PayloadCompression.validate(self)
+    }
+
+    /// Throws `.invalidValue` unless the linked libzstd takes `level` (without zstd: unless
+    /// ``documentedZstdLevels`` holds it, so a command line means the same in both builds).
+    static func checkZstdLevel(_ level: Int) throws(GraphArchiveError) {
+        let levels = zstdLevels ?? documentedZstdLevels
+        guard levels.contains(level) else {
+            throw GraphArchiveError(
+                .invalidValue, "zstd level \(level) is out of range \(levels.lowerBound)...\(levels.upperBound)")
         }
     }
 

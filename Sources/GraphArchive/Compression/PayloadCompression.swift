@@ -23,12 +23,7 @@ enum PayloadCompression {
     static func validate(_ compression: ArchiveCompression) throws(GraphArchiveError) {
         guard case .zstd(let level) = compression else { return }
         #if Zstd
-        guard Zstd.levels.contains(level) else {
-            throw GraphArchiveError(
-                .invalidValue,
-                "zstd level \(level) is out of range: this libzstd (\(Zstd.version)) takes \(Zstd.levels.lowerBound)...\(Zstd.levels.upperBound)"
-            )
-        }
+        try ArchiveCompression.checkZstdLevel(level)
         #else
         throw unavailable("cannot write zstd-compressed archives")
         #endif
@@ -63,11 +58,11 @@ enum PayloadCompression {
     /// Decompresses a stored zstd frame into exactly `payloadLength` bytes.
     ///
     /// Before allocating anything it checks that a frame of `storedLength` bytes can expand to
-    /// `payloadLength` at all, and that the frame header (in `frameStart`, its first
-    /// ``frameHeaderMaximumSize`` bytes or all of them)
-    /// records that same size if it records one; the caller has already checked
-    /// `payloadLength` against the reader's `maximumDecompressedBytes`. The output is then one
-    /// allocation of `payloadLength` bytes that the frame cannot write past.
+    /// `payloadLength` at all, and that the frame header (in `frameStart`: the first
+    /// ``frameHeaderMaximumSize`` stored bytes, or all of them) records that same size if it
+    /// records one; the caller has already checked `payloadLength` against the reader's
+    /// `maximumDecompressedBytes`. The output is then one allocation of `payloadLength` bytes
+    /// that the frame cannot write past.
     ///
     /// - Parameter feed: Passes the stored frame, in order and in pieces, to the function it is given.
     /// - Throws: `.corrupt` when the frame and the header disagree, `.compressionFailed` with
@@ -93,7 +88,7 @@ enum PayloadCompression {
                 offset: ArchiveHeader.size)
         }
         return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
-            var decompressor = try ZstdDecompressor()
+            var decompressor = try ZstdDecompressor(outputCount: payloadLength)
             try feed { (piece) throws(GraphArchiveError) in try decompressor.decompress(piece, into: output) }
             try decompressor.finish(outputCount: payloadLength)
             return decompressor.produced

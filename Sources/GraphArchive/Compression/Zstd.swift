@@ -23,8 +23,6 @@ enum Zstd {
     /// The levels the library accepts: negative levels are its fast modes, 0 means its default.
     static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel())...Int(ZSTD_maxCLevel()) }
 
-    static var version: String { String(cString: ZSTD_versionString()) }
-
     /// Below this payload size one thread is faster: zstd hands each worker jobs of a few MiB,
     /// so a smaller payload is one job and the workers only add their start-up cost.
     static let workerThreshold = 8 << 20

@@ -120,12 +120,9 @@ enum SystemError {
 }
 
 #if canImport(Darwin)
-let systemRead = Darwin.read
 let systemWrite = Darwin.write
 #elseif canImport(Musl)
-let systemRead = Musl.read
 let systemWrite = Musl.write
 #else
-let systemRead = Glibc.read
 let systemWrite = Glibc.write
 #endif

@@ -103,6 +103,13 @@ struct ArchiveHeader: Equatable {
                 .unsupportedVersion, "archive uses required features this reader does not know (flags 0x\(String(unknownRequired, radix: 16)))",
                 offset: start + 10)
         }
+        // Every object record and every counted reference takes at least one payload byte; this
+        // also keeps forged counts within `Int` wherever they are converted.
+        guard header.objectCount <= header.payloadLength, header.referenceCount <= header.payloadLength else {
+            throw GraphArchiveError(
+                .corrupt, "header claims \(header.objectCount) objects and \(header.referenceCount) references, more than the payload can hold",
+                offset: start + 32)
+        }
         if !header.flags.contains(.zstdPayload) && header.payloadLength != header.storedLength {
             throw GraphArchiveError(.corrupt, "uncompressed archive has different stored and payload lengths", offset: start + 16)
         }

@@ -15,11 +15,18 @@ struct ZstdDecompressor: ~Copyable {
     /// Whether the frame's end (and its content checksum) has been read.
     private(set) var isFrameComplete = false
 
+    /// - Parameter outputCount: The size of the output the frame must fill.
     /// - Throws: `.compressionFailed` if zstd cannot allocate its context.
-    init() throws(GraphArchiveError) {
+    init(outputCount: Int) throws(GraphArchiveError) {
         guard let context = ZSTD_createDCtx() else {
             throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a decompression context")
         }
+        // A frame that does not record its size could make zstd allocate a window of up to
+        // 128 MiB from a few stored bytes. No frame needs a window beyond the power of two
+        // that covers its content (zstd's encoder shrinks the window to fit a known size), so
+        // cap it there; a larger claim fails as zstd's "Frame requires too much memory".
+        let contentLog = Int.bitWidth - max(outputCount - 1, 0).leadingZeroBitCount
+        _ = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, Int32(min(max(contentLog, 10), 27)))
         self.context = context
     }
 

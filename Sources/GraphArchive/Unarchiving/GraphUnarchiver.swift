@@ -151,14 +151,15 @@ public final class GraphUnarchiver {
             state.objects.append(object)
         }
         isConstructing = false
+        // Checked before the deferred assignments, which move the reader back to the values they read.
+        endOfObjects = state.reader.offset
+        guard state.reader.isAtEnd else {
+            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
+        }
         if !deferred.isEmpty {
             let work = deferred
             deferred = []
             for assignment in work { try assignment() }
-        }
-        endOfObjects = state.reader.offset
-        guard state.reader.isAtEnd else {
-            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
         }
     }
 

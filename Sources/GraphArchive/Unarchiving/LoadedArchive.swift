@@ -14,6 +14,11 @@ struct LoadedArchive {
     ///   `.checksumMismatch`, `.unsupportedVersion`, `.limitExceeded`, `.corrupt`,
     ///   `.compressionUnavailable`, `.compressionFailed`.
     static func load(_ bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> LoadedArchive {
+        // Files are checked before they are read; bytes handed over in memory obey the same limit.
+        guard bytes.count <= options.maximumArchiveBytes else {
+            throw GraphArchiveError(
+                .limitExceeded, "archive of \(bytes.count) bytes exceeds maximumArchiveBytes (\(options.maximumArchiveBytes))")
+        }
         var reader = bytes.reader()
         let header = try ArchiveHeader.decode(from: &reader)
         let payloadStart = reader.offset
