@@ -275,10 +275,17 @@ struct EncodingState: ~Copyable {
     }
 
     /// Makes room for `count` more objects, so a large array of references grows the tables once.
+    /// Grows geometrically: reserving the exact size for every small array would copy the
+    /// whole table at almost every object of a tree (quadratic; found by the benchmark harness).
     mutating func reserveObjects(_ count: Int) {
-        entries.reserveCapacity(entries.count + count)
-        queue.reserveCapacity(queue.count + count)
-        identity.reserve(entries.count + count)
+        let needed = entries.count + count
+        if needed > entries.capacity {
+            entries.reserveCapacity(max(needed, entries.capacity * 2))
+        }
+        if queue.count + count > queue.capacity {
+            queue.reserveCapacity(max(queue.count + count, queue.capacity * 2))
+        }
+        identity.reserve(needed)
     }
 
     /// Writes a packed array of `count` references (FORMAT.md §6.5).

@@ -30,6 +30,9 @@ struct DecodingState {
     let options: GraphUnarchiver.Options
     let objectCount: Int
     var objects: ContiguousArray<AnyObject> = []
+    /// The class of each object in `objects`, so a typed lookup need not read the object itself
+    /// (on a large graph that read is a cache miss per reference).
+    var objectClasses: ContiguousArray<ObjectIdentifier> = []
     var container = DecodingContainer(kind: .top)
     var stack: ContiguousArray<DecodingContainer> = []
     /// Top-level key → offset of its value.
@@ -198,6 +201,15 @@ struct DecodingState {
                 if level.current >= 0 { path.append(tables.shapeKeys[level.keyStart + level.current]) }
             }
         }
+        return path
+    }
+
+    /// The key path of one value of a record, e.g. `["Node#12", "parent"]`.
+    func recordPath(shape: Int, objectIndex: Int, key: Int) -> [String] {
+        guard shape < tables.shapeType.count else { return [] }
+        let type = tables.typeNames[tables.shapeType[shape]]
+        var path = [objectIndex >= 0 ? "\(type)#\(objectIndex)" : type]
+        if key >= 0 && key < tables.shapeKeyCount[shape] { path.append(tables.shapeKeys[tables.shapeKeyStart[shape] + key]) }
         return path
     }
 

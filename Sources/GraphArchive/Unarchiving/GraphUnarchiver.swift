@@ -149,6 +149,7 @@ public final class GraphUnarchiver {
             let object = try type.init(from: self)
             try state.endRecord()
             state.objects.append(object)
+            state.objectClasses.append(ObjectIdentifier(type))
         }
         isConstructing = false
         // Checked before the deferred assignments, which move the reader back to the values they read.
@@ -244,7 +245,8 @@ public final class GraphUnarchiver {
             return
         }
         let offset = state.reader.offset
-        let path = state.keyPath()
+        // Where the value sits, kept as three numbers: the key path is built only for an error.
+        let place = (shape: state.container.shape, object: state.container.objectIndex, key: state.container.current)
         try state.scanner.skipValue(&state.reader, depth: state.stack.count)
         state.finishValue()
         deferred.append { [unowned self] in
@@ -253,7 +255,7 @@ public final class GraphUnarchiver {
             do {
                 value = try T._decodeGraphValue(from: self)
             } catch var error as GraphArchiveError {
-                error.keyPath = path
+                error.keyPath = self.state.recordPath(shape: place.shape, objectIndex: place.object, key: place.key)
                 throw error
             }
             try assign(value)
