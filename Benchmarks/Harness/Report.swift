@@ -158,6 +158,15 @@ struct SweepPoint: Codable, Sendable {
     var bytes: Int?
 }
 
+extension SweepPoint {
+    init(_ result: CaseResult) {
+        self.init(
+            workload: result.workload, operation: result.operation, records: result.records, status: result.status,
+            message: result.message, seconds: result.seconds,
+            nanosecondsPerRecord: result.seconds.map { $0.median / Double(result.records) * 1e9 }, bytes: result.bytes)
+    }
+}
+
 /// How time grows with N: time ∝ N^exponent between two sizes (1 = linear).
 struct Growth: Codable, Sendable {
     var workload: String

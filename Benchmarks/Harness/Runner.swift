@@ -3,7 +3,12 @@
 import Foundation
 import GraphArchive
 
-/// Times one case: a warm-up, then the repetitions, each result checked outside the clock.
+/// Times cases in rounds: every case is set up first, then each round runs every case once
+/// (the first round is the warm-up), each result checked outside the clock.
+///
+/// Round-robin rather than case after case: on a shared machine the load drifts over minutes,
+/// and a ratio (gridstore/floor, gridstore/peer, N against N/10) is only fair if both sides saw
+/// the same load; interleaved, they do.
 struct CaseTimer {
     var settings: Settings
     /// Size of the first pilot run that estimates a slow peer's cost, and the least N a peer
@@ -12,26 +17,43 @@ struct CaseTimer {
     static let minimumCount = 100
 
     func measure(_ measured: Case) -> CaseResult {
-        var result = CaseResult(measured, records: measured.records)
-        if let reason = measured.notApplicable {
-            result.status = .notApplicable
-            result.message = reason
-            return result
-        }
-        do {
-            let count = try countToRun(measured)
-            let trial = try measured.prepare(count)
-            var samples: [Double] = []
-            for repetition in 0..<(settings.warmups + settings.repetitions) {
-                let elapsed = try time(trial.run)
-                try trial.check()
-                if repetition >= settings.warmups { samples.append(elapsed) }
+        measure([measured])[0]
+    }
+
+    func measure(_ cases: [Case], label: String = "") -> [CaseResult] {
+        var results = cases.map { CaseResult($0, records: $0.records) }
+        var trials: [(index: Int, trial: Trial, count: Int)] = []
+        for (index, measured) in cases.enumerated() {
+            if let reason = measured.notApplicable {
+                results[index].status = .notApplicable
+                results[index].message = reason
+                continue
             }
-            result.record(samples: samples, measuredRecords: count, bytes: trial.bytes)
-        } catch {
-            (result.status, result.message) = Self.classify(error)
+            do {
+                let count = try countToRun(measured)
+                trials.append((index, try measured.prepare(count), count))
+            } catch {
+                (results[index].status, results[index].message) = Self.classify(error)
+            }
         }
-        return result
+        var samples = [[Double]](repeating: [], count: cases.count)
+        let rounds = settings.warmups + settings.repetitions
+        for round in 0..<rounds {
+            if cases.count > 1 { Output.progress("  \(label)round \(round + 1) of \(rounds)") }
+            for (index, trial, _) in trials where results[index].status == .ok {
+                do {
+                    let elapsed = try time(trial.run)
+                    try trial.check()
+                    if round >= settings.warmups { samples[index].append(elapsed) }
+                } catch {
+                    (results[index].status, results[index].message) = Self.classify(error)
+                }
+            }
+        }
+        for (index, trial, count) in trials where results[index].status == .ok {
+            results[index].record(samples: samples[index], measuredRecords: count, bytes: trial.bytes)
+        }
+        return results
     }
 
     /// Unavailable compression is a fact of the build, not a failure.
@@ -106,19 +128,17 @@ struct Runner {
         for entry in Workloads.selected(by: settings) {
             let workload = entry.make(settings)
             Output.progress("\(workload.name): \(workload.summary)")
-            var results: [CaseResult] = []
-            var probes: [(index: Int, probed: Case)] = []
-            for measured in workload.cases() where includes(measured.group) {
-                let result = timer.measure(measured)
-                Output.progress(TableRenderer.progressLine(result))
-                if measured.memoryProbe != nil && result.status == .ok { probes.append((results.count, measured)) }
-                results.append(result)
-            }
-            if !settings.sweep && includes("gridstore") {
-                report.sweep += SizeGrowth(settings: settings).probe(entry)
-            }
+            let cases = workload.cases().filter { includes($0.group) }
+            // The growth probe (N/10) runs in the same rounds as the rows at N.
+            let probeCases = !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
+            let measured = timer.measure(cases + probeCases, label: "\(workload.name): ")
+            var results = Array(measured.prefix(cases.count))
+            report.sweep += measured.dropFirst(cases.count).map(SweepPoint.init)
+            for result in measured { Output.progress(TableRenderer.progressLine(result)) }
+            let probes = cases.indices.filter { cases[$0].memoryProbe != nil && results[$0].status == .ok }
             if includes("memory") {
-                for (index, probed) in probes {
+                for index in probes {
+                    let probed = cases[index]
                     do {
                         results[index].memory = try MemoryProbe.measure(probed, settings: settings)
                         Output.progress(TableRenderer.memoryLine(results[index]))

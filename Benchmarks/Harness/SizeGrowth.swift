@@ -14,10 +14,19 @@ struct SizeGrowth {
     /// Generous resident bytes per record: graph, decoded graph, archives and tables at once.
     static let bytesPerRecordNeeded = 1_024
 
-    /// The growth probe for `entry`: N/10 for the targets' workload, nothing for the others.
-    func probe(_ entry: WorkloadEntry) -> [SweepPoint] {
+    /// The growth probe's cases for `entry`: N/10 for the targets' workload, none for others.
+    func probeCases(_ entry: WorkloadEntry) -> [Case] {
         guard entry.name == Targets.workload, settings.count / 10 >= 1_000 else { return [] }
-        return measure(entry, at: settings.count / 10, after: [])
+        var sized = settings
+        sized.count = settings.count / 10
+        return Self.gridstoreCases(entry.make(sized))
+    }
+
+    /// gridstore's encode and decode without compression: what the growth figures time.
+    static func gridstoreCases(_ workload: any Workload) -> [Case] {
+        workload.cases().filter {
+            $0.role == .gridstore && $0.compression == "none" && ($0.operation == .encode || $0.operation == .decode)
+        }
     }
 
     /// The `--sweep` sizes for every selected workload.
@@ -38,7 +47,7 @@ struct SizeGrowth {
         var sized = settings
         sized.count = size
         sized.repetitions = min(settings.repetitions, 3)
-        let operations = [OperationKind.encode, .decode]
+        let operations: [OperationKind] = [.encode, .decode]
         let workload = entry.make(sized)
         let records = workload.recordCount
         func skipped(_ reason: String) -> [SweepPoint] {
@@ -64,17 +73,11 @@ struct SizeGrowth {
         if let expected, expected > Self.pointBudget {
             return skipped("would take about \(Format.seconds(expected)) at the growth seen so far")
         }
-        let timer = CaseTimer(settings: sized)
-        return workload.cases().filter {
-            $0.role == .gridstore && $0.compression == "none" && operations.contains($0.operation)
-        }.map { sizedCase in
-            let result = timer.measure(sizedCase)
-            Output.progress("size \(records.grouped): " + TableRenderer.progressLine(result))
-            return SweepPoint(
-                workload: entry.name, operation: result.operation, records: records, status: result.status,
-                message: result.message, seconds: result.seconds,
-                nanosecondsPerRecord: result.seconds.map { $0.median / Double(records) * 1e9 }, bytes: result.bytes)
-        }
+        return CaseTimer(settings: sized).measure(Self.gridstoreCases(workload), label: "size \(records.grouped): ")
+            .map { result in
+                Output.progress("size \(records.grouped): " + TableRenderer.progressLine(result))
+                return SweepPoint(result)
+            }
     }
 
     /// The exponent e of time ∝ N^e for each workload and operation, from the smallest size of
@@ -82,13 +85,7 @@ struct SizeGrowth {
     static func exponents(_ points: [SweepPoint], reported: [WorkloadReport]) -> [Growth] {
         reported.flatMap { workload in
             let main = workload.results.filter { $0.role == .gridstore && $0.compression == "none" && $0.status == .ok }
-                .compactMap { result in
-                    result.seconds.map {
-                        SweepPoint(
-                            workload: workload.name, operation: result.operation, records: result.records, status: .ok,
-                            seconds: $0)
-                    }
-                }
+                .map(SweepPoint.init)
             return exponents(points + main, workload: workload.name)
         }
     }

@@ -169,8 +169,9 @@ struct HarnessTests {
         let timer = CaseTimer(settings: settings)
         let cases = entry.make(settings).cases()
         #expect(Set(cases.map(\.identifier)).count == cases.count, "case identifiers must be unique for --probe")
-        for measured in cases {
-            let result = timer.measure(measured)
+        let results = timer.measure(cases)
+        #expect(results.map(\.subject) == cases.map(\.subject))
+        for (measured, result) in zip(cases, results) {
             #expect(result.status != .failed, "\(measured.identifier): \(result.message ?? "")")
             if result.status == .ok {
                 #expect(result.seconds != nil && result.measuredRecords <= measured.records)
