@@ -133,7 +133,18 @@ enum ArchiveAssembler {
             objectCount = reordered.objectCount
             referenceCount = reordered.referenceCount
         }
+        return try assemble(
+            tablesOf: state, sections: [OutputChunk(top), OutputChunk(objects)], objectCount: objectCount,
+            referenceCount: referenceCount, compression: compression)
+    }
 
+    /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
+    /// then the object section) and wraps the payload in a header. Also used by transcoders that
+    /// write the sections themselves (KeyedArchive).
+    static func assemble(
+        tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
+        compression: ArchiveCompression
+    ) throws(GraphArchiveError) -> ArchiveOutput {
         // FORMAT.md §4: key table, type table, shape table, top section, object section.
         var tables = ByteWriter(reservingCapacity: 256)
         tables.writeVarint(state.keys.count)
@@ -155,7 +166,7 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
+        let payload = [OutputChunk(tables)] + sections
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)
