@@ -6,7 +6,7 @@ import Testing
 @testable import GraphArchive
 
 /// Small archives of each kind the engine writes, with the call that reads each back.
-enum ArchiveKind: String, CaseIterable, CustomTestStringConvertible {
+enum SampleArchive: String, CaseIterable, CustomTestStringConvertible {
     case flatRecords, sharedReferences, cycles, nestedValues
     #if Zstd
         /// The shared references, zstd-compressed: damage must be caught before zstd reads a byte.
@@ -87,8 +87,8 @@ func withRecomputedChecksums(_ bytes: [UInt8]) -> [UInt8] {
 struct CorruptInputTests {
     // MARK: - Exhaustive damage
 
-    @Test(arguments: ArchiveKind.allCases)
-    func everyTruncationIsRefused(kind: ArchiveKind) throws {
+    @Test(arguments: SampleArchive.allCases)
+    func everyTruncationIsRefused(kind: SampleArchive) throws {
         let archive = try kind.archive()
         for (reader, read) in kind.readers() {
             try read(Data(archive))  // the whole archive is fine
@@ -103,8 +103,8 @@ struct CorruptInputTests {
     }
 
     /// The checksums catch every single-bit flip: the magic, header and payload each name theirs.
-    @Test(arguments: ArchiveKind.allCases)
-    func everyBitFlipIsCaughtByTheChecksums(kind: ArchiveKind) throws {
+    @Test(arguments: SampleArchive.allCases)
+    func everyBitFlipIsCaughtByTheChecksums(kind: SampleArchive) throws {
         let archive = try kind.archive()
         for (reader, read) in kind.readers() {
             for bit in 0..<(archive.count * 8) {
@@ -127,8 +127,8 @@ struct CorruptInputTests {
 
     /// With the checksums recomputed, every flip reaches the structural checks: each reader then
     /// either refuses the archive with a `GraphArchiveError` or reads a well-formed one; none traps.
-    @Test(arguments: ArchiveKind.allCases)
-    func everyResealedBitFlipIsRefusedOrReadCleanly(kind: ArchiveKind) throws {
+    @Test(arguments: SampleArchive.allCases)
+    func everyResealedBitFlipIsRefusedOrReadCleanly(kind: SampleArchive) throws {
         let archive = try kind.archive()
         var refused = 0
         var total = 0
@@ -216,7 +216,7 @@ struct CorruptInputTests {
     @Test(arguments: [(UInt64.max, 2), (1, UInt64.max), (UInt64(Int.max) + 1, 0), (1000, 2)] as [(UInt64, UInt64)])
     func headerCountsBeyondThePayloadAreRefused(objectCount: UInt64, referenceCount: UInt64) {
         let archive = HandBuilt.sharedRecords(objectCount: objectCount, referenceCount: referenceCount)  // bytes 32-47
-        for read in ArchiveKind.sharedReferences.readers().map(\.1) {
+        for read in SampleArchive.sharedReferences.readers().map(\.1) {
             expectArchiveError(.corrupt, mentioning: "more than the payload can hold") { try read(archive.data) }
         }
     }
@@ -305,7 +305,7 @@ struct CorruptInputTests {
     @Test func referenceBeyondTheObjectTableIsRefused() {
         // root: a single reference to object 5; the archive has one object.
         let archive = HandBuilt.sharedRecords(root: [ValueTag.objectReference, 5], referenceCount: 1)
-        for read in ArchiveKind.sharedReferences.readers().map(\.1) {
+        for read in SampleArchive.sharedReferences.readers().map(\.1) {
             expectArchiveError(.badObjectReference, mentioning: "object 5") { try read(archive.data) }
         }
     }
@@ -326,7 +326,7 @@ struct CorruptInputTests {
 
     @Test func recordShapeOutOfRangeIsRefused() {
         let archive = HandBuilt.sharedRecords(objects: varint(7) + Array(HandBuilt.recordBody().dropFirst()))  // shape 7 of 1
-        for read in ArchiveKind.sharedReferences.readers().map(\.1).prefix(2) {
+        for read in SampleArchive.sharedReferences.readers().map(\.1).prefix(2) {
             expectArchiveError(.corrupt, mentioning: "shape 7") { try read(archive.data) }
         }
     }
@@ -343,7 +343,7 @@ struct CorruptInputTests {
 
     @Test func trailingBytesAfterTheLastObjectAreRefused() {
         let archive = HandBuilt.sharedRecords(objects: HandBuilt.recordBody() + [0x00])
-        for read in ArchiveKind.sharedReferences.readers().map(\.1).prefix(2) {
+        for read in SampleArchive.sharedReferences.readers().map(\.1).prefix(2) {
             expectArchiveError(.trailingGarbage) { try read(archive.data) }
         }
     }

@@ -5,7 +5,7 @@ extension ArchiveBytes {
     /// one copy, where `ArchiveBytes(copying: output.contiguousBytes())` makes two. Used to
     /// read an archive that was just assembled in memory (keyed archives are transcoded, then
     /// decoded).
-    convenience init(joining output: ArchiveOutput) {
+    convenience init(joining output: StoredArchive) {
         let count = output.count
         self.init(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Int in
             var offset = 0

@@ -46,7 +46,7 @@ extension GraphUnarchiver {
             valueTypeNames: Self.names(of: valueTypes),
             options: options
         )
-        try self.init(bytes: ArchiveBytes(joining: native), registry: registry, options: options)
+        try self.init(bytes: ArchiveBytes(joining: native.stored()), registry: registry, options: options)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -98,7 +98,7 @@ extension GraphUnarchiver {
             valueTypeNames: Self.names(of: valueTypes),
             options: options
         )
-        try self.init(bytes: ArchiveBytes(joining: native), registry: registry, options: options)
+        try self.init(bytes: ArchiveBytes(joining: native.stored()), registry: registry, options: options)
     }
 
     /// The archived names and aliases of the structs among `types`.

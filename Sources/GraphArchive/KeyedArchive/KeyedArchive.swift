@@ -92,7 +92,7 @@ public enum KeyedArchive {
         options: GraphUnarchiver.Options = .init()
     ) throws -> Data {
         let output = try KeyedArchiveReader.transcode(data, registry: nil, options: options, compression: compression)
-        return Data(output.contiguousBytes())
+        return Data(try output.stored().contiguousBytes())
     }
 
     /// Converts the keyed archive at `input` into a gridstore archive saved atomically at `output`.
@@ -169,7 +169,8 @@ public enum KeyedArchive {
         -> ArchiveInfo
     {
         let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options)
-        var info = try GraphUnarchiver.archiveInfo(bytes: ArchiveBytes(joining: native), options: options)
+        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options)
+        var info = try GraphUnarchiver.archiveInfo(loaded: loaded, options: options)
         info.formatVersion = "\(KeyedArchiveIndex.archiverName) \(KeyedArchiveIndex.version)"
         info.archiveBytes = bytes.count
         return info
@@ -196,7 +197,7 @@ extension GraphArchiver {
             throw GraphArchiveError(.invalidState, "the keyed archive was requested before finishEncoding()")
         }
         return try KeyedArchiveWriter.transcode(
-            ArchiveBytes(joining: output),
+            ArchiveBytes(joining: output.stored()),
             classNames: options.classNames,
             options: GraphUnarchiver.Options()
         )
