@@ -83,6 +83,19 @@ public enum FuzzDecoding {
         return "archiveInfo: \(info); verify: \(verify); unarchiver: \(open)"
     }
 
+    /// What the keyed readers make of `bytes`.
+    public static func describeKeyed(_ bytes: [UInt8]) -> String {
+        let data = Data(bytes)
+        do {
+            defer { FuzzNode.releaseDecoded() }
+            _ = try KeyedArchive.archiveInfo(fromKeyedArchive: data)
+            _ = try GraphUnarchiver(forReadingKeyedArchive: data, registry: keyedRegistry, valueTypes: [FuzzValues.self])
+            return "ok"
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// `bytes` with both checksums recomputed, so that mutations get past them and reach the
     /// structural checks (a fuzzer cannot forge an XXH64 by chance). Inputs shorter than a
     /// header are returned as they are.
