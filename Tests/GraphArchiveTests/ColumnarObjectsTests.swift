@@ -27,7 +27,7 @@ final class Sparse: GraphCoding {
 
 /// An object holding nested values (a value record, arrays, dictionaries) and two objects of
 /// other types, so records of three shapes alternate in the object section.
-final class Holder: GraphCoding {
+final class ColumnarHolder: GraphCoding {
     var everything = Everything()
     var matrix: [[Int]]
     var index: [String: [String]]
@@ -185,7 +185,7 @@ struct ColumnarObjectsTests {
     }
 
     @Test func nestedValuesAndInterleavedTypes() throws {
-        let holders = (0..<300).map(Holder.init)
+        let holders = (0..<300).map(ColumnarHolder.init)
         let back = try zstdRoundTrip(holders, registry: GraphTypeRegistry([Record.self, Pin.self])).file
         #expect(back.count == 300)
         for (index, holder) in back.enumerated() {
