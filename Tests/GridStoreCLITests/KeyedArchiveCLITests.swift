@@ -180,10 +180,12 @@ struct KeyedArchiveEndToEndTests {
         #expect(keyedStats["types"] as? [String] == ["UAGridState"])
         #expect(keyedStats["formatVersion"] as? String == "NSKeyedArchiver 100000")
 
-        let back = try sandbox.run(["convert", "k.plist", "b.gridstore", "--to", "gridstore", "--compress", "zstd"])
+        // zstd where this build has it (the no-trait CI build has not).
+        let compression = ArchiveCompression.isZstdAvailable ? "zstd" : "none"
+        let back = try sandbox.run(["convert", "k.plist", "b.gridstore", "--to", "gridstore", "--compress", compression])
         #expect(back.status == 0, "\(back.errors)")
         let stats = try jsonObject(try sandbox.run(["load", "--file", "b.gridstore", "--stats", "--json"]).output)
-        #expect(stats["compression"] as? String == "zstd")
+        #expect(stats["compression"] as? String == compression)
         #expect(stats["checksum"] as? String == "ok")
         #expect(stats["uniqueObjects"] as? Int == 1200)
 
