@@ -117,8 +117,10 @@ public enum AtomicFile {
         defer { closedir(directory) }
         let prefix = ".\(name).tmp-"
         while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            // d_name is NUL-terminated inside the entry, which may be shorter than the declared
+            // 256 bytes: read up to the NUL only (reading the whole array overflowed, per ASan).
+            let entryName = withUnsafePointer(to: &entry.pointee.d_name) { field in
+                field.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
             }
             guard entryName.hasPrefix(prefix) else { continue }
             let rest = entryName.dropFirst(prefix.count)
