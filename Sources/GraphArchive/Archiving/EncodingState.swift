@@ -91,7 +91,6 @@ struct EncodingState: ~Copyable {
     /// to an object not written before it, or bodies were written out of index order.
     var inConstructionOrder = true
     var referenceCount = 0
-    var hasConditionalReferences = false
 
     // MARK: Containers
     var container = EncodingContainer(kind: .top)
@@ -262,9 +261,7 @@ struct EncodingState: ~Copyable {
             entries[index].isQueued = true
             queue.append(index)
         }
-        if conditional {
-            hasConditionalReferences = true
-        } else {
+        if !conditional {
             referenceCount += 1
         }
         if currentObject >= 0 {

@@ -170,11 +170,4 @@ struct ByteWriter: ~Copyable {
         defer { count = 0 }
         return bytes
     }
-
-    /// Number of bytes `writeVarint(value)` produces.
-    @inline(__always)
-    static func varintSize(_ value: UInt64) -> Int {
-        let bits = 64 - (value | 1).leadingZeroBitCount
-        return (bits + 6) / 7
-    }
 }

@@ -53,7 +53,6 @@ public final class GraphUnarchiver {
     private let bytes: ArchiveBytes
     private var deferred: [() throws -> Void] = []
     private var isConstructing = true
-    private var finished = false
 
     // MARK: - Creating
 
@@ -145,7 +144,6 @@ public final class GraphUnarchiver {
         }
         isConstructing = false
         // Checked before the deferred assignments, which move the reader back to the values they read.
-        endOfObjects = state.reader.offset
         guard state.reader.isAtEnd else {
             throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
         }
@@ -156,7 +154,6 @@ public final class GraphUnarchiver {
         }
     }
 
-    private var endOfObjects = 0
 
     // MARK: - Decoding by key
 
@@ -256,7 +253,6 @@ public final class GraphUnarchiver {
 
     /// Ends decoding. Present for the seeds' flow; the archive was fully checked when opened.
     public func finishDecoding() throws {
-        finished = true
     }
 
     // MARK: - Plumbing called by the GraphValue conformances
