@@ -165,26 +165,20 @@ final class CodableDecoder: CodableContainerSource {
     private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
         let resume = state.engine.reader.offset
         let (shape, typeID) = try state.readObjectShape(index)
+        var subclass: (any (AnyObject & Decodable).Type)? = nil
+        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self) {
+            subclass = try registeredSubclass(of: T.self, typeID: typeID)
+        }
         let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
-        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self), let subclass = try registeredSubclass(of: T.self, typeID: typeID) {
-            return try build(source, step: step, parent: parent, resume: resume) { try subclassInstance(subclass, as: T.self) }
-        }
-        return try build(source, step: step, parent: parent, resume: resume) {
-            let value = try T(from: self)
-            return (value, classInstance(value))
-        }
-    }
-
-    /// Runs `make` in the slot of the object at `source`, caches the object and moves the
-    /// reader back to `resume` (after the reference that asked for it).
-    @inline(__always)
-    private func build<T>(
-        _ source: CodableValueSource, step: DecodingPathStep, parent: Int, resume: Int, _ make: () throws -> (T, AnyObject)
-    ) throws -> T {
         let slot = try state.pushObjectSlot(source, parent: parent, step: step)
         do {
-            let (value, object) = try make()
-            try state.closeObjectSlot(slot, object: object)
+            let value: T
+            if let subclass {
+                value = try subclassInstance(subclass, as: T.self)
+            } else {
+                value = try T(from: self)
+            }
+            try state.closeObjectSlot(slot, object: classInstance(value))
             state.engine.reader.offset = resume
             return value
         } catch {
@@ -195,10 +189,10 @@ final class CodableDecoder: CodableContainerSource {
 
     /// An instance of registered `subclass`, which must be a `T`.
     @inline(never)
-    private func subclassInstance<T>(_ subclass: any (AnyObject & Decodable).Type, as _: T.Type) throws -> (T, AnyObject) {
+    private func subclassInstance<T>(_ subclass: any (AnyObject & Decodable).Type, as _: T.Type) throws -> T {
         let built = try subclass.init(from: self)
         guard let value = built as? T else { throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)") }
-        return (value, built)
+        return value
     }
 
     /// nil when the record's type is `T` itself (remembered for the type id); the registered
