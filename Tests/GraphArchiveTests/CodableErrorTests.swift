@@ -1,4 +1,4 @@
-// Tests/GraphArchiveTests/CodableErrorTests.swift - EncodingError/DecodingError with coding paths, misuse, hostile input
+// Tests/GraphArchiveTests/CodableErrorTests.swift - coding errors with paths, misuse, hostile input
 
 import Foundation
 import Testing
@@ -55,7 +55,9 @@ struct CodableErrorTests {
         let archiver = GraphArchiver()
         try archiver.encode(1, forKey: "Data")
         try archiver.finishEncoding()
-        #expect(throws: DecodingError.self) { _ = try GraphArchiveDecoder().decode(Int.self, from: archiver.encodedData) }
+        #expect(throws: DecodingError.self) {
+            _ = try GraphArchiveDecoder().decode(Int.self, from: archiver.encodedData)
+        }
     }
 
     @Test func readingPastTheEndOfAnUnkeyedContainer() throws {
@@ -135,7 +137,9 @@ struct CodableErrorTests {
     @Test func everyTruncationThrows() throws {
         let data = try GraphArchiveEncoder().encode(sampleGraph())
         for length in 0..<data.count {
-            #expect(throws: DecodingError.self) { _ = try GraphArchiveDecoder().decode(SampleGraph.self, from: data.prefix(length)) }
+            #expect(throws: DecodingError.self) {
+                _ = try GraphArchiveDecoder().decode(SampleGraph.self, from: data.prefix(length))
+            }
         }
     }
 
@@ -148,7 +152,9 @@ struct CodableErrorTests {
             var bytes = original
             for _ in 0..<(1 + round % 4) {
                 let position = ArchiveHeader.size + Int(random.next() % UInt64(bytes.count - ArchiveHeader.size))
-                bytes[position] = round % 3 == 0 ? UInt8(truncatingIfNeeded: random.next()) : bytes[position] ^ (1 << (random.next() % 8))
+                bytes[position] =
+                    round % 3 == 0
+                    ? UInt8(truncatingIfNeeded: random.next()) : bytes[position] ^ (1 << (random.next() % 8))
             }
             let sealed = try reseal(bytes)
             do {
@@ -181,7 +187,9 @@ struct CodableErrorTests {
         }
         // Bytes after the last object.
         bytes = original + [0]
-        #expect(throws: DecodingError.self) { _ = try GraphArchiveDecoder().decode([CodableGridState].self, from: Data(try reseal(bytes))) }
+        #expect(throws: DecodingError.self) {
+            _ = try GraphArchiveDecoder().decode([CodableGridState].self, from: Data(try reseal(bytes)))
+        }
     }
 }
 
@@ -346,6 +354,9 @@ func sampleGraph() -> SampleGraph {
     let shared = CodableGridState(name: "shared state", color: 0x12_3456, date: "2024-01-01T00:00:00Z")
     return SampleGraph(
         states: [shared, CodableGridState(name: "other", color: 2, date: "2025"), shared],
-        points: [Point(x: 1, y: -1), Point(x: 1 << 40, y: 0)], byName: ["a": [1, 2], "b": []],
-        optional: Point(x: 3, y: 4), dates: [Date(timeIntervalSinceReferenceDate: 0)])
+        points: [Point(x: 1, y: -1), Point(x: 1 << 40, y: 0)],
+        byName: ["a": [1, 2], "b": []],
+        optional: Point(x: 3, y: 4),
+        dates: [Date(timeIntervalSinceReferenceDate: 0)]
+    )
 }

@@ -117,7 +117,10 @@ final class CodableEncoder: Encoder {
             init(from:) cannot restore a cycle, so it is not archived (leave the back reference out of \
             CodingKeys, or archive the type with GraphCoding, whose decodeLater restores cycles)
             """
-        let error = EncodingError.invalidValue(value, EncodingError.Context(codingPath: path, debugDescription: message))
+        let error = EncodingError.invalidValue(
+            value,
+            EncodingError.Context(codingPath: path, debugDescription: message)
+        )
         return state.fail(error)
     }
 
@@ -126,7 +129,9 @@ final class CodableEncoder: Encoder {
     /// Runs `body` with `frame` current; records a thrown error as the encoder's failure, an
     /// engine error becoming an `EncodingError` at the frame's path plus `key`.
     @inline(__always)
-    func write<R>(in frame: Int, serial: Int, key: @autoclosure () -> (any CodingKey)?, _ body: () throws -> R) throws -> R {
+    func write<R>(in frame: Int, serial: Int, key: @autoclosure () -> (any CodingKey)?, _ body: () throws -> R) throws
+        -> R
+    {
         let previous = try state.enter(frame, serial: serial)
         do {
             let result = try body()
@@ -146,8 +151,12 @@ final class CodableEncoder: Encoder {
     /// Hands out a nested container or super encoder with a buffer of its own, after `announce`
     /// gave it its place in `frame`. Returns frame -1 on failure (recorded, thrown on use).
     func openNested(
-        _ kind: CodableEncodingFrame.Kind?, keyType: Any.Type, in frame: Int, serial: Int,
-        key: @autoclosure () -> CodingPathComponent, announce: () throws -> Void
+        _ kind: CodableEncodingFrame.Kind?,
+        keyType: Any.Type,
+        in frame: Int,
+        serial: Int,
+        key: @autoclosure () -> CodingPathComponent,
+        announce: () throws -> Void
     ) -> (frame: Int, serial: Int) {
         let opened = try? write(in: frame, serial: serial, key: nil) { () throws -> (Int, Int) in
             try announce()

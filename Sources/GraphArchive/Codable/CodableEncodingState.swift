@@ -135,7 +135,9 @@ struct CodableEncodingState: ~Copyable {
             EncodingError.Context(
                 codingPath: codingPath(to: frame),
                 debugDescription: "an earlier error stopped this encoder; nothing more can be encoded into it",
-                underlyingError: failure))
+                underlyingError: failure
+            )
+        )
     }
 
     /// Records `error` as the encoder's failure (the first one is kept) and returns it to throw.
@@ -152,7 +154,10 @@ struct CodableEncodingState: ~Copyable {
 
     /// An `EncodingError.invalidValue` at `frame`'s path.
     func invalid(_ message: String, value: Any, at frame: Int) -> EncodingError {
-        EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message))
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message)
+        )
     }
 
     // MARK: - Types
@@ -206,8 +211,17 @@ struct CodableEncodingState: ~Copyable {
         nextSerial &+= 1
         frames.append(
             CodableEncodingFrame(
-                serial: nextSerial, parent: current, key: key, buffer: active, splicePosition: -1,
-                valueType: valueType, isObjectBody: isObjectBody, object: object, enclosingSlot: currentSlot))
+                serial: nextSerial,
+                parent: current,
+                key: key,
+                buffer: active,
+                splicePosition: -1,
+                valueType: valueType,
+                isObjectBody: isObjectBody,
+                object: object,
+                enclosingSlot: currentSlot
+            )
+        )
         current = slot
         currentSlot = slot
         return slot
@@ -219,9 +233,17 @@ struct CodableEncodingState: ~Copyable {
         nextSerial &+= 1
         frames.append(
             CodableEncodingFrame(
-                serial: nextSerial, parent: current, key: key, buffer: acquireBuffer(),
-                splicePosition: engine.out.count, valueType: valueType, isObjectBody: false, object: -1,
-                enclosingSlot: currentSlot))
+                serial: nextSerial,
+                parent: current,
+                key: key,
+                buffer: acquireBuffer(),
+                splicePosition: engine.out.count,
+                valueType: valueType,
+                isObjectBody: false,
+                object: -1,
+                enclosingSlot: currentSlot
+            )
+        )
         return frame
     }
 
@@ -258,7 +280,13 @@ struct CodableEncodingState: ~Copyable {
     mutating func openSlot(_ slot: Int, _ kind: CodableEncodingFrame.Kind) -> (frame: Int, serial: Int) {
         guard failure == nil else { return (-1, 0) }
         guard slot >= 0 && slot == current else {
-            record(invalid("a container was requested from an encoder whose value is already encoded", value: (), at: current))
+            record(
+                invalid(
+                    "a container was requested from an encoder whose value is already encoded",
+                    value: (),
+                    at: current
+                )
+            )
             return (-1, 0)
         }
         return openOnce(slot, kind) { (state) throws(GraphArchiveError) in try state.open(kind, frame: slot) }
@@ -284,7 +312,9 @@ struct CodableEncodingState: ~Copyable {
     /// Runs `open` for a frame that has no container yet; the same kind again is the same
     /// container, another kind is an error (recorded, frame -1).
     private mutating func openOnce<E: Error>(
-        _ frame: Int, _ kind: CodableEncodingFrame.Kind, _ open: (inout Self) throws(E) -> Void
+        _ frame: Int,
+        _ kind: CodableEncodingFrame.Kind,
+        _ open: (inout Self) throws(E) -> Void
     ) -> (frame: Int, serial: Int) {
         switch frames[frame].kind {
         case .pending:
@@ -299,8 +329,12 @@ struct CodableEncodingState: ~Copyable {
         case let existing:
             record(
                 invalid(
-                    "\(frames[frame].valueType) asked for a \(kind) container after a \(existing) one for the same value",
-                    value: (), at: frame))
+                    "\(frames[frame].valueType) asked for a \(kind) container "
+                        + "after a \(existing) one for the same value",
+                    value: (),
+                    at: frame
+                )
+            )
             return (-1, 0)
         }
         return (frame, frames[frame].serial)
@@ -324,7 +358,10 @@ struct CodableEncodingState: ~Copyable {
     /// `error`, an engine error becoming an `EncodingError` at `path`.
     func converted(_ error: any Error, path: [any CodingKey]) -> any Error {
         guard let error = error as? GraphArchiveError else { return error }
-        return EncodingError.invalidValue((), EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error))
+        return EncodingError.invalidValue(
+            (),
+            EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error)
+        )
     }
 
     // MARK: - Entering frames
@@ -343,7 +380,9 @@ struct CodableEncodingState: ~Copyable {
     private mutating func enterSlow(_ frame: Int, serial: Int) throws {
         if failure != nil { throw errorAfterFailure(at: current) }
         guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
-            throw fail(invalid("a container was used after the value it belongs to was encoded", value: (), at: current))
+            throw fail(
+                invalid("a container was used after the value it belongs to was encoded", value: (), at: current)
+            )
         }
         guard frame != current else { return }
         try enterChain(frame)
@@ -352,7 +391,13 @@ struct CodableEncodingState: ~Copyable {
     private mutating func enterChain(_ frame: Int) throws {
         let parent = frames[frame].parent
         guard frames[frame].hasOwnBuffer && frames[frame].kind != .pending && parent >= 0 else {
-            throw fail(invalid("a container was used while a value it does not contain was being encoded", value: (), at: current))
+            throw fail(
+                invalid(
+                    "a container was used while a value it does not contain was being encoded",
+                    value: (),
+                    at: current
+                )
+            )
         }
         if parent != current { try enterChain(parent) }
         pushLevel(of: frame)
@@ -553,7 +598,11 @@ struct CodableEncodingState: ~Copyable {
         var objectSection = ByteWriter()
         swap(&objectSection, &objects)
         return try ArchiveAssembler.assemble(
-            tablesOf: engine, sections: [OutputChunk(top), OutputChunk(objectSection)], objectCount: objectCount,
-            referenceCount: referenceCount, compression: compression)
+            tablesOf: engine,
+            sections: [OutputChunk(top), OutputChunk(objectSection)],
+            objectCount: objectCount,
+            referenceCount: referenceCount,
+            compression: compression
+        )
     }
 }

@@ -1,9 +1,9 @@
-// Sources/GraphArchive/Codable/GraphArchiveDecoder.swift - reads Decodable values back, one instance per archived object
+// Sources/GraphArchive/Codable/GraphArchiveDecoder.swift - Decodable values back, one instance per object
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Reads a gridstore archive back into `Decodable` values: the `JSONDecoder` of GraphArchive,
@@ -74,7 +74,9 @@ public struct GraphArchiveDecoder: Sendable {
         do {
             decoder = try CodableDecoder(bytes: bytes, options: options, userInfo: userInfo, classes: classes.types)
         } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error)
+            )
         }
         return try decoder.decodeRoot(type)
     }

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/Codable/GraphArchiveEncoder.swift - archives Encodable values, keeping class identity
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Archives any `Encodable` value in the gridstore format: the `JSONEncoder` of GraphArchive,
