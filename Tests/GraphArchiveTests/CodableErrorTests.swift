@@ -95,6 +95,19 @@ struct CodableErrorTests {
         }
     }
 
+    @Test func aFailedNestedContainerReportsItsOwnError() throws {
+        // nestedContainer cannot throw: its first use throws the depth error itself.
+        var options = GraphArchiver.Options()
+        options.maximumDepth = 1
+        #expect {
+            _ = try GraphArchiveEncoder(options: options).encode(Address(street: "s", city: "c", lines: [], zip: 1))
+        } throws: { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return false }
+            return (context.underlyingError as? GraphArchiveError)?.code == .invalidValue
+                && context.debugDescription.contains("maximumDepth")
+        }
+    }
+
     @Test func twoKindsOfContainerForOneValue() throws {
         #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(TwoContainers()) }
         #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(TwoSingleValues()) }

@@ -158,12 +158,18 @@ final class CodableEncoder: Encoder {
         key: @autoclosure () -> CodingPathComponent,
         announce: () throws -> Void
     ) -> (frame: Int, serial: Int) {
+        let seen = state.failure != nil && state.failureThrown
         let opened = try? write(in: frame, serial: serial, key: nil) { () throws -> (Int, Int) in
             try announce()
             let nested = state.pushOwnBufferFrame(key: key(), valueType: keyType)
             if let kind { try state.startOwnBufferFrame(nested, kind) }
             return (nested, state.frames[nested].serial)
         }
-        return opened ?? (-1, 0)
+        guard let opened else {
+            // This call cannot throw: the next use of the container reports the failure.
+            state.failureThrown = seen
+            return (-1, 0)
+        }
+        return opened
     }
 }

@@ -90,7 +90,7 @@ struct CodableEncodingState: ~Copyable {
     var failure: (any Error)?
     /// Whether `failure` reached the caller; if not (a non-throwing container request failed),
     /// the next call throws it, and calls after that say the encoder stopped.
-    private var failureThrown = false
+    var failureThrown = false
 
     // MARK: Buffers
     /// Buffer 0 is the top-level section; the others are scratch buffers for bodies and nested
@@ -322,6 +322,8 @@ struct CodableEncodingState: ~Copyable {
                 try open(&self)
             } catch {
                 record(converted(error, path: codingPath(to: frame)))
+                // Opening cannot throw: the next use of the container reports the failure.
+                failureThrown = false
                 return (-1, 0)
             }
         case kind:
