@@ -136,6 +136,13 @@ struct CodableErrorTests {
         }
     }
 
+    @Test func swallowingEveryErrorStillFailsTheArchive() throws {
+        // The nested value's frames were left open when it threw; finishing must not touch them.
+        #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(SwallowsEverything()) }
+        #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode([SwallowsEverything()]) }
+        #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(Holder2(inner: SwallowsEverything())) }
+    }
+
     // MARK: - Hostile input
 
     @Test func notAnArchive() throws {
@@ -352,6 +359,32 @@ struct SwallowsErrors: Encodable {
         try? container.encode(Refusing(), forKey: .bad)
         try container.encode(1, forKey: .good)
     }
+}
+
+/// Catches every error from a nested value and returns normally.
+struct SwallowsEverything: Encodable {
+    enum CodingKeys: CodingKey { case bad }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try? container.encode(PartlyWritten(), forKey: .bad)
+    }
+}
+
+/// Opens nested containers, writes part of itself, then throws.
+struct PartlyWritten: Encodable {
+    enum CodingKeys: CodingKey { case a, b }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var nested = container.nestedUnkeyedContainer(forKey: .a)
+        try nested.encode(1)
+        try container.encode([Point(x: 1, y: 2)], forKey: .b)
+        throw Refusal()
+    }
+}
+
+final class Holder2: Encodable {
+    let inner: SwallowsEverything
+    init(inner: SwallowsEverything) { self.inner = inner }
 }
 
 /// A small graph with every kind of value, for truncation and mutation tests.

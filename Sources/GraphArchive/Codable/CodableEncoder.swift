@@ -71,8 +71,16 @@ final class CodableEncoder: Encoder {
         case .value:
             let slot = state.pushSlot(valueType: T.self, isObjectBody: false, key: key())
             try value.encode(to: self)
-            try state.closeSlot(slot)
+            try closeSlot(slot)
         }
+    }
+
+    /// Closes `slot` once its value's `encode(to:)` returned, unless the encoder failed
+    /// meanwhile (an error was caught and ignored inside it): frames of the value that threw are
+    /// still open then, so the encoder stops instead of closing what it cannot trust.
+    private func closeSlot(_ slot: Int) throws {
+        if state.failure != nil { throw state.errorAfterFailure(at: state.current) }
+        try state.closeSlot(slot)
     }
 
     /// Writes `array` as its own `encode(to:)` would: an unkeyed container of its elements.
@@ -83,7 +91,7 @@ final class CodableEncoder: Encoder {
         for element in array {
             try encodeElement(element, in: frame, serial: serial)
         }
-        try state.closeSlot(slot)
+        try closeSlot(slot)
     }
 
     /// Writes the body of object `value` if it is new and returns its index.
@@ -101,7 +109,7 @@ final class CodableEncoder: Encoder {
         state.switchBuffer(to: body)
         let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
-        try state.closeSlot(slot)
+        try closeSlot(slot)
         state.referenceCount += 1
         return state.finishObject(discovery, returningTo: outer)
     }
