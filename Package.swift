@@ -52,18 +52,36 @@ let package = Package(
         // `swift run -c release Benchmarks`: gridstore against Foundation's archivers and floors.
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["GridStore", "GraphArchive"],
+            dependencies: [
+                "GridStore", "GraphArchive",
+                // zstd's own speed on the archive payload is one of the floors (issue #5).
+                .target(name: "CZstd", condition: .when(traits: ["Zstd"])),
+            ],
             path: "Benchmarks",
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "GraphArchiveTests",
             dependencies: ["GraphArchive"],
+            resources: [.copy("Fixtures")],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "GridStoreTests",
             dependencies: ["GridStore", "GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // Parses command lines in-process (@testable import of the executable target) and runs
+        // the built `gridstore` end to end.
+        .testTarget(
+            name: "GridStoreCLITests",
+            dependencies: ["GridStoreCLI", "GridStore", "GraphArchive"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The harness's own logic: flags, checks that catch wrong results, scaling, every case at small N.
+        .testTarget(
+            name: "BenchmarksTests",
+            dependencies: ["Benchmarks", "GridStore", "GraphArchive"],
             swiftSettings: sharedSwiftSettings
         ),
     ],

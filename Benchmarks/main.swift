@@ -1,5 +1,16 @@
-// Benchmarks/main.swift - entry point of `swift run -c release Benchmarks` (built out in issue #5)
+// Benchmarks/main.swift - entry point of `swift run -c release Benchmarks` (issue #5)
 
-import GridStore
+import Foundation
 
-print("Benchmarks: the harness is under construction")
+#if DEBUG
+Output.progress(Output.debugWarning)
+#endif
+
+// NSKeyedArchiver codes references by recursion, one stack frame chain per level of the graph,
+// so the suite runs on a thread with a 1 GiB stack (reserved, touched only as deep as needed).
+let thread = Thread { [arguments = Array(CommandLine.arguments.dropFirst())] in
+    exit(Harness.main(arguments))
+}
+thread.stackSize = 1 << 30
+thread.start()
+while true { sleep(3600) }

@@ -1,5 +1,5 @@
-// Sources/GridStoreCLI/main.swift - entry point of the `gridstore` command (built out in issue #4)
+// Sources/GridStoreCLI/main.swift - entry point of the `gridstore` command
 
-import GridStore
+import Foundation
 
-print("gridstore: the command-line interface is under construction")
+exit(GridStoreTool.main(Array(CommandLine.arguments.dropFirst())))

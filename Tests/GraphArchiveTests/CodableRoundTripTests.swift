@@ -53,7 +53,7 @@ struct CodableRoundTripTests {
     }
 
     @Test func foundationTypesRoundTrip() throws {
-        let value = FoundationValues(
+        let value = CodableFoundationValues(
             date: Date(timeIntervalSinceReferenceDate: 123_456.789),
             data: Data([0, 1, 2, 254, 255]),
             empty: Data(),
@@ -251,7 +251,7 @@ struct CodablePrimitives: Codable, Equatable {
     }()
 }
 
-struct FoundationValues: Codable, Equatable {
+struct CodableFoundationValues: Codable, Equatable {
     var date: Date
     var data: Data
     var empty: Data

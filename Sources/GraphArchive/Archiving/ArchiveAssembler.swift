@@ -22,9 +22,9 @@ final class OutputChunk {
     }
 }
 
-/// A finished archive: the 64-byte header and the stored payload in pieces, so a file can be
+/// An archive as stored: the 64-byte header and the stored payload in pieces, so a file can be
 /// written, and `Data` filled, without first gluing the pieces into one more copy.
-struct ArchiveOutput {
+struct StoredArchive {
     var header: [UInt8]
     var payload: [OutputChunk]
 
@@ -39,8 +39,84 @@ struct ArchiveOutput {
     }
 }
 
+/// A finished archive: its header and its raw payload in pieces, compressed on the way out.
+///
+/// A compressed archive is compressed when it is first needed: straight into a file by
+/// ``write(to:)``, so no whole compressed copy is held, or once into memory by ``stored()``
+/// (for `encodedData`), which later writes reuse.
+final class ArchiveOutput {
+    /// Every field but the stored length and the payload checksum, which depend on compression.
+    private let header: ArchiveHeader
+    private let payload: [OutputChunk]
+    private let compression: ArchiveCompression
+    private var compressed: StoredArchive?
+
+    init(header: ArchiveHeader, payload: [OutputChunk], compression: ArchiveCompression) {
+        self.header = header
+        self.payload = payload
+        self.compression = compression
+    }
+
+    /// The archive as stored, compressed in memory the first time it is asked for.
+    ///
+    /// - Throws: `.compressionFailed` or `.compressionUnavailable`.
+    func stored() throws(GraphArchiveError) -> StoredArchive {
+        guard case .zstd(let level) = compression else {
+            return StoredArchive(header: sealedHeader(storedPieces: payload), payload: payload)
+        }
+        if let compressed { return compressed }
+        var frame = ByteWriter()
+        try PayloadCompression.compress(payload, level: level) { frame.writeBytes($0) }
+        let stored = [OutputChunk(frame)]
+        let result = StoredArchive(header: sealedHeader(storedPieces: stored), payload: stored)
+        compressed = result
+        return result
+    }
+
+    /// Writes the archive to `sink`. A compressed payload not yet compressed in memory is
+    /// compressed into the sink as it goes, behind a placeholder header that is then overwritten.
+    ///
+    /// - Throws: `.compressionFailed`, `.compressionUnavailable` or the sink's `.ioError`.
+    func write(to sink: inout AtomicFile.Sink) throws(GraphArchiveError) {
+        guard case .zstd(let level) = compression, compressed == nil else {
+            let stored = try stored()
+            try sink.write(stored.header)
+            for piece in stored.payload {
+                try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
+            }
+            return
+        }
+        let start = sink.count
+        try sink.write([UInt8](repeating: 0, count: ArchiveHeader.size))
+        var checksum = XXH64()
+        var storedLength = 0
+        try PayloadCompression.compress(payload, level: level) { (piece) throws(GraphArchiveError) in
+            checksum.update(piece)
+            storedLength += piece.count
+            try sink.write(piece)
+        }
+        try sink.write(sealedHeader(storedLength: storedLength, checksum: checksum.finalize()), at: start)
+    }
+
+    private func sealedHeader(storedPieces: [OutputChunk]) -> [UInt8] {
+        var checksum = XXH64()
+        for piece in storedPieces { piece.withUnsafeBytes { checksum.update($0) } }
+        return sealedHeader(storedLength: storedPieces.reduce(0) { $0 + $1.count }, checksum: checksum.finalize())
+    }
+
+    private func sealedHeader(storedLength: Int, checksum: UInt64) -> [UInt8] {
+        var header = header
+        header.storedLength = UInt64(storedLength)
+        header.payloadChecksum = checksum
+        return header.encoded()
+    }
+}
+
 enum ArchiveAssembler {
     static func assemble(state: inout EncodingState, compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
+        // Refuse a compression this build cannot write before doing any work; compressing
+        // itself waits for the output's destination (see `ArchiveOutput`).
+        try PayloadCompression.validate(compression)
         state.endObjects()
         var top = ByteWriter()
         swap(&top, &state.out)
@@ -64,7 +140,7 @@ enum ArchiveAssembler {
 
     /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
     /// then the object section) and wraps the payload in a header. Also used by writers that
-    /// produce the sections themselves (the Codable bridge).
+    /// produce the sections themselves (the KeyedArchive transcoder, the Codable bridge).
     static func assemble(
         tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
         compression: ArchiveCompression
@@ -90,26 +166,25 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [OutputChunk(tables)] + sections
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)
         header.referenceCount = UInt64(referenceCount)
-        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
-
-        let stored: [OutputChunk]
-        switch compression {
-        case .none:
-            stored = payload
-        case .zstd(let level):
-            stored = [OutputChunk(try PayloadCompression.compress(payload, level: level))]
-            header.flags.insert(.zstdPayload)
+        let payload: [OutputChunk]
+        if case .zstd = compression {
+            // Compressed payloads store their objects column by column (FORMAT.md §5.5): like
+            // values side by side compress better. Uncompressed ones stay row-wise, so readers
+            // decode them straight from the file's bytes.
+            header.flags.insert([.zstdPayload, .columnarObjects])
+            let columnar = try ColumnarObjects.columnar(
+                sections: sections, topCount: state.topCount, objectCount: objectCount,
+                shapeValueCounts: state.shapes.map(\.keyIDs.count))
+            payload = [OutputChunk(tables)] + columnar
+        } else {
+            payload = [OutputChunk(tables)] + sections
         }
-        var checksum = XXH64()
-        for piece in stored { piece.withUnsafeBytes { checksum.update($0) } }
-        header.payloadChecksum = checksum.finalize()
-        header.storedLength = UInt64(stored.reduce(0) { $0 + $1.count })
-        return ArchiveOutput(header: header.encoded(), payload: stored)
+        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
+        return ArchiveOutput(header: header, payload: payload, compression: compression)
     }
 }
 

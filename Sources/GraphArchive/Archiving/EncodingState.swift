@@ -69,7 +69,10 @@ struct EncodingState: ~Copyable {
     var shapeIndex: [EncodedShape: Int] = [:]
     /// Shape keys flattened, the user's own strings, so the fast path compares identical storage.
     var shapeKeyStrings: [String] = []
+    /// The words of each entry of `shapeKeyStrings`, the retain-free fast path of `writeKey`.
+    var shapeKeyBits: [StringBits] = []
     var shapeKeyStart: [Int] = []
+    var shapeKeyCount: [Int] = []
 
     // MARK: Objects
     var identity = IdentityTable()
@@ -119,9 +122,11 @@ struct EncodingState: ~Copyable {
             let shape = container.candidateShape
             let position = container.position
             let start = shapeKeyStart[shape]
-            if position < shapes[shape].keyIDs.count && shapeKeyStrings[start + position] == key {
-                container.position = position + 1
-                return
+            if position < shapeKeyCount[shape] {
+                if shapeKeyBits[start + position] == StringBits(key) || shapeKeyStrings[start + position] == key {
+                    container.position = position + 1
+                    return
+                }
             }
         }
         try writeKeySlow(key)
@@ -190,7 +195,7 @@ struct EncodingState: ~Copyable {
 
     mutating func endRecord() {
         let shape: Int
-        if container.matching && container.position == shapes[container.candidateShape].keyIDs.count {
+        if container.matching && container.position == shapeKeyCount[container.candidateShape] {
             shape = container.candidateShape
         } else {
             leaveFastPath()
@@ -203,7 +208,11 @@ struct EncodingState: ~Copyable {
                 shapes.append(key)
                 shapeIndex[key] = shape
                 shapeKeyStart.append(shapeKeyStrings.count)
-                for id in key.keyIDs { shapeKeyStrings.append(keys[id]) }
+                shapeKeyCount.append(key.keyIDs.count)
+                for id in key.keyIDs {
+                    shapeKeyStrings.append(keys[id])
+                    shapeKeyBits.append(StringBits(keys[id]))
+                }
             }
             types[container.typeID].lastShape = shape
         }
@@ -266,10 +275,17 @@ struct EncodingState: ~Copyable {
     }
 
     /// Makes room for `count` more objects, so a large array of references grows the tables once.
+    /// Grows geometrically: reserving the exact size for every small array would copy the
+    /// whole table at almost every object of a tree (quadratic; found by the benchmark harness).
     mutating func reserveObjects(_ count: Int) {
-        entries.reserveCapacity(entries.count + count)
-        queue.reserveCapacity(queue.count + count)
-        identity.reserve(entries.count + count)
+        let needed = entries.count + count
+        if needed > entries.capacity {
+            entries.reserveCapacity(max(needed, entries.capacity * 2))
+        }
+        if queue.count + count > queue.capacity {
+            queue.reserveCapacity(max(queue.count + count, queue.capacity * 2))
+        }
+        identity.reserve(needed)
     }
 
     /// Writes a packed array of `count` references (FORMAT.md §6.5).

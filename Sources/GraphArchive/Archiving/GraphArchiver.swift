@@ -185,7 +185,9 @@ public final class GraphArchiver {
 
     /// Completes the archive; after this no more values can be encoded.
     ///
-    /// - Throws: `.compressionFailed` or `.compressionUnavailable` when compressing.
+    /// - Throws: `.compressionUnavailable` or `.invalidValue` for a compression this build cannot
+    ///   write. (Compressing waits for ``encodedData`` or ``write(toFile:)``, so a file receives
+    ///   the compressed bytes without a whole compressed copy in memory.)
     public func finishEncoding() throws {
         guard output == nil else { return }
         guard state.isAtTop else {
@@ -197,15 +199,10 @@ public final class GraphArchiver {
     /// The archive's bytes; available after ``finishEncoding()``.
     public var encodedData: Data {
         get throws {
-            guard let output else {
+            guard let finished = output else {
                 throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()")
             }
-            var data = Data(capacity: output.count)
-            data.append(contentsOf: output.header)
-            for piece in output.payload {
-                piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
-            }
-            return data
+            return try finished.stored().data
         }
     }
 
@@ -215,7 +212,7 @@ public final class GraphArchiver {
             guard let output else {
                 throw GraphArchiveError(.invalidState, "encodedBytes read before finishEncoding()")
             }
-            return output.contiguousBytes()
+            return try output.stored().contiguousBytes()
         }
     }
 
@@ -258,5 +255,17 @@ public final class GraphArchiver {
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()
         try archiver.write(toFile: path)
+    }
+}
+
+extension StoredArchive {
+    /// The archive as one `Data`, in one copy.
+    var data: Data {
+        var data = Data(capacity: count)
+        data.append(contentsOf: header)
+        for piece in payload {
+            piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
+        }
+        return data
     }
 }

@@ -57,7 +57,7 @@ public struct GraphArchiveEncoder: Sendable {
     ///   nesting too deep), whatever the value's `encode(to:)` throws, and ``GraphArchiveError``
     ///   (`.compressionFailed`, `.compressionUnavailable`) when compressing.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        try archive(value).data
+        try archive(value).stored().data
     }
 
     /// Archives `value` and saves it to `path` atomically (see ``AtomicFile``): the file is
@@ -71,17 +71,5 @@ public struct GraphArchiveEncoder: Sendable {
 
     private func archive<T: Encodable>(_ value: T) throws -> ArchiveOutput {
         try CodableEncoder(options: options, userInfo: userInfo).archive(value)
-    }
-}
-
-extension ArchiveOutput {
-    /// The archive as one `Data`.
-    var data: Data {
-        var data = Data(capacity: count)
-        data.append(contentsOf: header)
-        for piece in payload {
-            piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
-        }
-        return data
     }
 }

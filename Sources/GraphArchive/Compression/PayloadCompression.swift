@@ -1,22 +1,105 @@
 // Sources/GraphArchive/Compression/PayloadCompression.swift - compressing and decompressing payloads
 
-/// The one place the engine calls a compressor.
+/// The one place the engine calls a compressor: what this build supports, compressing a
+/// payload on its way out, and decompressing one within the limits a reader sets.
 enum PayloadCompression {
-    /// Whether this build can read and write zstd archives.
-    static var isZstdAvailable: Bool { false }
-
-    static func compress(_ pieces: [OutputChunk], level: Int) throws(GraphArchiveError) -> ByteWriter {
-        throw unavailable()
+    /// Whether this build can read and write zstd archives (the `Zstd` package trait).
+    static var isZstdAvailable: Bool {
+        #if Zstd
+        true
+        #else
+        false
+        #endif
     }
 
-    /// Decompresses `stored` into exactly `payloadLength` bytes.
+    /// A zstd frame header is at most this long (ZSTD_FRAMEHEADERSIZE_MAX, a static-linking-only
+    /// constant): the leading stored bytes ``decompress(payloadLength:storedLength:frameStart:feed:)`` needs.
+    static let frameHeaderMaximumSize = 18
+
+    /// Throws unless this build can write archives with `compression`; called before any work.
+    ///
+    /// - Throws: `.compressionUnavailable` without the `Zstd` trait, `.invalidValue` for a level
+    ///   outside the library's range.
+    static func validate(_ compression: ArchiveCompression) throws(GraphArchiveError) {
+        guard case .zstd(let level) = compression else { return }
+        #if Zstd
+        try ArchiveCompression.checkZstdLevel(level)
+        #else
+        throw unavailable("cannot write zstd-compressed archives")
+        #endif
+    }
+
+    /// Compresses the payload `pieces` into one zstd frame at `level`, handing the frame on in
+    /// pieces, so a file receives it without a whole compressed copy in memory.
+    ///
+    /// - Warning: Do not escape the pointer passed to `emit`.
+    /// - Throws: `.compressionFailed` with zstd's message, `.compressionUnavailable` without the
+    ///   `Zstd` trait, or what `emit` throws.
+    static func compress(
+        _ pieces: [OutputChunk],
+        level: Int,
+        emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
+        #if Zstd
+        let payloadLength = pieces.reduce(0) { $0 + $1.count }
+        var compressor = try ZstdCompressor(
+            level: level, contentSize: payloadLength, workers: Zstd.workerCount(forPayloadLength: payloadLength))
+        for piece in pieces {
+            try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+                try compressor.compress(raw, emit: emit)
+            }
+        }
+        try compressor.finish(emit: emit)
+        #else
+        throw unavailable("cannot write zstd-compressed archives")
+        #endif
+    }
+
+    /// Decompresses a stored zstd frame into exactly `payloadLength` bytes.
+    ///
+    /// Before allocating anything it checks that a frame of `storedLength` bytes can expand to
+    /// `payloadLength` at all, and that the frame header (in `frameStart`: the first
+    /// ``frameHeaderMaximumSize`` stored bytes, or all of them) records that same size if it
+    /// records one; the caller has already checked `payloadLength` against the reader's
+    /// `maximumDecompressedBytes`. The output is then one allocation of `payloadLength` bytes
+    /// that the frame cannot write past.
+    ///
+    /// - Parameter feed: Passes the stored frame, in order and in pieces, to the function it is given.
+    /// - Throws: `.corrupt` when the frame and the header disagree, `.compressionFailed` with
+    ///   zstd's message for a damaged frame, `.compressionUnavailable` without the `Zstd` trait,
+    ///   or what `feed` throws.
     static func decompress(
-        _ stored: UnsafeRawBufferPointer, payloadLength: Int, maximumBytes: Int
+        payloadLength: Int,
+        storedLength: Int,
+        frameStart: [UInt8],
+        feed: ((UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) -> ArchiveBytes {
-        throw unavailable()
+        #if Zstd
+        // A forged header must not make us allocate: refuse sizes no frame of this length has.
+        guard payloadLength <= Zstd.maximumContentSize(storedLength: storedLength) else {
+            throw GraphArchiveError(
+                .corrupt,
+                "header claims \(payloadLength) payload bytes, more than \(storedLength) bytes of zstd frame can hold",
+                offset: 16)
+        }
+        if let recorded = try Zstd.contentSize(frameStart: frameStart), recorded != UInt64(payloadLength) {
+            throw GraphArchiveError(
+                .corrupt, "zstd frame records \(recorded) bytes, but the header's payload length is \(payloadLength)",
+                offset: ArchiveHeader.size)
+        }
+        return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
+            var decompressor = try ZstdDecompressor(outputCount: payloadLength)
+            try feed { (piece) throws(GraphArchiveError) in try decompressor.decompress(piece, into: output) }
+            try decompressor.finish(outputCount: payloadLength)
+            return decompressor.produced
+        }
+        #else
+        throw unavailable("cannot read this zstd-compressed archive")
+        #endif
     }
 
-    static func unavailable() -> GraphArchiveError {
-        GraphArchiveError(.compressionUnavailable, "this build of gridstore has no zstd support (built without the Zstd trait)")
+    static func unavailable(_ action: String) -> GraphArchiveError {
+        GraphArchiveError(
+            .compressionUnavailable, "\(action): this build of gridstore has no zstd support (built without the Zstd trait)")
     }
 }

@@ -64,6 +64,10 @@ public enum AtomicFile {
         if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
             throw GraphArchiveError(.ioError, "cannot save to \(path): it is a directory")
         }
+        // The rename would replace a device, pipe or socket (say /dev/full) with a plain file.
+        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            throw GraphArchiveError(.ioError, "cannot save to \(path): it is not a regular file")
+        }
         // Keep the old file's permissions; a new file gets 0644 less the umask.
         let mode: mode_t = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o644
         let (folder, name) = split(path)
@@ -94,12 +98,7 @@ public enum AtomicFile {
     }
 
     static func write(_ output: ArchiveOutput, to path: String) throws {
-        try write(to: path) { sink in
-            try sink.write(output.header)
-            for piece in output.payload {
-                try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
-            }
-        }
+        try write(to: path) { sink in try output.write(to: &sink) }
     }
 
     private static func fchmodIfNeeded(_ path: String, _ mode: mode_t) {

@@ -14,7 +14,9 @@ struct ArchiveHeader: Equatable {
         let rawValue: UInt16
         /// The payload is one zstd frame (FORMAT.md §3.2).
         static let zstdPayload = Flags(rawValue: 1 << 0)
-        static let knownRequired: Flags = [.zstdPayload]
+        /// The object section is stored column by column (FORMAT.md §5.5); only with `zstdPayload`.
+        static let columnarObjects = Flags(rawValue: 1 << 1)
+        static let knownRequired: Flags = [.zstdPayload, .columnarObjects]
         static let requiredMask: UInt16 = 0x00FF
     }
 
@@ -102,6 +104,16 @@ struct ArchiveHeader: Equatable {
             throw GraphArchiveError(
                 .unsupportedVersion, "archive uses required features this reader does not know (flags 0x\(String(unknownRequired, radix: 16)))",
                 offset: start + 10)
+        }
+        if header.flags.contains(.columnarObjects) && !header.flags.contains(.zstdPayload) {
+            throw GraphArchiveError(.corrupt, "columnar object section without a zstd payload (FORMAT.md §3.1)", offset: start + 10)
+        }
+        // Every object record and every counted reference takes at least one payload byte; this
+        // also keeps forged counts within `Int` wherever they are converted.
+        guard header.objectCount <= header.payloadLength, header.referenceCount <= header.payloadLength else {
+            throw GraphArchiveError(
+                .corrupt, "header claims \(header.objectCount) objects and \(header.referenceCount) references, more than the payload can hold",
+                offset: start + 32)
         }
         if !header.flags.contains(.zstdPayload) && header.payloadLength != header.storedLength {
             throw GraphArchiveError(.corrupt, "uncompressed archive has different stored and payload lengths", offset: start + 16)

@@ -42,7 +42,10 @@ struct ArchiveTables {
             tables.typeNames.append(try readName(&reader, options: options))
         }
         let shapeCount = try boundedCount(&reader, what: "shapes")
-        for _ in 0..<shapeCount {
+        // For each key, the last shape that listed it: finds a repeated key in one pass, where a
+        // search of the shape's keys so far took quadratic time on a hostile shape of many keys.
+        var lastShapeOfKey = [Int](repeating: -1, count: keyCount)
+        for shapeIndex in 0..<shapeCount {
             let shapeOffset = reader.offset
             let type = try reader.readCount()
             guard type < typeCount else {
@@ -52,7 +55,6 @@ struct ArchiveTables {
             tables.shapeType.append(type)
             tables.shapeKeyStart.append(tables.shapeKeyIDs.count)
             tables.shapeKeyCount.append(count)
-            let first = tables.shapeKeyIDs.count
             for _ in 0..<count {
                 let keyOffset = reader.offset
                 let key = try reader.readCount()
@@ -60,9 +62,10 @@ struct ArchiveTables {
                     throw GraphArchiveError(.corrupt, "shape refers to key \(key), but the archive has \(keyCount)", offset: keyOffset)
                 }
                 // A repeated key would make keyed lookup ambiguous.
-                guard !tables.shapeKeyIDs[first...].contains(key) else {
+                guard lastShapeOfKey[key] != shapeIndex else {
                     throw GraphArchiveError(.corrupt, "shape lists key \"\(tables.keys[key])\" twice", offset: keyOffset)
                 }
+                lastShapeOfKey[key] = shapeIndex
                 tables.shapeKeyIDs.append(key)
                 tables.shapeKeys.append(tables.keys[key])
             }

@@ -14,8 +14,13 @@ public struct ArchiveInfo: Sendable, Hashable {
     public var compression: ArchiveCompression?
     /// `compression` as text: "none" or "zstd" (the level is not recorded in the archive).
     public var compressionName: String
+    /// Whether the payload is stored compressed.
+    public var isCompressed: Bool
     /// Size of the archive (header plus stored payload).
     public var archiveBytes: Int
+    /// Size of the payload as stored after the 64-byte header: the compressed size of a
+    /// compressed archive, ``payloadBytes`` otherwise.
+    public var storedPayloadBytes: Int
     /// Size of the payload once decompressed.
     public var payloadBytes: Int
     /// Distinct objects in the object table.
@@ -38,7 +43,9 @@ public struct ArchiveInfo: Sendable, Hashable {
         let zstd = header.flags.contains(.zstdPayload)
         compression = zstd ? nil : ArchiveCompression.none
         compressionName = zstd ? "zstd" : "none"
+        isCompressed = zstd
         self.archiveBytes = archiveBytes
+        storedPayloadBytes = Int(header.storedLength)
         payloadBytes = Int(header.payloadLength)
         objectCount = Int(header.objectCount)
         referenceCount = Int(header.referenceCount)
@@ -53,16 +60,15 @@ extension GraphUnarchiver {
     /// Reads what archive `data` holds: header, tables and top-level entries, after verifying the
     /// checksum. Creates no object and needs no registry.
     public static func archiveInfo(from data: Data, options: Options = Options()) throws -> ArchiveInfo {
-        try archiveInfo(bytes: ArchiveBytes(copying: data), options: options)
+        try archiveInfo(loaded: LoadedArchive.load(ArchiveBytes(copying: data), options: options), options: options)
     }
 
     /// Reads what the archive at `path` holds; see ``archiveInfo(from:options:)``.
     public static func archiveInfo(fromFile path: String, options: Options = Options()) throws -> ArchiveInfo {
-        try archiveInfo(bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), options: options)
+        try archiveInfo(loaded: LoadedArchive.load(file: path, options: options), options: options)
     }
 
-    static func archiveInfo(bytes: ArchiveBytes, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
-        let loaded = try LoadedArchive.load(bytes, options: options)
+    static func archiveInfo(loaded: LoadedArchive, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
         var info = ArchiveInfo(header: loaded.header, tables: tables, archiveBytes: loaded.archiveBytes)
@@ -94,17 +100,17 @@ extension GraphUnarchiver {
     ///
     /// - Throws: the first problem found, with its byte offset.
     public static func verify(_ data: Data, options: Options = Options()) throws -> ArchiveInfo {
-        try verify(bytes: ArchiveBytes(copying: data), options: options)
+        try verify(loaded: LoadedArchive.load(ArchiveBytes(copying: data), options: options), options: options)
     }
 
     /// Checks the archive at `path`; see ``verify(_:options:)``.
     public static func verify(file path: String, options: Options = Options()) throws -> ArchiveInfo {
-        try verify(bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), options: options)
+        try verify(loaded: LoadedArchive.load(file: path, options: options), options: options)
     }
 
-    static func verify(bytes: ArchiveBytes, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
-        let info = try archiveInfo(bytes: bytes, options: options)
-        let loaded = try LoadedArchive.load(bytes, options: options)
+    /// Loads (and decompresses) once for both the info and the full check.
+    static func verify(loaded: LoadedArchive, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
+        let info = try archiveInfo(loaded: loaded, options: options)
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
         let objectCount = Int(loaded.header.objectCount)

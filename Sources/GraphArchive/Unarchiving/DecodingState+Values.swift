@@ -154,9 +154,12 @@ extension DecodingState {
         guard index < objects.count else {
             throw unresolvedCycle(index, T.self, offset)
         }
+        // Exact class match first, from the class table: no read of the object's header, and no
+        // generic `as? T`, which looks up Optional<T> metadata per call.
+        if index < objectClasses.count && objectClasses[index] == ObjectIdentifier(T.self) {
+            return unsafeDowncast(objects[index], to: T.self)
+        }
         let object = objects[index]
-        // Exact class match first: a generic `as? T` looks up Optional<T> metadata per call.
-        if ObjectIdentifier(type(of: object)) == ObjectIdentifier(T.self) { return unsafeDowncast(object, to: T.self) }
         if let typed = object as? T { return typed }
         throw GraphArchiveError(
             .typeMismatch, "expected \(T.self), found object #\(index) of type \(type(of: object))", offset: offset,

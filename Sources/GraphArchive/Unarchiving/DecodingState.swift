@@ -30,11 +30,19 @@ struct DecodingState {
     let options: GraphUnarchiver.Options
     let objectCount: Int
     var objects: ContiguousArray<AnyObject> = []
+    /// The class of each object in `objects`, so a typed lookup need not read the object itself
+    /// (on a large graph that read is a cache miss per reference).
+    var objectClasses: ContiguousArray<ObjectIdentifier> = []
     var container = DecodingContainer(kind: .top)
     var stack: ContiguousArray<DecodingContainer> = []
     /// Top-level key → offset of its value.
     var topValues: [String: Int] = [:]
     var currentTopKey: String?
+    /// Words of the key last matched at each shape position (see `StringBits`): after one
+    /// `==` match, a caller's literal key matches by identity from then on.
+    var shapeKeyBits: [StringBits]
+    /// The strings `shapeKeyBits` were taken from, kept alive.
+    var matchKeys: [String]
     /// Value types checked to match their archived names, by type id.
     var verifiedValueTypes: [ObjectIdentifier?]
 
@@ -46,6 +54,8 @@ struct DecodingState {
         self.scanner = ValueScanner(
             shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
         self.verifiedValueTypes = Array(repeating: nil, count: tables.typeNames.count)
+        self.shapeKeyBits = tables.shapeKeys.map(StringBits.init)
+        self.matchKeys = tables.shapeKeys
     }
 
     // MARK: - Locating keys
@@ -55,10 +65,21 @@ struct DecodingState {
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         if container.kind == .record {
             let position = container.position
-            if position < container.keyCount && tables.shapeKeys[container.keyStart + position] == key {
-                reader.offset = container.cursor
-                container.current = position
-                return true
+            if position < container.keyCount {
+                let slot = container.keyStart + position
+                if shapeKeyBits[slot] == StringBits(key) {
+                    reader.offset = container.cursor
+                    container.current = position
+                    return true
+                }
+                if matchKeys[slot] == key {
+                    // Hold the caller's string so its storage, and so its words, stay unique.
+                    matchKeys[slot] = key
+                    shapeKeyBits[slot] = StringBits(key)
+                    reader.offset = container.cursor
+                    container.current = position
+                    return true
+                }
             }
         }
         return try locateSlow(key)
@@ -180,6 +201,15 @@ struct DecodingState {
                 if level.current >= 0 { path.append(tables.shapeKeys[level.keyStart + level.current]) }
             }
         }
+        return path
+    }
+
+    /// The key path of one value of a record, e.g. `["Node#12", "parent"]`.
+    func recordPath(shape: Int, objectIndex: Int, key: Int) -> [String] {
+        guard shape < tables.shapeType.count else { return [] }
+        let type = tables.typeNames[tables.shapeType[shape]]
+        var path = [objectIndex >= 0 ? "\(type)#\(objectIndex)" : type]
+        if key >= 0 && key < tables.shapeKeyCount[shape] { path.append(tables.shapeKeys[tables.shapeKeyStart[shape] + key]) }
         return path
     }
 

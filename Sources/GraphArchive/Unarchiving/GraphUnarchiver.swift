@@ -76,14 +76,16 @@ public final class GraphUnarchiver {
 
     /// Opens the archive at `path`.
     public convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options = Options()) throws {
-        try self.init(
-            bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), registry: registry, options: options)
+        try self.init(loaded: LoadedArchive.load(file: path, options: options), registry: registry, options: options)
     }
 
-    init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
+    convenience init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
+        try self.init(loaded: LoadedArchive.load(bytes, options: options), registry: registry, options: options)
+    }
+
+    init(loaded: LoadedArchive, registry: GraphTypeRegistry, options: Options) throws {
         self.options = options
-        self.bytes = bytes
-        let loaded = try LoadedArchive.load(bytes, options: options)
+        self.bytes = loaded.payload
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
         let header = loaded.header
@@ -139,16 +141,18 @@ public final class GraphUnarchiver {
             let object = try type.init(from: self)
             try state.endRecord()
             state.objects.append(object)
+            state.objectClasses.append(ObjectIdentifier(type))
         }
         isConstructing = false
+        // Checked before the deferred assignments, which move the reader back to the values they read.
+        endOfObjects = state.reader.offset
+        guard state.reader.isAtEnd else {
+            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
+        }
         if !deferred.isEmpty {
             let work = deferred
             deferred = []
             for assignment in work { try assignment() }
-        }
-        endOfObjects = state.reader.offset
-        guard state.reader.isAtEnd else {
-            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
         }
     }
 
@@ -233,7 +237,8 @@ public final class GraphUnarchiver {
             return
         }
         let offset = state.reader.offset
-        let path = state.keyPath()
+        // Where the value sits, kept as three numbers: the key path is built only for an error.
+        let place = (shape: state.container.shape, object: state.container.objectIndex, key: state.container.current)
         try state.scanner.skipValue(&state.reader, depth: state.stack.count)
         state.finishValue()
         deferred.append { [unowned self] in
@@ -242,7 +247,7 @@ public final class GraphUnarchiver {
             do {
                 value = try T._decodeGraphValue(from: self)
             } catch var error as GraphArchiveError {
-                error.keyPath = path
+                error.keyPath = self.state.recordPath(shape: place.shape, objectIndex: place.object, key: place.key)
                 throw error
             }
             try assign(value)

@@ -11,30 +11,122 @@ struct LoadedArchive {
     /// Checks `bytes` and returns its uncompressed payload.
     ///
     /// - Throws: `.badMagic`, `.truncated`, `.trailingGarbage`, `.headerChecksumMismatch`,
-    ///   `.checksumMismatch`, `.unsupportedVersion`, `.limitExceeded`, `.compressionUnavailable`,
-    ///   `.compressionFailed`.
+    ///   `.checksumMismatch`, `.unsupportedVersion`, `.limitExceeded`, `.corrupt`,
+    ///   `.compressionUnavailable`, `.compressionFailed`.
     static func load(_ bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> LoadedArchive {
+        // Files are checked before they are read; bytes handed over in memory obey the same limit.
+        guard bytes.count <= options.maximumArchiveBytes else {
+            throw GraphArchiveError(
+                .limitExceeded, "archive of \(bytes.count) bytes exceeds maximumArchiveBytes (\(options.maximumArchiveBytes))")
+        }
         var reader = bytes.reader()
         let header = try ArchiveHeader.decode(from: &reader)
         let payloadStart = reader.offset
-        // The header says how long the payload is: less is a cut-off file, more is appended junk.
-        guard header.storedLength <= UInt64(reader.remaining) else {
-            throw GraphArchiveError(
-                .truncated, "archive is truncated: header promises \(header.storedLength) payload bytes, file has \(reader.remaining)",
-                offset: bytes.count)
+        let storedRange = payloadStart..<bytes.count
+        try checkStoredPayload(header, available: storedRange.count, payloadStart: payloadStart, options: options) {
+            bytes.withUnsafeBytes(storedRange) { XXH64.hash($0) }
         }
-        guard header.storedLength == UInt64(reader.remaining) else {
+        guard header.flags.contains(.zstdPayload) else {
+            return LoadedArchive(header: header, archiveBytes: bytes.count, payload: bytes, payloadRange: storedRange)
+        }
+        let payload = try PayloadCompression.decompress(
+            payloadLength: Int(header.payloadLength), storedLength: storedRange.count,
+            frameStart: bytes.copyBytes(payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count))
+        ) { (decompress) throws(GraphArchiveError) in
+            // All in one piece: zstd then decodes the frame straight into the output in one pass.
+            try bytes.withUnsafeBytes(storedRange, decompress)
+        }
+        return try decompressed(payload, header: header, archiveBytes: bytes.count, options: options)
+    }
+
+    /// Checks the archive file at `path` and returns its uncompressed payload, with the same
+    /// checks and errors as ``load(_:options:)``.
+    ///
+    /// An uncompressed archive is read whole, as it is then used whole. A compressed one is
+    /// decompressed from the file through a small buffer, so the whole compressed copy is never
+    /// in memory next to the payload: one pass verifies the checksum (no unverified byte
+    /// reaches zstd), a second decompresses.
+    ///
+    /// - Throws: what ``load(_:options:)`` throws, plus `.fileNotFound` and `.ioError`.
+    static func load(file path: String, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> LoadedArchive {
+        let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
+        guard file.size > ArchiveHeader.size else { return try load(file.readAll(), options: options) }
+        let headerBytes = try ArchiveBytes(count: ArchiveHeader.size) { (buffer) throws(GraphArchiveError) -> Int in
+            try file.read(into: buffer, at: 0)
+        }
+        var reader = headerBytes.reader()
+        let header = try ArchiveHeader.decode(from: &reader)
+        guard header.flags.contains(.zstdPayload) else { return try load(file.readAll(), options: options) }
+
+        let storedRange = ArchiveHeader.size..<file.size
+        var frameStart: [UInt8] = []
+        try checkStoredPayload(header, available: storedRange.count, payloadStart: storedRange.lowerBound, options: options) {
+            () throws(GraphArchiveError) -> UInt64 in
+            var checksum = XXH64()
+            try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
+                checksum.update(piece)
+                if frameStart.count < PayloadCompression.frameHeaderMaximumSize {
+                    frameStart.append(contentsOf: piece.prefix(PayloadCompression.frameHeaderMaximumSize - frameStart.count))
+                }
+            }
+            return checksum.finalize()
+        }
+        // The second pass hashes again: a file changed in place between the passes is caught.
+        var checksum = XXH64()
+        let payload = try PayloadCompression.decompress(
+            payloadLength: Int(header.payloadLength), storedLength: storedRange.count, frameStart: frameStart
+        ) { (decompress) throws(GraphArchiveError) in
+            try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
+                checksum.update(piece)
+                try decompress(piece)
+            }
+        }
+        guard checksum.finalize() == header.payloadChecksum else {
+            throw GraphArchiveError(.ioError, "\(path) changed while it was being read")
+        }
+        return try decompressed(payload, header: header, archiveBytes: file.size, options: options)
+    }
+
+    /// A decompressed payload made ready to scan: a columnar object section (FORMAT.md §5.5) is
+    /// rebuilt row-wise here, the one place every reader (objects, info, verify) passes through.
+    ///
+    /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:options:)``.
+    private static func decompressed(
+        _ payload: ArchiveBytes, header: ArchiveHeader, archiveBytes: Int, options: GraphUnarchiver.Options
+    ) throws(GraphArchiveError) -> LoadedArchive {
+        let rows = header.flags.contains(.columnarObjects)
+            ? try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options) : payload
+        return LoadedArchive(header: header, archiveBytes: archiveBytes, payload: rows, payloadRange: 0..<rows.count)
+    }
+
+    /// The checks of FORMAT.md §3 that follow the header, in its order: exactly `storedLength`
+    /// bytes follow the header, their checksum matches, and the payload length is within the limit.
+    ///
+    /// - Parameter checksum: Computes the XXH64 of the stored payload.
+    private static func checkStoredPayload(
+        _ header: ArchiveHeader,
+        available: Int,
+        payloadStart: Int,
+        options: GraphUnarchiver.Options,
+        checksum: () throws(GraphArchiveError) -> UInt64
+    ) throws(GraphArchiveError) {
+        // The header says how long the payload is: less is a cut-off file, more is appended junk.
+        guard header.storedLength <= UInt64(available) else {
             throw GraphArchiveError(
-                .trailingGarbage, "\(UInt64(reader.remaining) - header.storedLength) unexpected bytes after the archive",
+                .truncated, "archive is truncated: header promises \(header.storedLength) payload bytes, file has \(available)",
+                offset: payloadStart + available)
+        }
+        guard header.storedLength == UInt64(available) else {
+            throw GraphArchiveError(
+                .trailingGarbage, "\(UInt64(available) - header.storedLength) unexpected bytes after the archive",
                 offset: payloadStart + Int(header.storedLength))
         }
-        let storedRange = payloadStart..<bytes.count
         // Checksum before anything else reads the payload: damaged bytes never reach the decoder.
-        let checksum = bytes.withUnsafeBytes(storedRange) { XXH64.hash($0) }
-        guard checksum == header.payloadChecksum else {
+        let actual = try checksum()
+        guard actual == header.payloadChecksum else {
             throw GraphArchiveError(
                 .checksumMismatch,
-                "archive is damaged: payload checksum is \(hex(checksum)), header expects \(hex(header.payloadChecksum))",
+                "archive is damaged: payload checksum is \(hex(actual)), header expects \(hex(header.payloadChecksum))",
                 offset: payloadStart)
         }
         guard header.payloadLength <= UInt64(options.maximumDecompressedBytes) else {
@@ -43,14 +135,6 @@ struct LoadedArchive {
                 "payload of \(header.payloadLength) bytes exceeds maximumDecompressedBytes (\(options.maximumDecompressedBytes))",
                 offset: 16)
         }
-        guard header.flags.contains(.zstdPayload) else {
-            return LoadedArchive(header: header, archiveBytes: bytes.count, payload: bytes, payloadRange: storedRange)
-        }
-        let payload = try bytes.withUnsafeBytes(storedRange) { (stored) throws(GraphArchiveError) -> ArchiveBytes in
-            try PayloadCompression.decompress(
-                stored, payloadLength: Int(header.payloadLength), maximumBytes: options.maximumDecompressedBytes)
-        }
-        return LoadedArchive(header: header, archiveBytes: bytes.count, payload: payload, payloadRange: 0..<payload.count)
     }
 }
 

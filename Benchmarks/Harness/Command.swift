@@ -1,0 +1,171 @@
+// Benchmarks/Harness/Command.swift - the command line: flags into settings, no outside parser
+
+import Foundation
+import GraphArchive
+
+/// What the harness was asked to do.
+enum Command: Equatable {
+    case help
+    case run(Settings)
+    /// Internal: run one case once in this (child) process and print its peak memory.
+    case probe(Settings, caseIdentifier: String, inputPath: String)
+}
+
+/// Everything a run depends on.
+struct Settings: Equatable, Sendable {
+    /// Records per graph: grid-state slots, chain links, tree nodes.
+    var count = 1_000_000
+    /// Share of grid-state slots that repeat an earlier record.
+    var sharedFraction = 0.25
+    var repetitions = 3
+    var warmups = 1
+    /// Workload names and case groups to run; empty: all of them.
+    var only: [String] = []
+    var compressions: [ArchiveCompression] = [.none, .zstd]
+    /// Also run gridstore at N = 10k, 100k, 1M, 10M to show how cost grows.
+    var sweep = false
+    var jsonPath: String?
+    /// Seconds a slow peer may take per operation (warm-up and repetitions); above it the peer
+    /// runs at a smaller N and its times are scaled linearly.
+    var peerBudget = 8.0
+    var seed: UInt64 = 1
+}
+
+struct UsageError: Error, Equatable {
+    var message: String
+}
+
+enum CommandLineSyntax {
+    static let groups = ["gridstore", "nskeyed", "json", "plist", "floors", "memory"]
+
+    static let help = """
+        Benchmarks: gridstore against NSKeyedArchiver, JSON and property lists, and against floors.
+
+        Usage: swift run -c release Benchmarks [options] [NAME...]
+
+        Options:
+          --n N              records per graph (slots, links, nodes); 20000, 20k, 1M (default 1M)
+          --shared F         share of grid-state slots that repeat a record, 0 <= F < 1 (default 0.25)
+          --reps R           timed repetitions after one warm-up; medians, min and max (default 3)
+          --only NAME...     run only these workloads and/or groups (same as positional NAMEs)
+                               workloads: \(Workloads.names.joined(separator: ", "))
+                               groups:    \(groups.joined(separator: ", "))
+          --compress LIST    gridstore compressions, comma-separated: none, zstd, zstd:LEVEL
+                             (default none,zstd = zstd level 3)
+          --budget SECONDS   time a slow peer may take per operation before it runs at a
+                             smaller N, scaled linearly (default 8)
+          --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
+          --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
+          --seed S           generator seed (default 1)
+          -h, --help         show this help
+
+        Exit status: 0 all cases passed their checks, 1 a case failed, 64 bad usage.
+        """
+
+    /// Reads the arguments (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        var settings = Settings()
+        var probe: String?
+        var probeInput = ""
+        var index = 0
+        func value(of flag: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                throw UsageError(message: "\(flag) needs a value")
+            }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help":
+                return .help
+            case "--n":
+                settings.count = try count(try value(of: argument), flag: argument, minimum: 1)
+            case "--shared":
+                let text = try value(of: argument)
+                guard let fraction = Double(text), fraction >= 0, fraction < 1 else {
+                    throw UsageError(message: "--shared needs a fraction in [0, 1), not \"\(text)\"")
+                }
+                settings.sharedFraction = fraction
+            case "--reps":
+                settings.repetitions = try count(try value(of: argument), flag: argument, minimum: 1)
+            case "--budget":
+                let text = try value(of: argument)
+                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                    throw UsageError(message: "--budget needs a positive number of seconds, not \"\(text)\"")
+                }
+                settings.peerBudget = seconds
+            case "--compress":
+                settings.compressions = try compressions(try value(of: argument))
+            case "--sweep":
+                settings.sweep = true
+            case "--json":
+                settings.jsonPath = try value(of: argument)
+            case "--seed":
+                let text = try value(of: argument)
+                guard let seed = UInt64(text) else { throw UsageError(message: "--seed needs an unsigned integer") }
+                settings.seed = seed
+            case "--only":
+                let start = index + 1
+                while index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") {
+                    index += 1
+                    settings.only.append(arguments[index])
+                }
+                guard index >= start else { throw UsageError(message: "--only needs at least one name") }
+            case "--probe":
+                probe = try value(of: argument)
+            case "--probe-input":
+                probeInput = try value(of: argument)
+            default:
+                guard !argument.hasPrefix("-") else {
+                    throw UsageError(message: "unknown option \(argument) (see --help)")
+                }
+                settings.only.append(argument)
+            }
+            index += 1
+        }
+        let known = Set(Workloads.names + groups)
+        if let unknown = settings.only.first(where: { !known.contains($0) }) {
+            throw UsageError(
+                message: "unknown name \"\(unknown)\"; workloads: \(Workloads.names.joined(separator: ", ")); "
+                    + "groups: \(groups.joined(separator: ", "))")
+        }
+        if let probe { return .probe(settings, caseIdentifier: probe, inputPath: probeInput) }
+        return .run(settings)
+    }
+
+    /// A positive count, with `_` separators and k/M suffixes allowed: 20000, 20_000, 20k, 1M.
+    static func count(_ text: String, flag: String, minimum: Int) throws(UsageError) -> Int {
+        var digits = text.replacingOccurrences(of: "_", with: "")
+        var multiplier = 1
+        if digits.hasSuffix("k") || digits.hasSuffix("K") {
+            multiplier = 1_000
+            digits.removeLast()
+        } else if digits.hasSuffix("M") || digits.hasSuffix("m") {
+            multiplier = 1_000_000
+            digits.removeLast()
+        }
+        guard let base = Int(digits), case let (value, overflow) = base.multipliedReportingOverflow(by: multiplier),
+            !overflow, value >= minimum
+        else {
+            throw UsageError(message: "\(flag) needs a whole number of at least \(minimum), not \"\(text)\"")
+        }
+        return value
+    }
+
+    /// "none,zstd,zstd:19" into compressions, without repeats, as the engine parses each one.
+    static func compressions(_ list: String) throws(UsageError) -> [ArchiveCompression] {
+        var result: [ArchiveCompression] = []
+        for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let compression: ArchiveCompression
+            do {
+                compression = try ArchiveCompression(parsing: String(item))
+            } catch {
+                throw UsageError(message: "--compress: \(error.message)")
+            }
+            if !result.contains(compression) { result.append(compression) }
+        }
+        return result
+    }
+}

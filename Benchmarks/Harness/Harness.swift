@@ -1,0 +1,52 @@
+// Benchmarks/Harness/Harness.swift - from arguments to exit status
+
+import Foundation
+
+enum Harness {
+    /// Runs the command line `arguments` (without the program name); returns the exit status.
+    static func main(_ arguments: [String]) -> Int32 {
+        let command: Command
+        do {
+            command = try CommandLineSyntax.parse(arguments)
+        } catch {
+            Output.error("\(error.message)\nUsage: swift run -c release Benchmarks [options] [NAME...] (see --help)")
+            return 64
+        }
+        switch command {
+        case .help:
+            Output.write(CommandLineSyntax.help + "\n")
+            return 0
+        case .probe(let settings, let identifier, let inputPath):
+            return MemoryProbe.runChild(settings: settings, identifier: identifier, inputPath: inputPath)
+        case .run(let settings):
+            // Find out now, not after minutes of measuring, that the JSON cannot be written.
+            if let path = settings.jsonPath, !FileManager.default.createFile(atPath: path, contents: Data()) {
+                Output.error("cannot write --json \(path)")
+                return 1
+            }
+            if let available = MachineFacts.availableMemory {
+                let (needed, overflow) = settings.count.multipliedReportingOverflow(by: SizeGrowth.bytesPerRecordNeeded)
+                guard !overflow && needed <= available else {
+                    Output.error(
+                        "--n \(settings.count.grouped) needs about \(overflow ? "too much" : Format.bytes(needed)) of "
+                            + "memory; \(Format.bytes(available)) is available")
+                    return 1
+                }
+            }
+            let report = Runner(settings: settings, arguments: arguments).run()
+            ScratchDirectory.remove()
+            Output.write(TableRenderer.render(report))
+            if let path = settings.jsonPath {
+                do {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    try encoder.encode(report).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    Output.error("cannot write --json \(path): \(error)")
+                    return 1
+                }
+            }
+            return report.failures == 0 ? 0 : 1
+        }
+    }
+}

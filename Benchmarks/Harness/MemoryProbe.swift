@@ -1,0 +1,82 @@
+// Benchmarks/Harness/MemoryProbe.swift - peak memory of one operation, in a child process of its own
+
+import Foundation
+import GraphArchive
+
+/// A process's peak resident size only ever grows, so each operation is measured in a fresh
+/// child: the harness runs itself with `--probe CASE`; the child sets the case up (see
+/// ``MemoryProbeSetup``), resets its peak to its current size (`/proc/self/clear_refs`), runs
+/// the operation once and prints the figures as one JSON line.
+enum MemoryProbe {
+    /// Parent side: runs `probed` in a child with the same settings and reads its figures.
+    static func measure(_ probed: Case, settings: Settings) throws -> MemoryFigures? {
+        guard let setup = probed.memoryProbe else { return nil }
+        let inputPath = ScratchDirectory.path + "/probe-input"
+        try setup.input(probed.records).write(to: URL(fileURLWithPath: inputPath))
+        defer { try? FileManager.default.removeItem(atPath: inputPath) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.arguments = [
+            "--probe", probed.identifier, "--probe-input", inputPath, "--n", String(settings.count),
+            "--shared", String(settings.sharedFraction), "--seed", String(settings.seed),
+            "--compress", settings.compressions.map(\.description).joined(separator: ","),
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read before waiting: a child that fills a pipe would otherwise wait for us forever.
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let complaints = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let line = printed.split(separator: UInt8(ascii: "\n")).last else {
+            let text = String(decoding: complaints.suffix(400), as: UTF8.self)
+            throw VerificationError("probe exited with status \(process.terminationStatus): \(text)")
+        }
+        return try JSONDecoder().decode(MemoryFigures.self, from: Data(line))
+    }
+
+    /// Child side: the `--probe` command. Returns the exit status.
+    static func runChild(settings: Settings, identifier: String, inputPath: String) -> Int32 {
+        do {
+            guard let start = residentBytes() else { throw Unavailable("/proc/self/status has no VmRSS") }
+            let probed = Workloads.all.lazy
+                .filter { identifier.hasPrefix($0.name + "/") }
+                .flatMap { $0.make(settings).cases() }
+                .first { $0.identifier == identifier }
+            guard let probed, let setup = probed.memoryProbe else {
+                throw VerificationError("no memory probe for \(identifier)")
+            }
+            let operation = try setup.prepare(probed.records, inputPath)
+            let baseline = residentBytes() ?? start
+            let peakReset = resetPeak()
+            let result = try operation()
+            guard let peak = peakBytes() else { throw Unavailable("/proc/self/status has no VmHWM") }
+            let figures = MemoryFigures(
+                startBytes: start, baselineBytes: baseline, peakBytes: peak, overBaselineBytes: peak - baseline,
+                peakReset: peakReset)
+            Output.write(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self) + "\n")
+            ScratchDirectory.remove()
+            // End with the result alive: freeing a million-object graph only costs time here.
+            withExtendedLifetime(result) { exit(0) }
+        } catch {
+            Output.error("probe \(identifier): \(error)")
+            ScratchDirectory.remove()
+            return 1
+        }
+    }
+
+    static func residentBytes() -> Int? { ProcFile.bytes("VmRSS", in: "/proc/self/status") }
+    static func peakBytes() -> Int? { ProcFile.bytes("VmHWM", in: "/proc/self/status") }
+
+    /// Sets this process's peak resident size to its current size; false where the kernel
+    /// does not allow it (then the peak also covers setup).
+    static func resetPeak() -> Bool {
+        guard (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil,
+            let resident = residentBytes(), let peak = peakBytes()
+        else { return false }
+        // Pages touched between the two reads may lift the peak a little above the resident size.
+        return peak <= resident + (1 << 20)
+    }
+}

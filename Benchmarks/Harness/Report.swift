@@ -1,0 +1,219 @@
+// Benchmarks/Harness/Report.swift - every figure of a run; also the `--json` document (docs/BENCHMARKS.md)
+
+import Foundation
+
+/// Median, min and max of some timed repetitions, in seconds.
+struct Stats: Codable, Sendable {
+    var median: Double
+    var min: Double
+    var max: Double
+    var samples: [Double]
+
+    init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        let middle = sorted.count / 2
+        median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        min = sorted.first ?? 0
+        max = sorted.last ?? 0
+        self.samples = samples
+    }
+
+    /// The same figures times `factor` (a peer run at a smaller N, scaled linearly).
+    func scaled(by factor: Double) -> Stats {
+        Stats(samples.map { $0 * factor })
+    }
+}
+
+enum Status: String, Codable, Sendable {
+    case ok
+    /// Threw, or produced a wrong result.
+    case failed
+    /// Not in this build (zstd before it lands, or without the Zstd trait).
+    case unavailable
+    /// The subject cannot represent this workload.
+    case notApplicable = "n/a"
+    /// A sweep size left out: not enough memory, or too slow at the growth seen so far.
+    case skipped
+}
+
+/// Peak memory of one operation, run once in a child process of its own.
+struct MemoryFigures: Codable, Sendable {
+    /// Resident bytes of the child before setup.
+    var startBytes: Int
+    /// Resident bytes after setup (graph, archive), just before the operation.
+    var baselineBytes: Int
+    /// Peak resident bytes (VmHWM) while the operation ran.
+    var peakBytes: Int
+    /// `peakBytes - baselineBytes`: what the operation itself needed at its peak.
+    var overBaselineBytes: Int
+    /// Whether the peak was reset to the baseline before the operation (`/proc/self/clear_refs`);
+    /// if not, `peakBytes` also covers setup.
+    var peakReset: Bool
+}
+
+/// One measured row.
+struct CaseResult: Codable, Sendable {
+    var workload: String
+    var subject: String
+    var group: String
+    var role: Role
+    var operation: OperationKind
+    var compression: String
+    var status: Status
+    /// The error or the reason for `status`.
+    var message: String?
+    var note: String?
+    /// N the figures are for.
+    var records: Int
+    /// N actually run; smaller than `records` for a slow peer under the time budget.
+    var measuredRecords: Int
+    /// `records / measuredRecords`: the factor measured times and sizes were scaled by.
+    var scale: Double
+    /// Times at `records` (scaled when `scale` is not 1).
+    var seconds: Stats?
+    /// Times as measured at `measuredRecords`.
+    var measuredSeconds: Stats?
+    /// Archive (or payload) bytes at `records` (scaled like the times).
+    var bytes: Int?
+    var bytesPerRecord: Double?
+    var recordsPerSecond: Double?
+    /// Bytes per second / 10^6, from the median.
+    var megabytesPerSecond: Double?
+    var memory: MemoryFigures?
+    var memoryError: String?
+
+    init(_ measured: Case, records: Int) {
+        workload = measured.workload
+        subject = measured.subject
+        group = measured.group
+        role = measured.role
+        operation = measured.operation
+        compression = measured.compression
+        status = .ok
+        note = measured.note
+        self.records = records
+        measuredRecords = records
+        scale = 1
+    }
+
+    var isScaled: Bool { scale != 1 }
+
+    /// Fills in the figures from samples taken at `measuredRecords`.
+    mutating func record(samples: [Double], measuredRecords: Int, bytes: Int?) {
+        self.measuredRecords = measuredRecords
+        scale = Double(records) / Double(measuredRecords)
+        let measured = Stats(samples)
+        measuredSeconds = measured
+        let seconds = measured.scaled(by: scale)
+        self.seconds = seconds
+        if let bytes {
+            self.bytes = Int((Double(bytes) * scale).rounded())
+            bytesPerRecord = Double(bytes) / Double(measuredRecords)
+            megabytesPerSecond = Double(bytes) / measured.median / 1e6
+        }
+        recordsPerSecond = Double(measuredRecords) / measured.median
+    }
+}
+
+/// gridstore's median against another subject's, for one operation.
+struct Comparison: Codable, Sendable {
+    var workload: String
+    var operation: OperationKind
+    var compression: String
+    /// The other side: a peer ("NSKeyedArchiver") or a floor ("encode floor (traversal + memcpy)").
+    var against: String
+    var againstRole: Role
+    var gridstoreSeconds: Double
+    var otherSeconds: Double
+    /// gridstore / other: below 1 gridstore is faster; for floors, how far above the limit.
+    var ratio: Double
+    /// The other side ran at a smaller N and was scaled.
+    var otherScaledFrom: Int?
+}
+
+/// One issue-5 target, judged on this run.
+struct TargetResult: Codable, Sendable {
+    enum Verdict: String, Codable, Sendable {
+        case met, missed
+        case notMeasured = "not measured"
+    }
+    var id: String
+    var target: String
+    var measured: Double?
+    var limit: Double
+    var verdict: Verdict
+    /// The measured figure in words, or why it was not measured.
+    var detail: String
+}
+
+/// gridstore's time for one operation at one N (the sweep, or the growth probe at N/10).
+struct SweepPoint: Codable, Sendable {
+    var workload: String
+    var operation: OperationKind
+    var records: Int
+    var status: Status
+    var message: String?
+    var seconds: Stats?
+    var nanosecondsPerRecord: Double?
+    var bytes: Int?
+}
+
+extension SweepPoint {
+    init(_ result: CaseResult) {
+        self.init(
+            workload: result.workload, operation: result.operation, records: result.records, status: result.status,
+            message: result.message, seconds: result.seconds,
+            nanosecondsPerRecord: result.seconds.map { $0.median / Double(result.records) * 1e9 }, bytes: result.bytes)
+    }
+}
+
+/// How time grows with N: time ∝ N^exponent between two sizes (1 = linear).
+struct Growth: Codable, Sendable {
+    var workload: String
+    var operation: OperationKind
+    var fromRecords: Int
+    var toRecords: Int
+    var exponent: Double
+}
+
+struct WorkloadReport: Codable, Sendable {
+    var name: String
+    var summary: String
+    var recordName: String
+    var records: Int
+    var results: [CaseResult]
+    var comparisons: [Comparison]
+}
+
+struct MachineFacts: Codable, Sendable {
+    var cpuModel: String
+    var logicalCPUs: Int
+    var memoryBytes: UInt64
+    var operatingSystem: String
+}
+
+/// The whole run: what `--json PATH` writes.
+struct Report: Codable, Sendable {
+    var schemaVersion = 1
+    /// ISO-8601 UTC start time.
+    var date: String
+    var arguments: [String]
+    /// "release" or "debug" (debug figures are meaningless).
+    var build: String
+    var zstdInBuild: Bool
+    var machine: MachineFacts
+    var count: Int
+    var sharedFraction: Double
+    var repetitions: Int
+    var warmups: Int
+    var peerBudgetSeconds: Double
+    var seed: UInt64
+    var compressions: [String]
+    var workloads: [WorkloadReport] = []
+    var sweep: [SweepPoint] = []
+    var growth: [Growth] = []
+    var targets: [TargetResult] = []
+    /// Rows that failed (an error or a wrong result); the exit status is 1 if any did.
+    var failures: Int = 0
+    var totalSeconds: Double = 0
+}

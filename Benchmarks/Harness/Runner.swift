@@ -1,0 +1,191 @@
+// Benchmarks/Harness/Runner.swift - times the cases, scales slow peers, gathers the report
+
+import Foundation
+import GraphArchive
+
+/// Times cases in rounds: every case is set up first, then each round runs every case once
+/// (the first round is the warm-up), each result checked outside the clock.
+///
+/// Round-robin rather than case after case: on a shared machine the load drifts over minutes,
+/// and a ratio (gridstore/floor, gridstore/peer, N against N/10) is only fair if both sides saw
+/// the same load; interleaved, they do.
+struct CaseTimer {
+    var settings: Settings
+    /// Size of the first pilot run that estimates a slow peer's cost, and the least N a peer
+    /// is run at.
+    static let firstPilotCount = 1_000
+    static let minimumCount = 100
+
+    func measure(_ measured: Case) -> CaseResult {
+        measure([measured])[0]
+    }
+
+    func measure(_ cases: [Case], label: String = "") -> [CaseResult] {
+        var results = cases.map { CaseResult($0, records: $0.records) }
+        var trials: [(index: Int, trial: Trial, count: Int)] = []
+        for (index, measured) in cases.enumerated() {
+            if let reason = measured.notApplicable {
+                results[index].status = .notApplicable
+                results[index].message = reason
+                continue
+            }
+            do {
+                let count = try countToRun(measured)
+                trials.append((index, try measured.prepare(count), count))
+            } catch {
+                (results[index].status, results[index].message) = Self.classify(error)
+            }
+        }
+        var samples = [[Double]](repeating: [], count: cases.count)
+        let rounds = settings.warmups + settings.repetitions
+        for round in 0..<rounds {
+            if cases.count > 1 { Output.progress("  \(label)round \(round + 1) of \(rounds)") }
+            for (index, trial, _) in trials where results[index].status == .ok {
+                do {
+                    let elapsed = try time(trial.run)
+                    try trial.check()
+                    if round >= settings.warmups { samples[index].append(elapsed) }
+                } catch {
+                    (results[index].status, results[index].message) = Self.classify(error)
+                }
+            }
+        }
+        for (index, trial, count) in trials where results[index].status == .ok {
+            results[index].record(samples: samples[index], measuredRecords: count, bytes: trial.bytes)
+        }
+        return results
+    }
+
+    /// Unavailable compression is a fact of the build, not a failure.
+    static func classify(_ error: any Error) -> (Status, String) {
+        if let error = error as? GraphArchiveError, error.code == .compressionUnavailable {
+            return (.unavailable, error.message)
+        }
+        if let error = error as? Unavailable { return (.unavailable, error.description) }
+        return (.failed, "\(error)")
+    }
+
+    /// N for everything but slow peers. For those: the largest round N whose warm-up and
+    /// repetitions fit the budget, extrapolated linearly from pilot runs (each checked) that
+    /// grow tenfold while the estimate says N could grow more than tenfold.
+    func countToRun(_ measured: Case) throws -> Int {
+        let cap = min(measured.records, measured.maximumCount ?? measured.records)
+        guard measured.scalesDown else { return cap }
+        let runs = Double(settings.warmups + settings.repetitions)
+        var pilotCount = min(cap, Self.firstPilotCount)
+        while true {
+            let pilot = try measured.prepare(pilotCount)
+            let seconds = try time {
+                try pilot.run()
+                try pilot.check()
+            }
+            let affordable = settings.peerBudget / runs / seconds * Double(pilotCount)
+            let count = affordable >= Double(cap) ? cap : max(Self.minimumCount, Self.roundDown(Int(affordable)))
+            if pilotCount == cap || count <= pilotCount * 10 { return min(count, cap) }
+            pilotCount = min(cap, pilotCount * 10)
+        }
+    }
+
+    /// The largest 1, 2 or 5 times a power of ten not above `value` (at least 1).
+    static func roundDown(_ value: Int) -> Int {
+        var power = 1
+        while power <= value / 10 { power *= 10 }
+        for step in [5, 2, 1] where step * power <= value { return step * power }
+        return max(1, power)
+    }
+
+    func time(_ body: () throws -> Void) throws -> Double {
+        let start = ContinuousClock.now
+        try body()
+        return start.duration(to: .now).seconds
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}
+
+/// Runs the selected workloads and puts every figure into a ``Report``.
+struct Runner {
+    var settings: Settings
+    var arguments: [String]
+
+    /// Groups named by `--only`; empty: every group.
+    private var groups: Set<String> {
+        Set(settings.only).intersection(CommandLineSyntax.groups)
+    }
+
+    private func includes(_ group: String) -> Bool {
+        groups.isEmpty || groups.contains(group)
+    }
+
+    func run() -> Report {
+        let start = ContinuousClock.now
+        var report = Report(settings: settings, arguments: arguments)
+        let timer = CaseTimer(settings: settings)
+        for entry in Workloads.selected(by: settings) {
+            let workload = entry.make(settings)
+            Output.progress("\(workload.name): \(workload.summary)")
+            let cases = workload.cases().filter { includes($0.group) }
+            // The growth probe (N/10) runs in the same rounds as the rows at N.
+            let probeCases = !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
+            let measured = timer.measure(cases + probeCases, label: "\(workload.name): ")
+            var results = Array(measured.prefix(cases.count))
+            report.sweep += measured.dropFirst(cases.count).map(SweepPoint.init)
+            for result in measured { Output.progress(TableRenderer.progressLine(result)) }
+            let probes = cases.indices.filter { cases[$0].memoryProbe != nil && results[$0].status == .ok }
+            if includes("memory") {
+                for index in probes {
+                    let probed = cases[index]
+                    do {
+                        results[index].memory = try MemoryProbe.measure(probed, settings: settings)
+                        Output.progress(TableRenderer.memoryLine(results[index]))
+                    } catch {
+                        results[index].memoryError = "\(error)"
+                        Output.progress("  memory \(probed.identifier): \(error)")
+                    }
+                }
+            }
+            report.workloads.append(
+                WorkloadReport(
+                    name: workload.name, summary: workload.summary, recordName: workload.recordName,
+                    records: workload.recordCount, results: results, comparisons: Comparisons.make(results)))
+        }
+        if settings.sweep && includes("gridstore") {
+            report.sweep = SizeGrowth(settings: settings).sweep()
+        }
+        report.growth = SizeGrowth.exponents(report.sweep, reported: report.workloads)
+        report.targets = Targets.judge(report, settings: settings)
+        report.failures = report.workloads.flatMap(\.results).count { $0.status == .failed }
+            + report.sweep.count { $0.status == .failed }
+        report.totalSeconds = start.duration(to: .now).seconds
+        return report
+    }
+}
+
+extension Report {
+    init(settings: Settings, arguments: [String]) {
+        #if DEBUG
+        build = "debug"
+        #else
+        build = "release"
+        #endif
+        #if Zstd
+        zstdInBuild = true
+        #else
+        zstdInBuild = false
+        #endif
+        date = ISO8601DateFormatter().string(from: Date())
+        self.arguments = arguments
+        machine = MachineFacts.current
+        count = settings.count
+        sharedFraction = settings.sharedFraction
+        repetitions = settings.repetitions
+        warmups = settings.warmups
+        peerBudgetSeconds = settings.peerBudget
+        seed = settings.seed
+        compressions = settings.compressions.map(\.description)
+    }
+}

@@ -1,0 +1,64 @@
+// Sources/GraphArchive/Compression/Zstd.swift - facts about the linked libzstd, and its one error conversion
+
+#if Zstd
+import CZstd
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The linked libzstd: its level range, its worker threads, and the conversion of its error codes.
+enum Zstd {
+    /// The one conversion of a zstd result into the public error: a zstd error code becomes
+    /// `.compressionFailed` carrying zstd's own message; any other value is returned as is.
+    static func check(_ result: Int) throws(GraphArchiveError) -> Int {
+        guard ZSTD_isError(result) != 0 else { return result }
+        throw GraphArchiveError(.compressionFailed, "zstd: \(String(cString: ZSTD_getErrorName(result)))")
+    }
+
+    /// The levels the library accepts: negative levels are its fast modes, 0 means its default.
+    static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel())...Int(ZSTD_maxCLevel()) }
+
+    /// Below this payload size one thread is faster: zstd hands each worker jobs of a few MiB,
+    /// so a smaller payload is one job and the workers only add their start-up cost.
+    static let workerThreshold = 8 << 20
+
+    /// How many worker threads to compress `payloadLength` bytes with: one per online core for
+    /// large payloads, as far as the library allows; 0 (compress on the calling thread) for small
+    /// payloads, one core, or a library built without threads (its bounds query says so).
+    static func workerCount(forPayloadLength payloadLength: Int) -> Int {
+        guard payloadLength >= workerThreshold else { return 0 }
+        let bounds = ZSTD_cParam_getBounds(ZSTD_c_nbWorkers)
+        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        guard ZSTD_isError(bounds.error) == 0, bounds.upperBound >= 1, cores >= 2 else { return 0 }
+        return min(cores, Int(bounds.upperBound))
+    }
+
+    /// The most a zstd frame can expand: every block takes at least 4 stored bytes (a 3-byte
+    /// header and one byte, the run-length block) and regenerates at most ZSTD_BLOCKSIZE_MAX
+    /// (128 KiB). A payload length beyond this for the stored length cannot be a real frame.
+    static func maximumContentSize(storedLength: Int) -> Int {
+        let blocks = storedLength / 4 + 1
+        let (bound, overflow) = blocks.multipliedReportingOverflow(by: Int(ZSTD_BLOCKSIZE_MAX))
+        return overflow ? Int.max : bound
+    }
+
+    /// The content size recorded in the frame header at the start of `frameStart`, nil if the
+    /// frame does not record it.
+    ///
+    /// - Throws: `.corrupt` if `frameStart` does not begin with a zstd frame header.
+    static func contentSize(frameStart: [UInt8]) throws(GraphArchiveError) -> UInt64? {
+        let size = frameStart.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
+        if size == ZSTD_CONTENTSIZE_UNKNOWN { return nil }
+        guard size != ZSTD_CONTENTSIZE_ERROR else {
+            throw GraphArchiveError(
+                .corrupt, "compressed payload does not start with a zstd frame header", offset: ArchiveHeader.size)
+        }
+        return size
+    }
+}
+#endif

@@ -1,0 +1,29 @@
+// Sources/GraphArchive/Internals/ArchiveBytes+Output.swift - a finished archive as input bytes, in one copy
+
+extension ArchiveBytes {
+    /// The bytes of a finished archive (header, then every payload piece) in one allocation:
+    /// one copy, where `ArchiveBytes(copying: output.contiguousBytes())` makes two. Used to
+    /// read an archive that was just assembled in memory (keyed archives are transcoded, then
+    /// decoded).
+    convenience init(joining output: StoredArchive) {
+        let count = output.count
+        self.init(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+            var offset = 0
+            output.header.withUnsafeBytes { header in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + header.count)]).copyMemory(
+                    from: header
+                )
+                offset += header.count
+            }
+            for piece in output.payload {
+                piece.withUnsafeBytes { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(
+                        from: bytes
+                    )
+                    offset += bytes.count
+                }
+            }
+            return offset
+        }
+    }
+}

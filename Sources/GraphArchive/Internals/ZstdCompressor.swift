@@ -1,0 +1,85 @@
+// Sources/GraphArchive/Internals/ZstdCompressor.swift - a zstd compression context writing one frame
+
+#if Zstd
+import CZstd
+
+/// A zstd compression context that writes one frame, fed in pieces; freed when the value ends.
+///
+/// Noncopyable, so the context has one owner and is freed exactly once. The frame records its
+/// content size and ends with zstd's content checksum, so a reader can check the size before
+/// allocating and zstd itself catches damage the archive checksum did not.
+struct ZstdCompressor: ~Copyable {
+    private let context: OpaquePointer
+    /// Compressed bytes collect here before they are handed on (zstd's recommended size).
+    private let scratch: UnsafeMutableRawBufferPointer
+
+    /// - Parameters:
+    ///   - level: A level within ``Zstd/levels``.
+    ///   - contentSize: Exactly how many bytes will be fed; zstd records it and fails otherwise.
+    ///   - workers: Worker threads to ask for; if the library refuses, it compresses on the calling thread.
+    /// - Throws: `.compressionFailed` with zstd's message.
+    init(level: Int, contentSize: Int, workers: Int) throws(GraphArchiveError) {
+        guard let context = ZSTD_createCCtx() else {
+            throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a compression context")
+        }
+        do {
+            _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
+            _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
+            _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1))
+            _ = try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(contentSize)))
+        } catch {
+            ZSTD_freeCCtx(context)
+            throw error
+        }
+        if workers > 0 {
+            // A library built without threads refuses; it then compresses on this thread.
+            _ = ZSTD_CCtx_setParameter(context, ZSTD_c_nbWorkers, Int32(workers))
+        }
+        self.context = context
+        scratch = .allocate(byteCount: ZSTD_CStreamOutSize(), alignment: 16)
+    }
+
+    deinit {
+        ZSTD_freeCCtx(context)
+        scratch.deallocate()
+    }
+
+    /// Compresses `input`, the next piece of the content, handing finished compressed bytes to `emit`.
+    ///
+    /// - Warning: Do not escape the pointer passed to `emit`.
+    /// - Throws: `.compressionFailed` with zstd's message, or what `emit` throws.
+    mutating func compress(
+        _ input: UnsafeRawBufferPointer,
+        emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
+        try compress(input, isLast: false, emit: emit)
+    }
+
+    /// Ends the frame, handing the rest of it to `emit`.
+    ///
+    /// - Warning: Do not escape the pointer passed to `emit`.
+    /// - Throws: `.compressionFailed` with zstd's message (also when fewer or more bytes than
+    ///   the promised content size were fed), or what `emit` throws.
+    mutating func finish(emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) {
+        try compress(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true, emit: emit)
+    }
+
+    private mutating func compress(
+        _ input: UnsafeRawBufferPointer,
+        isLast: Bool,
+        emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
+        var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        let directive = isLast ? ZSTD_e_end : ZSTD_e_continue
+        while true {
+            var sink = ZSTD_outBuffer(dst: scratch.baseAddress, size: scratch.count, pos: 0)
+            let unflushed = try Zstd.check(ZSTD_compressStream2(context, &sink, &source, directive))
+            if sink.pos > 0 {
+                try emit(UnsafeRawBufferPointer(rebasing: scratch[0..<sink.pos]))
+            }
+            // Continuing, a piece is done once zstd took all of it; ending, once nothing is left to flush.
+            if isLast ? unflushed == 0 : source.pos == source.size { return }
+        }
+    }
+}
+#endif

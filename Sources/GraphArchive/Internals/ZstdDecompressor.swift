@@ -1,0 +1,84 @@
+// Sources/GraphArchive/Internals/ZstdDecompressor.swift - a zstd decompression context reading one frame
+
+#if Zstd
+import CZstd
+
+/// A zstd decompression context that decodes one frame, fed in pieces, into a fixed output
+/// buffer; freed when the value ends.
+///
+/// The output buffer is the whole allowance: a frame that would write past its end is refused,
+/// so a frame that expands without end costs no more memory than the buffer already took.
+struct ZstdDecompressor: ~Copyable {
+    private let context: OpaquePointer
+    /// Bytes written to the output so far.
+    private(set) var produced = 0
+    /// Whether the frame's end (and its content checksum) has been read.
+    private(set) var isFrameComplete = false
+
+    /// - Parameter outputCount: The size of the output the frame must fill.
+    /// - Throws: `.compressionFailed` if zstd cannot allocate its context.
+    init(outputCount: Int) throws(GraphArchiveError) {
+        guard let context = ZSTD_createDCtx() else {
+            throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a decompression context")
+        }
+        // A frame that does not record its size could make zstd allocate a window of up to
+        // 128 MiB from a few stored bytes. No frame needs a window beyond the power of two
+        // that covers its content (zstd's encoder shrinks the window to fit a known size), so
+        // cap it there; a larger claim fails as zstd's "Frame requires too much memory".
+        let contentLog = Int.bitWidth - max(outputCount - 1, 0).leadingZeroBitCount
+        _ = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, Int32(min(max(contentLog, 10), 27)))
+        self.context = context
+    }
+
+    deinit {
+        ZSTD_freeDCtx(context)
+    }
+
+    /// Decodes `input`, the next piece of the frame, into `output` after the bytes produced so far.
+    /// Pass the same `output` every time.
+    ///
+    /// - Throws: `.compressionFailed` with zstd's message (a damaged frame, a failed content
+    ///   checksum); `.corrupt` if the frame holds more than `output` or bytes follow the frame.
+    mutating func decompress(
+        _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(GraphArchiveError) {
+        var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        while source.pos < source.size {
+            guard !isFrameComplete else {
+                throw GraphArchiveError(.corrupt, "compressed payload has bytes after its zstd frame")
+            }
+            var sink = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: produced)
+            let consumedBefore = source.pos
+            let hint = try Zstd.check(ZSTD_decompressStream(context, &sink, &source))
+            let progressed = sink.pos > produced || source.pos > consumedBefore
+            produced = sink.pos
+            if hint == 0 {
+                isFrameComplete = true
+            } else if !progressed {
+                // zstd stops only when the output is full and it has more to write.
+                throw Self.overflow(output.count)
+            }
+        }
+    }
+
+    /// Checks, after the last piece, that the frame ended and filled `output` exactly.
+    ///
+    /// - Throws: `.corrupt` naming what is wrong.
+    func finish(outputCount: Int) throws(GraphArchiveError) {
+        guard isFrameComplete else {
+            // zstd may hold decoded bytes it had no room to write: then the frame is too big.
+            if produced == outputCount { throw Self.overflow(outputCount) }
+            throw GraphArchiveError(.corrupt, "compressed payload ends inside its zstd frame")
+        }
+        guard produced == outputCount else {
+            throw GraphArchiveError(
+                .corrupt, "zstd frame holds \(produced) bytes, but the header's payload length is \(outputCount)")
+        }
+    }
+
+    private static func overflow(_ outputCount: Int) -> GraphArchiveError {
+        GraphArchiveError(.corrupt, "zstd frame holds more than the header's payload length of \(outputCount) bytes")
+    }
+}
+#endif

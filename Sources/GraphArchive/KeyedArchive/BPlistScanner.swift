@@ -1,0 +1,525 @@
+// Sources/GraphArchive/KeyedArchive/BPlistScanner.swift - checks a binary property list and indexes its objects
+//
+// The "bplist00" format (CoreFoundation's CFBinaryPList.c): an 8-byte magic, the objects, an
+// offset table giving each object's start, and a 32-byte trailer. Every multi-byte number is
+// big endian. Containers hold object references (indexes into the offset table), never nested
+// bytes, so walking one never recurses here; the keyed-archive layer above decides what nests.
+
+/// Object markers: the high nibble names the type, the low nibble holds a size or a count.
+enum BPlistMarker {
+    static let null: UInt8 = 0x00
+    static let falseValue: UInt8 = 0x08
+    static let trueValue: UInt8 = 0x09
+    /// 0x1n: an integer of 2^n bytes (1, 2 and 4 unsigned, 8 signed, 16 unsigned in the low half).
+    static let integer: UInt8 = 0x10
+    /// 0x22: Float32, 0x23: Float64.
+    static let real: UInt8 = 0x20
+    /// Float64 seconds since 2001-01-01, the whole byte.
+    static let date: UInt8 = 0x33
+    static let data: UInt8 = 0x40
+    static let asciiString: UInt8 = 0x50
+    /// UTF-16 big endian; the count is in code units.
+    static let utf16String: UInt8 = 0x60
+    /// 0x8n: a keyed-archive UID of n + 1 bytes.
+    static let uid: UInt8 = 0x80
+    static let array: UInt8 = 0xA0
+    static let set: UInt8 = 0xC0
+    static let dictionary: UInt8 = 0xD0
+
+    /// A name for the object a marker starts, for error messages.
+    static func describe(_ marker: UInt8) -> String {
+        switch marker & 0xF0 {
+        case 0x00:
+            switch marker {
+            case null: "null"
+            case falseValue, trueValue: "boolean"
+            default: "unknown marker 0x\(String(marker, radix: 16))"
+            }
+        case integer: "integer"
+        case real: "real"
+        case 0x30: marker == date ? "date" : "unknown marker 0x\(String(marker, radix: 16))"
+        case data: "data"
+        case asciiString, utf16String: "string"
+        case uid: "UID"
+        case array: "array"
+        case set: "set"
+        case dictionary: "dictionary"
+        default: "unknown marker 0x\(String(marker, radix: 16))"
+        }
+    }
+}
+
+/// One object's marker and, for strings, data and containers, its count and where its content
+/// starts. A container's count has been checked to fit before the offset table.
+struct BPlistObject {
+    var index: Int
+    var marker: UInt8
+    var count: Int
+    var contentStart: Int
+
+    var type: UInt8 { marker & 0xF0 }
+}
+
+/// A container's references, read in order.
+struct BPlistReferences {
+    var cursor: ByteReader
+    let width: Int
+    let objectCount: Int
+    let container: Int
+
+    @inline(__always)
+    mutating func next() throws(GraphArchiveError) -> Int {
+        let reference = try cursor.readBigEndian(width: width)
+        guard reference < UInt64(objectCount) else { throw outOfRange(reference) }
+        return Int(reference)
+    }
+
+    @inline(never)
+    private func outOfRange(_ reference: UInt64) -> GraphArchiveError {
+        GraphArchiveError(
+            .badObjectReference,
+            "object \(container) refers to object \(reference), but the property list has \(objectCount)",
+            offset: cursor.offset - width
+        )
+    }
+}
+
+/// A binary property list whose trailer and offset table are checked: every object starts
+/// between the magic and the offset table, and references are as wide as the trailer says.
+/// Object headers are read when an object is used (most are used once or twice), and checked
+/// then: no string, data or container may run into the offset table.
+struct BPlist {
+    static let magic: [UInt8] = Array("bplist00".utf8)
+    static let trailerSize = 32
+
+    /// A reader over the whole property list. Its bytes are owned by the caller (an
+    /// `ArchiveBytes` it holds, or `Data` inside `withUnsafeBytes`) for the plist's lifetime.
+    let reader: ByteReader
+    /// Where the offset table starts: no object may reach past it.
+    let objectsEnd: Int
+    /// Where each object starts. (32 bits: the table is as large as the object count, and
+    /// half the width is half the memory traffic; files over 4 GiB are refused.)
+    private let offsets: [UInt32]
+    /// Width of an object reference in containers, in bytes.
+    let referenceSize: Int
+    /// The root object's index.
+    let top: Int
+
+    var objectCount: Int { offsets.count }
+
+    /// Whether `bytes` start like a binary property list.
+    static func hasMagic(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.starts(with: magic)
+    }
+
+    /// Checks the trailer and offset table of the property list `input` reads (from offset 0
+    /// to its end) and indexes the objects.
+    ///
+    /// - Throws: `.badMagic` (not "bplist00"), `.truncated`, `.corrupt`, `.limitExceeded`.
+    static func scan(_ input: ByteReader, maximumObjectCount: Int) throws(GraphArchiveError) -> BPlist {
+        var reader = input
+        reader.offset = 0
+        let byteCount = reader.end
+        let magicLength = min(magic.count, byteCount)
+        for index in 0..<magicLength {
+            guard try reader.readByte() == magic[index] else {
+                throw GraphArchiveError(
+                    .badMagic,
+                    "not an NSKeyedArchiver archive (no \"bplist00\" binary property list magic)",
+                    offset: 0
+                )
+            }
+        }
+        // Magic, at least one object byte, and the trailer.
+        guard byteCount >= magic.count + 1 + trailerSize else {
+            throw GraphArchiveError(
+                .truncated,
+                "binary property list is too short (\(byteCount) bytes) to hold a trailer",
+                offset: 0
+            )
+        }
+        let trailerStart = byteCount - trailerSize
+        reader.offset = trailerStart + 6
+        let offsetSize = Int(try reader.readByte())
+        let referenceSize = Int(try reader.readByte())
+        let objectCount = try reader.readBigEndian(width: 8)
+        let top = try reader.readBigEndian(width: 8)
+        let tableStart = try reader.readBigEndian(width: 8)
+
+        func damaged(_ why: String) -> GraphArchiveError {
+            GraphArchiveError(.corrupt, "binary property list trailer is damaged: \(why)", offset: trailerStart)
+        }
+        // Widths above 8 cannot be read into 64 bits; 0 cannot address anything.
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+            throw damaged("offset size \(offsetSize) and reference size \(referenceSize) must be 1...8")
+        }
+        guard objectCount >= 1, top < objectCount else {
+            throw damaged("top object \(top) is not one of the \(objectCount) objects")
+        }
+        // The objects lie between the magic and the offset table, which ends at the trailer.
+        guard tableStart > UInt64(magic.count), tableStart < UInt64(trailerStart) else {
+            throw damaged("offset table at \(tableStart) is outside the file")
+        }
+        let (tableSize, overflow) = objectCount.multipliedReportingOverflow(by: UInt64(offsetSize))
+        guard !overflow, tableSize == UInt64(trailerStart) - tableStart else {
+            throw damaged("\(objectCount) offsets of \(offsetSize) bytes do not fill the offset table")
+        }
+        // References must be wide enough to reach every object (CF refuses the file otherwise).
+        guard referenceSize == 8 || objectCount <= 1 << (8 * UInt64(referenceSize)) else {
+            throw damaged("\(referenceSize)-byte references cannot address \(objectCount) objects")
+        }
+        guard byteCount <= Int(UInt32.max) else {
+            throw GraphArchiveError(.limitExceeded, "binary property lists over 4 GiB are not supported", offset: 0)
+        }
+        guard objectCount <= UInt64(maximumObjectCount) else {
+            throw GraphArchiveError(
+                .limitExceeded,
+                "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
+                offset: trailerStart + 8
+            )
+        }
+        // Every offset once. The count is bounded by the table, itself bounded by the file.
+        let count = Int(objectCount)
+        let end = Int(tableStart)
+        reader.offset = end
+        var offsets: [UInt32] = []
+        offsets.reserveCapacity(count)
+        for index in 0..<count {
+            let offset = try reader.readBigEndian(width: offsetSize)
+            guard offset >= UInt64(magic.count), offset < tableStart else {
+                throw GraphArchiveError(
+                    .corrupt,
+                    "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
+                    offset: end + index * offsetSize
+                )
+            }
+            offsets.append(UInt32(truncatingIfNeeded: offset))
+        }
+        return BPlist(reader: input, objectsEnd: end, offsets: offsets, referenceSize: referenceSize, top: Int(top))
+    }
+
+    // MARK: - Objects
+
+    /// The marker of object `index` and, for strings, data and containers, its count and where
+    /// its content starts; for a UID, its value (UInt32.max if larger) as the count.
+    ///
+    /// - Throws: `.badObjectReference` for an index outside the table, `.corrupt` for a
+    ///   malformed length or content that would run into the offset table.
+    func object(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = try cursor.readByte()
+        let nibble = Int(marker & 0x0F)
+        let unit: Int
+        switch marker & 0xF0 {
+        case BPlistMarker.data, BPlistMarker.asciiString: unit = 1
+        case BPlistMarker.utf16String: unit = 2
+        case BPlistMarker.array, BPlistMarker.set: unit = referenceSize
+        case BPlistMarker.dictionary: unit = 2 * referenceSize
+        case BPlistMarker.uid:
+            guard nibble < 8, nibble < objectsEnd - cursor.offset else {
+                throw malformed(index, "is \(nibble + 1) bytes wide")
+            }
+            let value = try cursor.readBigEndian(width: nibble + 1)
+            return BPlistObject(
+                index: index,
+                marker: marker,
+                count: Int(UInt32(clamping: value)),
+                contentStart: cursor.offset
+            )
+        default:
+            // Fixed-size content is checked to fit when interpreted.
+            return BPlistObject(index: index, marker: marker, count: 0, contentStart: cursor.offset)
+        }
+        var count = nibble
+        if count == 0x0F {
+            count = try readLength(&cursor, object: index)
+        }
+        let (size, overflow) = count.multipliedReportingOverflow(by: unit)
+        guard !overflow, size <= objectsEnd - cursor.offset else {
+            throw malformed(index, "claims \(count) elements, more than the object data holds")
+        }
+        return BPlistObject(index: index, marker: marker, count: count, contentStart: cursor.offset)
+    }
+
+    @inline(never)
+    private func malformed(_ index: Int, _ problem: String) -> GraphArchiveError {
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = (try? cursor.readByte()) ?? 0
+        return GraphArchiveError(
+            .corrupt,
+            "\(BPlistMarker.describe(marker)) object \(index) \(problem)",
+            offset: Int(offsets[index])
+        )
+    }
+
+    /// The value of object `index` if it is a UID (UInt32.max if larger), else nil: the
+    /// short way past `object(_:)` for the most common value in a keyed archive.
+    @inline(__always)
+    func uidValue(_ index: Int) throws(GraphArchiveError) -> Int? {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = try cursor.readByte()
+        guard marker & 0xF0 == BPlistMarker.uid else { return nil }
+        guard marker & 0x0F < 8, Int(marker & 0x0F) < objectsEnd - cursor.offset else {
+            throw malformed(index, "is \(marker & 0x0F + 1) bytes wide")
+        }
+        return Int(UInt32(clamping: try cursor.readBigEndian(width: Int(marker & 0x0F) + 1)))
+    }
+
+    /// The bytes of object `index` as two zero-padded little-endian words and the length, if
+    /// it is an ASCII string of fewer than 15 bytes (its length in the marker), else nil: the
+    /// short way for dictionary keys, compared without making a `String`.
+    @inline(__always)
+    func shortASCIIWords(_ index: Int) throws(GraphArchiveError) -> (first: UInt64, second: UInt64, length: Int)? {
+        guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        let marker = try cursor.readByte()
+        guard marker & 0xF0 == BPlistMarker.asciiString, marker & 0x0F < 0x0F else { return nil }
+        let length = Int(marker & 0x0F)
+        guard length <= objectsEnd - cursor.offset else {
+            throw malformed(index, "claims \(length) elements, more than the object data holds")
+        }
+        let first = length > 0 ? try cursor.readPadded(min(length, 8)) : 0
+        let second = length > 8 ? try cursor.readPadded(length - 8) : 0
+        return (first, second, length)
+    }
+
+    /// The marker of object `index`, which must exist.
+    @inline(__always)
+    func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {
+        var cursor = reader
+        cursor.offset = Int(offsets[index])
+        return try cursor.readByte()
+    }
+
+    @inline(never)
+    private func outOfRange(_ index: Int) -> GraphArchiveError {
+        GraphArchiveError(
+            .badObjectReference,
+            "reference to object \(index), but the property list has \(offsets.count)"
+        )
+    }
+
+    /// Reads the integer object that follows a 0xF count nibble.
+    private func readLength(_ cursor: inout ByteReader, object: Int) throws(GraphArchiveError) -> Int {
+        let start = cursor.offset
+        let marker = try cursor.readByte()
+        guard marker & 0xF0 == BPlistMarker.integer, marker & 0x0F <= 3 else {
+            throw GraphArchiveError(
+                .corrupt,
+                "object \(object) has a malformed length (marker 0x\(String(marker, radix: 16)))",
+                offset: start
+            )
+        }
+        let length = try cursor.readBigEndian(width: 1 << Int(marker & 0x0F))
+        guard length <= UInt64(Int.max) else {
+            throw GraphArchiveError(.corrupt, "object \(object) has a negative length", offset: start)
+        }
+        return Int(length)
+    }
+
+    /// The object index held in slot `position` of an array or dictionary (a dictionary's
+    /// values follow its `count` keys).
+    @inline(__always)
+    func reference(in container: BPlistObject, at position: Int) throws(GraphArchiveError) -> Int {
+        var references = references(of: container, from: position)
+        return try references.next()
+    }
+
+    /// The references of `container` from slot `position` on, to read one after another.
+    @inline(__always)
+    func references(of container: BPlistObject, from position: Int = 0) -> BPlistReferences {
+        var cursor = reader
+        // Cannot overflow: the scan checked count * unit against the bytes left.
+        cursor.offset = container.contentStart &+ position &* referenceSize
+        return BPlistReferences(
+            cursor: cursor,
+            width: referenceSize,
+            objectCount: offsets.count,
+            container: container.index
+        )
+    }
+
+    /// Appends the bytes of string or data object `object` to `writer` as they are.
+    func copyContent(of object: BPlistObject, into writer: inout ByteWriter) throws(GraphArchiveError) {
+        var cursor = reader
+        try ByteReader.copy(
+            from: object.contentStart,
+            to: object.contentStart + object.count,
+            of: &cursor,
+            into: &writer
+        )
+    }
+
+    /// The first 24 bytes of string or data `object` as three little-endian words, zero past
+    /// its end (for comparing short keys without making a `String`).
+    @inline(__always)
+    func words(of object: BPlistObject) throws(GraphArchiveError) -> (UInt64, UInt64, UInt64) {
+        var cursor = reader
+        cursor.offset = object.contentStart
+        var left = object.count
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        if left > 0 {
+            words.0 = try cursor.readPadded(min(left, 8))
+            left -= min(left, 8)
+        }
+        if left > 0 {
+            words.1 = try cursor.readPadded(min(left, 8))
+            left -= min(left, 8)
+        }
+        if left > 0 { words.2 = try cursor.readPadded(min(left, 8)) }
+        return words
+    }
+
+    // MARK: - Scalars
+
+    /// A UID's value (the keyed archive's index into `$objects`); a value beyond 32 bits comes
+    /// back as UInt32.max, out of range of any `$objects`.
+    @inline(__always)
+    func uid(_ object: BPlistObject) -> Int { object.count }
+
+    /// An integer object: its value, and whether it is the unsigned 64-bit form (16 bytes with
+    /// a zero high half, how CF stores values above Int64.max).
+    func integer(_ object: BPlistObject) throws(GraphArchiveError) -> (bits: UInt64, isUnsigned: Bool) {
+        try checkFits(object, 1 << Int(min(object.marker & 0x0F, 4)))
+        var cursor = reader
+        cursor.offset = object.contentStart
+        switch object.marker & 0x0F {
+        case 0, 1, 2:
+            return (try cursor.readBigEndian(width: 1 << Int(object.marker & 0x0F)), false)
+        case 3:
+            return (try cursor.readBigEndian(width: 8), false)
+        case 4:
+            let high = try cursor.readBigEndian(width: 8)
+            let low = try cursor.readBigEndian(width: 8)
+            guard high == 0 else {
+                throw GraphArchiveError(
+                    .valueOutOfRange,
+                    "128-bit integer object \(object.index) does not fit 64 bits",
+                    offset: Int(offsets[object.index])
+                )
+            }
+            return (low, true)
+        default:
+            throw GraphArchiveError(
+                .corrupt,
+                "integer object \(object.index) has an invalid size",
+                offset: Int(offsets[object.index])
+            )
+        }
+    }
+
+    /// A real or date object's value; `isSingle` for a 4-byte real.
+    func real(_ object: BPlistObject) throws(GraphArchiveError) -> (value: Double, isSingle: Bool) {
+        try checkFits(object, object.marker == BPlistMarker.real | 2 ? 4 : 8)
+        var cursor = reader
+        cursor.offset = object.contentStart
+        switch object.marker {
+        case BPlistMarker.real | 2:
+            return (Double(Float(bitPattern: UInt32(try cursor.readBigEndian(width: 4)))), true)
+        case BPlistMarker.real | 3, BPlistMarker.date:
+            return (Double(bitPattern: try cursor.readBigEndian(width: 8)), false)
+        default:
+            throw GraphArchiveError(
+                .corrupt,
+                "real object \(object.index) has an invalid size",
+                offset: Int(offsets[object.index])
+            )
+        }
+    }
+
+    /// Checks that `size` bytes of fixed-size content fit before the offset table.
+    @inline(__always)
+    private func checkFits(_ object: BPlistObject, _ size: Int) throws(GraphArchiveError) {
+        guard size <= objectsEnd - object.contentStart else {
+            throw malformed(object.index, "runs into the offset table")
+        }
+    }
+
+    /// A string object's text (ASCII or UTF-16 big endian).
+    func string(_ object: BPlistObject) throws(GraphArchiveError) -> String {
+        var cursor = reader
+        cursor.offset = object.contentStart
+        switch object.type {
+        case BPlistMarker.asciiString:
+            // Validated as UTF-8, a superset of ASCII: a stray high byte is an error, not a crash.
+            return try cursor.readString(count: object.count)
+        case BPlistMarker.utf16String:
+            let bytes = try cursor.readBytes(count: 2 * object.count)
+            var units: [UInt16] = []
+            units.reserveCapacity(object.count)
+            for index in 0..<object.count {
+                units.append(UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))
+            }
+            guard let string = String(validating: units, as: UTF16.self) else {
+                throw GraphArchiveError(
+                    .invalidUTF8,
+                    "string object \(object.index) is not valid UTF-16",
+                    offset: Int(offsets[object.index])
+                )
+            }
+            return string
+        default:
+            throw GraphArchiveError(
+                .typeMismatch,
+                "expected a string, found \(BPlistMarker.describe(object.marker)) (object \(object.index))",
+                offset: Int(offsets[object.index])
+            )
+        }
+    }
+
+    /// A data object's bytes.
+    func data(_ object: BPlistObject) throws(GraphArchiveError) -> [UInt8] {
+        var cursor = reader
+        cursor.offset = object.contentStart
+        return try cursor.readBytes(count: object.count)
+    }
+
+    /// The byte offset of object `index`, for error messages.
+    func offset(of index: Int) -> Int? {
+        index >= 0 && index < offsets.count ? Int(offsets[index]) : nil
+    }
+}
+
+extension ByteReader {
+    /// Reads `width` (1...8) bytes as a big-endian unsigned integer.
+    @inline(__always)
+    mutating func readBigEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
+        // A little-endian read puts the first byte lowest; swapping and shifting puts it
+        // highest. Where 8 bytes remain (nearly always), one unaligned load and a step back
+        // beat a byte loop; this path is kept small so it inlines into every table walk.
+        guard remaining >= 8 else { return try readBigEndianNearEnd(width: width) }
+        let word = try readLittleEndian(width: 8)
+        offset &-= 8 &- width  // cannot overflow: width is 1...8 and 8 bytes were just read
+        // Masking shifts: the amount is 0...56, and a plain `>>` checks for 64 and beyond.
+        return word.byteSwapped &>> UInt64(64 &- 8 &* width)
+    }
+
+    @inline(never)
+    private mutating func readBigEndianNearEnd(width: Int) throws(GraphArchiveError) -> UInt64 {
+        try readLittleEndian(width: width).byteSwapped &>> UInt64(64 - 8 * width)
+    }
+}
+
+extension ByteReader {
+    /// Reads `width` (1...8) bytes little endian, as a word whose higher bytes are zero.
+    @inline(__always)
+    mutating func readPadded(_ width: Int) throws(GraphArchiveError) -> UInt64 {
+        guard width < 8 && remaining >= 8 else { return try readLittleEndian(width: width) }
+        let word = try readLittleEndian(width: 8)
+        offset -= 8 - width
+        return word & ((1 &<< UInt64(8 &* width)) &- 1)
+    }
+}
+
+extension ByteWriter {
+    /// Writes the low `width` (1...8) bytes of `value`, big endian.
+    mutating func writeBigEndian(_ value: UInt64, width: Int) {
+        writeLittleEndian(value.byteSwapped &>> UInt64(64 - 8 * width), width: width)
+    }
+}

@@ -1,0 +1,217 @@
+// Sources/GraphArchive/KeyedArchive/BPlistWriter.swift - writes a binary property list ("bplist00")
+
+/// Builds a binary property list object by object, then writes it in one go.
+///
+/// Scalars are encoded as they are added (equal strings, numbers, booleans and UIDs are stored
+/// once, as CF's writer does); containers keep their references until ``finish(top:)``, when
+/// the object count, and so the reference width, is known. Containers are built on a stack:
+/// push the references of the elements (for a dictionary: key, value, key, value…), then
+/// close the container from the stack position where it began.
+struct BPlistWriter: ~Copyable {
+    /// Encoded scalars, back to back.
+    private var scalars = ByteWriter(reservingCapacity: 1 << 12)
+    /// Per object: its offset in `scalars`, or -1 - its index among the containers.
+    private var locations: [Int] = []
+    private var containerMarkers: [UInt8] = []
+    private var containerCounts: [Int] = []
+    private var containerStarts: [Int] = []
+    /// References of closed containers (a dictionary's keys, then its values).
+    private var references: [Int] = []
+    /// References of containers being built.
+    private var pending: [Int] = []
+
+    private var strings: [String: Int] = [:]
+    private var integers: [Int64: Int] = [:]
+    private var reals: [UInt64: Int] = [:]
+    private var uids: [Int] = []
+    private var booleans: [Int] = [-1, -1]
+
+    var objectCount: Int { locations.count }
+
+    // MARK: - Scalars
+
+    mutating func string(_ value: String) -> Int {
+        if let known = strings[value] { return known }
+        let id = beginScalar()
+        let isASCII = value.utf8.allSatisfy { $0 < 0x80 }
+        if isASCII {
+            Self.writeHeader(BPlistMarker.asciiString, count: value.utf8.count, into: &scalars)
+            scalars.writeUTF8(value)
+        } else {
+            Self.writeHeader(BPlistMarker.utf16String, count: value.utf16.count, into: &scalars)
+            for unit in value.utf16 { scalars.writeBigEndian(UInt64(unit), width: 2) }
+        }
+        strings[value] = id
+        return id
+    }
+
+    mutating func integer(_ value: Int64) -> Int {
+        if let known = integers[value] { return known }
+        let id = beginScalar()
+        Self.writeInteger(value, into: &scalars)
+        integers[value] = id
+        return id
+    }
+
+    /// An unsigned integer; values above Int64.max take CF's 16-byte form.
+    mutating func unsigned(_ value: UInt64) -> Int {
+        guard value > UInt64(Int64.max) else { return integer(Int64(value)) }
+        let id = beginScalar()
+        scalars.writeByte(BPlistMarker.integer | 4)
+        scalars.writeBigEndian(0, width: 8)
+        scalars.writeBigEndian(value, width: 8)
+        return id
+    }
+
+    mutating func double(_ value: Double) -> Int {
+        let key = value.bitPattern
+        if let known = reals[key] { return known }
+        let id = beginScalar()
+        scalars.writeByte(BPlistMarker.real | 3)
+        scalars.writeBigEndian(key, width: 8)
+        reals[key] = id
+        return id
+    }
+
+    mutating func float(_ value: Float) -> Int {
+        let id = beginScalar()
+        scalars.writeByte(BPlistMarker.real | 2)
+        scalars.writeBigEndian(UInt64(value.bitPattern), width: 4)
+        return id
+    }
+
+    mutating func bool(_ value: Bool) -> Int {
+        let slot = value ? 1 : 0
+        if booleans[slot] >= 0 { return booleans[slot] }
+        let id = beginScalar()
+        scalars.writeByte(value ? BPlistMarker.trueValue : BPlistMarker.falseValue)
+        booleans[slot] = id
+        return id
+    }
+
+    mutating func data(_ bytes: [UInt8]) -> Int {
+        let id = beginScalar()
+        Self.writeHeader(BPlistMarker.data, count: bytes.count, into: &scalars)
+        scalars.writeBytes(bytes)
+        return id
+    }
+
+    /// A keyed-archive UID, in the fewest of 1, 2, 4 or 8 bytes.
+    mutating func uid(_ value: Int) -> Int {
+        if value < uids.count && uids[value] >= 0 { return uids[value] }
+        let id = beginScalar()
+        let width = Self.width(UInt64(value))
+        scalars.writeByte(BPlistMarker.uid | UInt8(width - 1))
+        scalars.writeBigEndian(UInt64(value), width: width)
+        while uids.count <= value { uids.append(-1) }
+        uids[value] = id
+        return id
+    }
+
+    private mutating func beginScalar() -> Int {
+        locations.append(scalars.count)
+        return locations.count - 1
+    }
+
+    // MARK: - Containers
+
+    /// Where the next container's references start on the stack.
+    var stackPosition: Int { pending.count }
+
+    mutating func push(_ reference: Int) {
+        pending.append(reference)
+    }
+
+    /// Closes an array of the references pushed since `start`.
+    mutating func closeArray(from start: Int) -> Int {
+        let containerStart = references.count
+        references.append(contentsOf: pending[start...])
+        return close(BPlistMarker.array, count: pending.count - start, from: start, containerStart: containerStart)
+    }
+
+    /// Closes a dictionary of the key, value pairs pushed since `start`.
+    mutating func closeDictionary(from start: Int) -> Int {
+        let containerStart = references.count
+        for position in stride(from: start, to: pending.count, by: 2) { references.append(pending[position]) }
+        for position in stride(from: start + 1, to: pending.count, by: 2) { references.append(pending[position]) }
+        return close(
+            BPlistMarker.dictionary,
+            count: (pending.count - start) / 2,
+            from: start,
+            containerStart: containerStart
+        )
+    }
+
+    private mutating func close(_ marker: UInt8, count: Int, from start: Int, containerStart: Int) -> Int {
+        containerMarkers.append(marker)
+        containerCounts.append(count)
+        containerStarts.append(containerStart)
+        pending.removeSubrange(start...)
+        locations.append(-containerMarkers.count)
+        return locations.count - 1
+    }
+
+    // MARK: - Finishing
+
+    /// The property list's bytes, with object `top` as its root.
+    consuming func finish(top: Int) -> ByteWriter {
+        let count = locations.count
+        let referenceSize = Self.width(UInt64(max(count - 1, 0)))
+        var output = ByteWriter(
+            reservingCapacity: 8 + scalars.count + references.count * referenceSize + count * 8 + 32
+        )
+        output.writeBytes(BPlist.magic)
+        let scalarBase = output.count
+        scalars.withUnsafeBytes { output.writeBytes($0) }
+        var containerOffsets: [Int] = []
+        containerOffsets.reserveCapacity(containerMarkers.count)
+        for container in containerMarkers.indices {
+            containerOffsets.append(output.count)
+            Self.writeHeader(containerMarkers[container], count: containerCounts[container], into: &output)
+            let start = containerStarts[container]
+            let referenceCount =
+                containerMarkers[container] == BPlistMarker.dictionary
+                ? 2 * containerCounts[container] : containerCounts[container]
+            for reference in references[start..<(start + referenceCount)] {
+                output.writeBigEndian(UInt64(reference), width: referenceSize)
+            }
+        }
+        let tableStart = output.count
+        let offsetSize = Self.width(UInt64(tableStart))
+        for location in locations {
+            let offset = location >= 0 ? scalarBase + location : containerOffsets[-1 - location]
+            output.writeBigEndian(UInt64(offset), width: offsetSize)
+        }
+        // Trailer: 5 unused bytes, sort version, offset size, reference size, object count,
+        // top object, offset table start.
+        for _ in 0..<6 { output.writeByte(0) }
+        output.writeByte(UInt8(offsetSize))
+        output.writeByte(UInt8(referenceSize))
+        output.writeBigEndian(UInt64(count), width: 8)
+        output.writeBigEndian(UInt64(top), width: 8)
+        output.writeBigEndian(UInt64(tableStart), width: 8)
+        return output
+    }
+
+    /// A marker with its count: in the low nibble below 15, else 0xF and an integer object.
+    private static func writeHeader(_ marker: UInt8, count: Int, into writer: inout ByteWriter) {
+        if count < 15 {
+            writer.writeByte(marker | UInt8(count))
+        } else {
+            writer.writeByte(marker | 0x0F)
+            writeInteger(Int64(count), into: &writer)
+        }
+    }
+
+    /// An integer object: 1, 2 or 4 bytes when non-negative and small enough, else 8.
+    private static func writeInteger(_ value: Int64, into writer: inout ByteWriter) {
+        let width = value < 0 ? 8 : Self.width(UInt64(value))
+        writer.writeByte(BPlistMarker.integer | UInt8(width.trailingZeroBitCount))
+        writer.writeBigEndian(UInt64(bitPattern: value), width: width)
+    }
+
+    /// The fewest of 1, 2, 4 or 8 bytes that hold `value`.
+    static func width(_ value: UInt64) -> Int {
+        value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
+    }
+}

@@ -1,0 +1,167 @@
+// Sources/GraphArchive/KeyedArchive/GraphUnarchiver+KeyedArchive.swift - reading NSKeyedArchiver archives
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension GraphUnarchiver {
+    /// Opens an archive written by Apple's `NSKeyedArchiver` (a binary property list), to be
+    /// decoded through the same ``GraphCoding/init(from:)`` as gridstore archives.
+    ///
+    /// Instances of model classes become objects named by their `$classname`; only classes in
+    /// `registry` are created, so map an app's class names to your types there (the
+    /// `setClass(_:forClassName:)` of `NSKeyedUnarchiver`):
+    ///
+    /// ```swift
+    /// var registry = GraphTypeRegistry([GridState.self])
+    /// registry.register(GridState.self, forName: "UAGridState")  // or an archivedTypeAliases entry
+    /// let unarchiver = try GraphUnarchiver(forReadingKeyedArchive: data, registry: registry)
+    /// let states = try unarchiver.decode([GridState].self, forKey: "root")
+    /// ```
+    ///
+    /// A name the registry does not know is also tried unqualified ("MyApp.Record" → "Record")
+    /// and then along `$classes`, superclasses first. Instances of the classes named by
+    /// `valueTypes` (structs, which a registry does not hold) are read as inline values, a
+    /// fresh value at every reference. Foundation's NSString, NSNumber, NSArray
+    /// (and NSSet, NSOrderedSet), NSDictionary, NSData and NSDate become values: `String`,
+    /// integers, `Double`/`Float`, `Bool`, arrays, dictionaries, `Data` and `Date`. An instance
+    /// referred to from several places comes back as one object; a reference that closes a
+    /// cycle is decoded with ``decodeLater(_:forKey:assign:)``, as for gridstore archives.
+    ///
+    /// - Throws: `.badMagic` if `data` is not an NSKeyedArchiver archive, `.unsupportedVersion`
+    ///   for a `$version` other than 100000, `.corrupt`, `.truncated` or `.badObjectReference`
+    ///   for damage (a container that contains itself among them), `.limitExceeded`,
+    ///   `.unknownType` for a class the registry lacks, and whatever an initializer throws.
+    public convenience init(
+        forReadingKeyedArchive data: Data,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
+    ) throws {
+        let native = try KeyedArchiveReader.transcode(
+            data,
+            registry: registry,
+            valueTypeNames: Self.names(of: valueTypes),
+            options: options
+        )
+        try self.init(bytes: ArchiveBytes(joining: native.stored()), registry: registry, options: options)
+    }
+
+    /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
+    public convenience init(
+        contentsOfKeyedArchiveFile path: String,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
+    ) throws {
+        try self.init(
+            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            registry: registry,
+            valueTypes: valueTypes,
+            options: options
+        )
+    }
+
+    /// Opens `data` as whichever archive it is: a gridstore archive or an NSKeyedArchiver one
+    /// (see ``ArchiveKind``).
+    public convenience init(forReadingAnyArchive data: Data, registry: GraphTypeRegistry, options: Options = Options())
+        throws
+    {
+        try self.init(anyArchive: ArchiveBytes(copying: data), registry: registry, options: options)
+    }
+
+    /// Opens the archive at `path`, a gridstore archive or an NSKeyedArchiver one, reading the
+    /// file once.
+    public convenience init(
+        contentsOfAnyArchiveFile path: String,
+        registry: GraphTypeRegistry,
+        options: Options = Options()
+    ) throws {
+        try self.init(
+            anyArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            registry: registry,
+            options: options
+        )
+    }
+
+    convenience init(
+        keyedArchive bytes: ArchiveBytes,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options
+    ) throws {
+        let native = try KeyedArchiveReader.transcode(
+            bytes,
+            registry: registry,
+            valueTypeNames: Self.names(of: valueTypes),
+            options: options
+        )
+        try self.init(bytes: ArchiveBytes(joining: native.stored()), registry: registry, options: options)
+    }
+
+    /// The archived names and aliases of the structs among `types`.
+    private static func names(of types: [any GraphCoding.Type]) -> Set<String> {
+        var names: Set<String> = []
+        for type in types where !(type is AnyObject.Type) {
+            names.insert(type.archivedTypeName)
+            names.formUnion(type.archivedTypeAliases)
+        }
+        return names
+    }
+
+    convenience init(anyArchive bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
+        if ArchiveKind.detect(bytes) == .keyedArchive {
+            try self.init(keyedArchive: bytes, registry: registry, options: options)
+        } else {
+            try self.init(bytes: bytes, registry: registry, options: options)
+        }
+    }
+
+    // MARK: - One-call forms
+
+    /// Decodes the root value (key "root", as `archiveRootObject(_:toFile:)` writes it) of
+    /// NSKeyedArchiver archive `data` as `type`.
+    ///
+    /// `type`'s own classes are registered automatically under their archived names and
+    /// aliases, and `type` itself is read as a value type if it is a ``GraphCoding`` struct;
+    /// pass others, or other names, in `registry` and `valueTypes`.
+    public static func unarchivedObject<T: GraphValue>(
+        ofType type: T.Type,
+        fromKeyedArchive data: Data,
+        registry: GraphTypeRegistry = GraphTypeRegistry(),
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
+    ) throws -> T {
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: data,
+            registry: registry.including(T.self),
+            valueTypes: valueTypes + rootValueType(T.self),
+            options: options
+        )
+        return try unarchiver.decodeRoot(T.self)
+    }
+
+    /// Decodes the root value of the NSKeyedArchiver archive at `path` as `type`: the typed,
+    /// throwing `unarchiveObject(withFile:)` for archives an iOS app wrote.
+    public static func unarchivedObject<T: GraphValue>(
+        ofType type: T.Type,
+        fromKeyedArchiveFile path: String,
+        registry: GraphTypeRegistry = GraphTypeRegistry(),
+        valueTypes: [any GraphCoding.Type] = [],
+        options: Options = Options()
+    ) throws -> T {
+        let unarchiver = try GraphUnarchiver(
+            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            registry: registry.including(T.self),
+            valueTypes: valueTypes + rootValueType(T.self),
+            options: options
+        )
+        return try unarchiver.decodeRoot(T.self)
+    }
+
+    private static func rootValueType<T>(_: T.Type) -> [any GraphCoding.Type] {
+        (T.self as? any GraphCoding.Type).map { [$0] } ?? []
+    }
+}

@@ -1,0 +1,205 @@
+// Sources/GraphArchive/KeyedArchive/KeyedArchive.swift - Apple NSKeyedArchiver archives: writing, converting, inspecting
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Apple's `NSKeyedArchiver` format (a binary property list), written and converted without
+/// NSObject; reading goes through ``GraphUnarchiver/init(forReadingKeyedArchive:registry:options:)``.
+///
+/// Models encode and decode through their one ``GraphCoding`` conformance for both formats.
+/// Archives written here decode with Foundation's `NSKeyedUnarchiver` into `NSObject, NSCoding`
+/// classes, sharing included: strings, data, dates, arrays and dictionaries are
+/// `decodeObject(forKey:)` values, integers, reals and booleans are stored inline for
+/// `decodeInteger(forKey:)`, `decodeDouble(forKey:)`, `decodeBool(forKey:)`.
+///
+/// ```swift
+/// var options = KeyedArchive.Options()
+/// options.setClassName("UAGridState", for: GridState.self)   // the app's class name
+/// try KeyedArchive.archiveRootObject(states, toFile: path, options: options)
+///
+/// let back = try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromKeyedArchiveFile: path)
+/// ```
+public enum KeyedArchive {
+    /// Settings for writing keyed archives.
+    public struct Options: Sendable {
+        /// The `$classname` to write for each archived type name (``GraphCoding/archivedTypeName``);
+        /// types not listed are written under their archived name. Default: empty.
+        public var classNames: [String: String] = [:]
+
+        public init() {}
+
+        /// Writes instances of `type` under class name `className`: the
+        /// `setClassName(_:for:)` of `NSKeyedArchiver`. (For reading, register the type under
+        /// that name in the ``GraphTypeRegistry``, or list it in ``GraphCoding/archivedTypeAliases``.)
+        public mutating func setClassName(_ className: String, for type: any GraphCoding.Type) {
+            classNames[type.archivedTypeName] = className
+        }
+
+        /// The class name instances of `type` are written under.
+        public func className(for type: any GraphCoding.Type) -> String {
+            classNames[type.archivedTypeName] ?? type.archivedTypeName
+        }
+    }
+
+    /// Whether `data` starts like a keyed archive (a binary property list). Cheap: looks at
+    /// the first eight bytes only; opening the archive checks the rest.
+    public static func isKeyedArchive(_ data: Data) -> Bool {
+        ArchiveKind.detect(data) == .keyedArchive
+    }
+
+    // MARK: - Writing
+
+    /// Archives `rootObject` under the key "root" as an NSKeyedArchiver archive: what
+    /// `NSKeyedArchiver.archivedData(withRootObject:)` returns for the same model.
+    ///
+    /// - Throws: What encoding throws, and `.invalidValue` for nil inside an array or
+    ///   dictionary, which NSArray and NSDictionary cannot hold.
+    public static func archivedData<T: GraphValue>(withRootObject rootObject: T, options: Options = Options()) throws
+        -> Data
+    {
+        let archiver = GraphArchiver()
+        try archiver.encode(rootObject, forKey: GraphArchiver.rootKey)
+        try archiver.finishEncoding()
+        return try archiver.keyedArchiveData(options: options)
+    }
+
+    /// Archives `rootObject` under "root" as an NSKeyedArchiver archive and saves it to `path`
+    /// atomically (see ``AtomicFile``): the `archiveRootObject(_:toFile:)` that iOS apps use.
+    public static func archiveRootObject<T: GraphValue>(
+        _ rootObject: T,
+        toFile path: String,
+        options: Options = Options()
+    ) throws {
+        let archiver = GraphArchiver()
+        try archiver.encode(rootObject, forKey: GraphArchiver.rootKey)
+        try archiver.finishEncoding()
+        try archiver.writeKeyedArchive(toFile: path, options: options)
+    }
+
+    // MARK: - Converting
+
+    /// The gridstore archive holding what keyed archive `data` holds, without creating any
+    /// object (no registry needed): model instances become objects named by `$classname`.
+    ///
+    /// - Throws: What ``GraphUnarchiver/init(forReadingKeyedArchive:registry:options:)`` throws
+    ///   for a bad keyed archive (but not `.unknownType`), and compression errors.
+    public static func archiveData(
+        fromKeyedArchive data: Data,
+        compression: ArchiveCompression = .none,
+        options: GraphUnarchiver.Options = .init()
+    ) throws -> Data {
+        let output = try KeyedArchiveReader.transcode(data, registry: nil, options: options, compression: compression)
+        return Data(try output.stored().contiguousBytes())
+    }
+
+    /// Converts the keyed archive at `input` into a gridstore archive saved atomically at `output`.
+    public static func writeArchive(
+        fromKeyedArchiveFile input: String,
+        toFile output: String,
+        compression: ArchiveCompression = .none,
+        options: GraphUnarchiver.Options = .init()
+    ) throws {
+        let bytes = try FileReader.read(input, maximumBytes: options.maximumArchiveBytes)
+        try AtomicFile.write(
+            KeyedArchiveReader.transcode(bytes, registry: nil, options: options, compression: compression),
+            to: output
+        )
+    }
+
+    /// The keyed archive holding what gridstore archive `data` holds, without creating any
+    /// object (no registry needed).
+    ///
+    /// - Throws: What reading the gridstore archive throws, and `.invalidValue` for nil inside
+    ///   an array or dictionary.
+    public static func keyedArchiveData(
+        fromArchive data: Data,
+        options: Options = Options(),
+        decodingOptions: GraphUnarchiver.Options = .init()
+    ) throws -> Data {
+        try KeyedArchiveWriter.transcode(
+            ArchiveBytes(copying: data),
+            classNames: options.classNames,
+            options: decodingOptions
+        )
+        .withUnsafeBytes { Data($0) }
+    }
+
+    /// Converts the gridstore archive at `input` into a keyed archive saved atomically at `output`.
+    public static func writeKeyedArchive(
+        fromArchiveFile input: String,
+        toFile output: String,
+        options: Options = Options(),
+        decodingOptions: GraphUnarchiver.Options = .init()
+    ) throws {
+        let bytes = try FileReader.read(input, maximumBytes: decodingOptions.maximumArchiveBytes)
+        try write(
+            KeyedArchiveWriter.transcode(bytes, classNames: options.classNames, options: decodingOptions),
+            to: output
+        )
+    }
+
+    static func write(_ plist: borrowing ByteWriter, to path: String) throws {
+        try AtomicFile.write(to: path) { sink in
+            try plist.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
+        }
+    }
+
+    // MARK: - Inspecting
+
+    /// What keyed archive `data` holds, as ``ArchiveInfo``: objects, references, class names,
+    /// top-level keys and the root's element count, counted as it would be stored natively.
+    /// `formatVersion` is "NSKeyedArchiver 100000" and `archiveBytes` the keyed archive's size.
+    public static func archiveInfo(fromKeyedArchive data: Data, options: GraphUnarchiver.Options = .init()) throws
+        -> ArchiveInfo
+    {
+        try archiveInfo(bytes: ArchiveBytes(copying: data), options: options)
+    }
+
+    /// What the keyed archive at `path` holds; see ``archiveInfo(fromKeyedArchive:options:)``.
+    public static func archiveInfo(fromKeyedArchiveFile path: String, options: GraphUnarchiver.Options = .init()) throws
+        -> ArchiveInfo
+    {
+        try archiveInfo(bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), options: options)
+    }
+
+    static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError)
+        -> ArchiveInfo
+    {
+        let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options)
+        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options)
+        var info = try GraphUnarchiver.archiveInfo(loaded: loaded, options: options)
+        info.formatVersion = "\(KeyedArchiveIndex.archiverName) \(KeyedArchiveIndex.version)"
+        info.archiveBytes = bytes.count
+        return info
+    }
+}
+
+extension GraphArchiver {
+    /// The finished archive as an NSKeyedArchiver archive, for archives with several top-level
+    /// keys (e.g. `encode(fourLines, forKey: "Data")`); available after ``finishEncoding()``.
+    ///
+    /// - Throws: `.invalidState` before ``finishEncoding()``, `.invalidValue` for nil inside an
+    ///   array or dictionary.
+    public func keyedArchiveData(options: KeyedArchive.Options = KeyedArchive.Options()) throws -> Data {
+        try keyedArchive(options: options).withUnsafeBytes { Data($0) }
+    }
+
+    /// Saves the finished archive as an NSKeyedArchiver archive at `path`, atomically.
+    public func writeKeyedArchive(toFile path: String, options: KeyedArchive.Options = KeyedArchive.Options()) throws {
+        try KeyedArchive.write(keyedArchive(options: options), to: path)
+    }
+
+    private func keyedArchive(options: KeyedArchive.Options) throws -> ByteWriter {
+        guard let output = finishedOutput else {
+            throw GraphArchiveError(.invalidState, "the keyed archive was requested before finishEncoding()")
+        }
+        return try KeyedArchiveWriter.transcode(
+            ArchiveBytes(joining: output.stored()),
+            classNames: options.classNames,
+            options: GraphUnarchiver.Options()
+        )
+    }
+}

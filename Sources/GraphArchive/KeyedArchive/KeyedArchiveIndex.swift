@@ -1,0 +1,546 @@
+// Sources/GraphArchive/KeyedArchive/KeyedArchiveIndex.swift - the NSKeyedArchiver layer over a binary property list
+//
+// An NSKeyedArchiver archive is a property list dictionary: `$archiver` ("NSKeyedArchiver"),
+// `$version` (100000), `$top` (the top-level keys) and `$objects`, a flat array every archived
+// value lives in, with the string "$null" at index 0. Values refer to each other through UIDs
+// (indexes into `$objects`), so a shared instance is stored once and cycles are possible. A
+// class instance is a dictionary of its keys plus `$class`, the UID of a class definition
+// (`$classname`, `$classes`). Numbers inside instances are stored inline, not through UIDs.
+
+/// What a `$objects` entry is, as far as transcoding cares.
+enum KeyedEntryKind: UInt8 {
+    case unclassified
+    /// UID 0 (`$null`), or an NSNull.
+    case null
+    /// A string, number, boolean, data or date stored as the plain property list value.
+    case scalar
+    /// An instance of a model class: becomes an object of the engine.
+    case object
+    /// An instance of a class read as a value type (a struct): becomes an inline value record.
+    case record
+    /// NSArray, NSSet, NSOrderedSet and their mutable forms (`NS.objects`).
+    case array
+    /// NSDictionary and NSMutableDictionary (`NS.keys`, `NS.objects`).
+    case dictionary
+    /// NSString or NSMutableString archived as a class (`NS.string`).
+    case string
+    /// NSDate (`NS.time`, seconds since 2001).
+    case date
+    /// NSData or NSMutableData archived as a class (`NS.data`).
+    case data
+    /// A class definition dictionary (`$classname`, `$classes`).
+    case classDefinition
+
+    /// The Foundation classes that become values, by `$classname`.
+    static let foundationClasses: [String: KeyedEntryKind] = [
+        "NSArray": .array, "NSMutableArray": .array, "NSSet": .array, "NSMutableSet": .array,
+        "NSOrderedSet": .array, "NSMutableOrderedSet": .array,
+        "NSDictionary": .dictionary, "NSMutableDictionary": .dictionary,
+        "NSString": .string, "NSMutableString": .string,
+        "NSDate": .date, "NSData": .data, "NSMutableData": .data, "NSNull": .null,
+    ]
+}
+
+/// Keys the keyed-archive layer looks for, with fixed ids in ``KeyedArchiveIndex``'s key table.
+enum KeyedKey {
+    static let classReference = 0
+    static let objects = 1
+    static let keys = 2
+    static let string = 3
+    static let time = 4
+    static let data = 5
+    static let className = 6
+    static let classes = 7
+    static let names = ["$class", "NS.objects", "NS.keys", "NS.string", "NS.time", "NS.data", "$classname", "$classes"]
+}
+
+/// A checked keyed archive: the `$top` and `$objects` containers, and what each entry is,
+/// worked out once on first use and cached.
+struct KeyedArchiveIndex {
+    static let archiverName = "NSKeyedArchiver"
+    static let version: UInt64 = 100_000
+
+    let plist: BPlist
+    /// The `$top` dictionary.
+    let top: BPlistObject
+    /// The `$objects` array; a UID indexes it.
+    let entries: BPlistObject
+    /// The registry that picks among `$classes` names when reading, if any.
+    let registry: GraphTypeRegistry?
+    /// Class names whose instances are read as inline values (structs), not objects.
+    let valueTypeNames: Set<String>
+
+    /// Per UID: its kind, and for model objects and records their type id in `typeNames`. A
+    /// class definition stores its instances' type id, or -1 - kind for a Foundation class.
+    private var kinds: [KeyedEntryKind]
+    private var details: [Int32]
+    /// The property list object of each UID, read once from `$objects`.
+    private let uidObjects: [UInt32]
+    /// Per property list object: its key id when used as a dictionary key, or -1.
+    private var keyIDs: [Int32]
+    private(set) var keyNames: [String] = []
+    private var keyLookup: [String: Int]
+    /// Keys of up to 24 bytes as three zero-padded little-endian words, by key id, and an
+    /// open-addressing table of key ids by a hash of those words. Foundation on Linux writes
+    /// every dictionary's key strings anew, so keys are matched by content, three word
+    /// compares, never making a `String` per key.
+    private var keyWords: [KeyWords] = []
+    private var keySlots: [Int32] = Array(repeating: -1, count: 64)
+    private(set) var typeNames: [String] = []
+    private(set) var typeIsValue: [Bool] = []
+    private var typeLookup: [String: Int] = [:]
+
+    var entryCount: Int { entries.count }
+
+    /// Checks the keyed-archive envelope of `plist`.
+    ///
+    /// - Throws: `.badMagic` if it is not an NSKeyedArchiver archive, `.unsupportedVersion` for a
+    ///   `$version` other than 100000, `.corrupt` for a malformed `$top` or `$objects`.
+    init(plist: BPlist, registry: GraphTypeRegistry?, valueTypeNames: Set<String> = []) throws(GraphArchiveError) {
+        self.plist = plist
+        self.registry = registry
+        self.valueTypeNames = valueTypeNames
+        let root = try plist.object(plist.top)
+        guard root.type == BPlistMarker.dictionary else {
+            throw GraphArchiveError(
+                .badMagic,
+                "not an NSKeyedArchiver archive: the property list holds a \(BPlistMarker.describe(root.marker)), not a dictionary",
+                offset: plist.offset(of: root.index)
+            )
+        }
+        var fields: [String: BPlistObject] = [:]
+        for position in 0..<root.count {
+            let key = try plist.object(plist.reference(in: root, at: position))
+            guard key.type == BPlistMarker.asciiString || key.type == BPlistMarker.utf16String else { continue }
+            fields[try plist.string(key)] = try plist.object(plist.reference(in: root, at: root.count + position))
+        }
+        guard let archiver = fields["$archiver"] else {
+            throw GraphArchiveError(
+                .badMagic,
+                "not an NSKeyedArchiver archive: the property list has no $archiver",
+                offset: plist.offset(of: root.index)
+            )
+        }
+        let archiverName =
+            archiver.type == BPlistMarker.asciiString
+            ? try plist.string(archiver) : BPlistMarker.describe(archiver.marker)
+        guard archiverName == Self.archiverName else {
+            throw GraphArchiveError(
+                .badMagic,
+                "not an NSKeyedArchiver archive: $archiver is \"\(archiverName)\"",
+                offset: plist.offset(of: archiver.index)
+            )
+        }
+        guard let version = fields["$version"], version.type == BPlistMarker.integer,
+            try plist.integer(version).bits == Self.version
+        else {
+            var found = "missing"
+            if let version = fields["$version"] {
+                found =
+                    version.type == BPlistMarker.integer
+                    ? String(try plist.integer(version).bits) : BPlistMarker.describe(version.marker)
+            }
+            throw GraphArchiveError(
+                .unsupportedVersion,
+                "keyed archive $version is \(found); this reader reads \(Self.version)",
+                offset: fields["$version"].flatMap { plist.offset(of: $0.index) }
+            )
+        }
+        guard let top = fields["$top"], top.type == BPlistMarker.dictionary else {
+            throw GraphArchiveError(
+                .corrupt,
+                "keyed archive has no $top dictionary",
+                offset: plist.offset(of: root.index)
+            )
+        }
+        guard let entries = fields["$objects"], entries.type == BPlistMarker.array, entries.count >= 1 else {
+            throw GraphArchiveError(
+                .corrupt,
+                "keyed archive has no $objects array",
+                offset: plist.offset(of: root.index)
+            )
+        }
+        let null = try plist.object(plist.reference(in: entries, at: 0))
+        guard null.type == BPlistMarker.asciiString, try plist.string(null) == "$null" else {
+            throw GraphArchiveError(
+                .corrupt,
+                "keyed archive $objects does not start with \"$null\"",
+                offset: plist.offset(of: null.index)
+            )
+        }
+        self.top = top
+        self.entries = entries
+        // 32 bits are enough: a plist is at most 4 GiB, and every object takes bytes.
+        var uidObjects: [UInt32] = []
+        uidObjects.reserveCapacity(entries.count)
+        var references = plist.references(of: entries)
+        for _ in 0..<entries.count {
+            uidObjects.append(UInt32(truncatingIfNeeded: try references.next()))
+        }
+        self.uidObjects = uidObjects
+        kinds = Array(repeating: .unclassified, count: entries.count)
+        kinds[0] = .null
+        details = Array(repeating: 0, count: entries.count)
+        keyIDs = Array(repeating: -1, count: plist.objectCount)
+        keyLookup = [:]
+        for name in KeyedKey.names { _ = addKey(name) }
+    }
+
+    // MARK: - Entries
+
+    /// The property list object that UID `uid` stands for.
+    @inline(__always)
+    func entryObject(_ uid: Int) throws(GraphArchiveError) -> BPlistObject {
+        try plist.object(Int(uidObjects[uid]))
+    }
+
+    /// The index of the property list object that UID `uid` stands for.
+    @inline(__always)
+    func entryIndex(_ uid: Int) -> Int { Int(uidObjects[uid]) }
+
+    /// The `$objects` index a UID object holds, checked against the table.
+    @inline(__always)
+    func uid(_ object: BPlistObject) throws(GraphArchiveError) -> Int {
+        try checkedUID(plist.uid(object), in: object.index)
+    }
+
+    /// `value`, the UID held by object `index`, checked against the table.
+    @inline(__always)
+    func checkedUID(_ value: Int, in index: Int) throws(GraphArchiveError) -> Int {
+        guard value >= 0 && value < entries.count else { throw uidOutOfRange(value, in: index) }
+        return value
+    }
+
+    @inline(never)
+    private func uidOutOfRange(_ value: Int, in index: Int) -> GraphArchiveError {
+        GraphArchiveError(
+            .badObjectReference,
+            "UID \(value) is out of range: $objects has \(entries.count) entries",
+            offset: plist.offset(of: index)
+        )
+    }
+
+    /// What entry `uid` is.
+    @inline(__always)
+    mutating func kind(of uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
+        let known = kinds[uid]
+        if known != .unclassified { return known }
+        return try classify(uid)
+    }
+
+    /// Whether entry `uid` is a plain value (string, number, boolean, data, date), which its
+    /// marker alone tells: the fast path past classifying.
+    @inline(__always)
+    func isPlainValue(_ uid: Int) throws(GraphArchiveError) -> Bool {
+        // UID 0 is "$null": nil, not the string.
+        guard uid != 0 else { return false }
+        let marker = try plist.marker(Int(uidObjects[uid]))
+        switch marker & 0xF0 {
+        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.asciiString, BPlistMarker.utf16String,
+            BPlistMarker.data:
+            return true
+        default:
+            return marker == BPlistMarker.falseValue || marker == BPlistMarker.trueValue || marker == BPlistMarker.date
+        }
+    }
+
+    /// The model type id of object or record entry `uid` (valid once `kind(of:)` said so).
+    func modelType(of uid: Int) -> Int { Int(details[uid]) }
+
+    private mutating func classify(_ uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
+        let object = try entryObject(uid)
+        let kind: KeyedEntryKind
+        switch object.type {
+        case BPlistMarker.dictionary:
+            if let classReference = try member(of: object, key: KeyedKey.classReference) {
+                let definition = try plist.object(classReference)
+                guard definition.type == BPlistMarker.uid else {
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "$objects[\(uid)] has a $class that is a \(BPlistMarker.describe(definition.marker)), not a UID",
+                        offset: plist.offset(of: definition.index)
+                    )
+                }
+                let detail = try classDetail(self.uid(definition))
+                if detail >= 0 {
+                    kind = typeIsValue[detail] ? .record : .object
+                } else {
+                    kind = KeyedEntryKind(rawValue: UInt8(-1 - detail))!
+                }
+                details[uid] = Int32(truncatingIfNeeded: detail)
+            } else if try member(of: object, key: KeyedKey.className) != nil {
+                // Resolved now, so a class definition marked as such always has its detail.
+                _ = try classDetail(uid)
+                kind = .classDefinition
+            } else {
+                throw GraphArchiveError(
+                    .corrupt,
+                    "$objects[\(uid)] is a dictionary with neither $class nor $classname",
+                    offset: plist.offset(of: object.index)
+                )
+            }
+        case BPlistMarker.integer, BPlistMarker.real, BPlistMarker.data, BPlistMarker.asciiString,
+            BPlistMarker.utf16String:
+            kind = .scalar
+        case 0x00 where object.marker == BPlistMarker.falseValue || object.marker == BPlistMarker.trueValue:
+            kind = .scalar
+        case 0x00 where object.marker == BPlistMarker.null:
+            kind = .null
+        case 0x30 where object.marker == BPlistMarker.date:
+            kind = .scalar
+        default:
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] is a bare \(BPlistMarker.describe(object.marker)), which keyed archives do not store",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        kinds[uid] = kind
+        return kind
+    }
+
+    /// Resolves class definition `uid`: the model type id of its instances, or -1 - kind for
+    /// a Foundation class that becomes a value.
+    private mutating func classDetail(_ uid: Int) throws(GraphArchiveError) -> Int {
+        if kinds[uid] == .classDefinition { return Int(details[uid]) }
+        let object = try entryObject(uid)
+        guard object.type == BPlistMarker.dictionary,
+            let nameReference = try member(of: object, key: KeyedKey.className)
+        else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$class refers to $objects[\(uid)], which is not a class definition",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        let name = try plist.string(plist.object(nameReference))
+        let detail: Int
+        if let foundation = KeyedEntryKind.foundationClasses[name] {
+            detail = -1 - Int(foundation.rawValue)
+        } else {
+            detail = typeID(try modelTypeName(name, definition: object))
+        }
+        kinds[uid] = .classDefinition
+        details[uid] = Int32(truncatingIfNeeded: detail)
+        return detail
+    }
+
+    /// The name a model class is known by: `$classname`, unless a registry is given and knows
+    /// the class (or value type) only by its unqualified name ("MyApp.Record" → "Record") or by
+    /// a superclass in `$classes`, as NSKeyedUnarchiver falls back along `$classes`.
+    private mutating func modelTypeName(_ name: String, definition: BPlistObject) throws(GraphArchiveError) -> String {
+        guard let registry, !isKnown(name, registry) else { return name }
+        if let dot = name.lastIndex(of: "."), isKnown(String(name[name.index(after: dot)...]), registry) {
+            return String(name[name.index(after: dot)...])
+        }
+        if let classesReference = try member(of: definition, key: KeyedKey.classes) {
+            let classes = try plist.object(classesReference)
+            if classes.type == BPlistMarker.array {
+                for position in 0..<classes.count {
+                    let candidate = try plist.string(plist.object(plist.reference(in: classes, at: position)))
+                    if isKnown(candidate, registry) { return candidate }
+                }
+            }
+        }
+        return name
+    }
+
+    private func isKnown(_ name: String, _ registry: GraphTypeRegistry) -> Bool {
+        registry.type(named: name) != nil || valueTypeNames.contains(name)
+    }
+
+    private mutating func typeID(_ name: String) -> Int {
+        if let id = typeLookup[name] { return id }
+        typeLookup[name] = typeNames.count
+        typeNames.append(name)
+        typeIsValue.append(valueTypeNames.contains(name))
+        return typeNames.count - 1
+    }
+
+    // MARK: - Dictionaries
+
+    /// The key id of property list object `index` used as a dictionary key.
+    @inline(__always)
+    mutating func keyID(of index: Int) throws(GraphArchiveError) -> Int {
+        let known = keyIDs[index]
+        if known >= 0 { return Int(known) }
+        return try newKeyID(index)
+    }
+
+    @inline(never)
+    private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
+        let id: Int
+        if let key = try plist.shortASCIIWords(index) {
+            id = try shortKeyID(KeyWords((key.first, key.second, 0), length: key.length), index)
+            keyIDs[index] = Int32(truncatingIfNeeded: id)
+            return id
+        }
+        let object = try plist.object(index)
+        switch object.type {
+        case BPlistMarker.asciiString where object.count <= KeyWords.maximumLength:
+            id = try shortKeyID(KeyWords(try plist.words(of: object), length: object.count), index)
+        case BPlistMarker.asciiString:
+            id = addKey(try plist.string(object))
+        case BPlistMarker.utf16String:
+            id = addKey(try plist.string(object))
+        default:
+            throw GraphArchiveError(
+                .corrupt,
+                "dictionary key is a \(BPlistMarker.describe(object.marker)), not a string",
+                offset: plist.offset(of: index)
+            )
+        }
+        keyIDs[index] = Int32(truncatingIfNeeded: id)
+        return id
+    }
+
+    /// The id of the short key `words`, the content of object `index`.
+    @inline(__always)
+    private mutating func shortKeyID(_ words: KeyWords, _ index: Int) throws(GraphArchiveError) -> Int {
+        let mask = keySlots.count - 1
+        var slot = words.hash & mask
+        while keySlots[slot] >= 0 {
+            let id = Int(keySlots[slot])
+            if keyWords[id] == words { return id }
+            slot = (slot + 1) & mask
+        }
+        return addKey(try plist.string(plist.object(index)))
+    }
+
+    /// The id of key `name`, added to the tables if new.
+    private mutating func addKey(_ name: String) -> Int {
+        if let known = keyLookup[name] { return known }
+        let id = keyNames.count
+        keyNames.append(name)
+        keyLookup[name] = id
+        let words = KeyWords(name)
+        // A long key gets an entry no lookup matches (lookups have lengths up to 24).
+        keyWords.append(words ?? KeyWords((0, 0, 0), length: -1))
+        if let words {
+            // At most half full, so probes stay short and always end at an empty slot.
+            if 2 * (keyNames.count + 1) > keySlots.count { rehashKeys(capacity: 2 * keySlots.count) }
+            insertKey(id, words)
+        }
+        return id
+    }
+
+    private mutating func insertKey(_ id: Int, _ words: KeyWords) {
+        let mask = keySlots.count - 1
+        var slot = words.hash & mask
+        while keySlots[slot] >= 0 { slot = (slot + 1) & mask }
+        keySlots[slot] = Int32(truncatingIfNeeded: id)
+    }
+
+    private mutating func rehashKeys(capacity: Int) {
+        keySlots = Array(repeating: -1, count: capacity)
+        for (id, words) in keyWords.enumerated() where words.length >= 0 {
+            insertKey(id, words)
+        }
+    }
+
+    /// The value object stored under key `key` in dictionary `object`, or nil.
+    mutating func member(of object: BPlistObject, key: Int) throws(GraphArchiveError) -> Int? {
+        var keys = plist.references(of: object)
+        for position in 0..<object.count {
+            if try keyID(of: keys.next()) == key {
+                return try plist.reference(in: object, at: object.count + position)
+            }
+        }
+        return nil
+    }
+
+    /// The value under `key` of Foundation-class entry `uid`, following one UID if it is
+    /// stored by reference.
+    mutating func wrappedValue(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
+        let object = try entryObject(uid)
+        guard let reference = try member(of: object, key: key) else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] has no \(KeyedKey.names[key])",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        let value = try plist.object(reference)
+        guard value.type == BPlistMarker.uid else { return value }
+        let target = try self.uid(value)
+        guard try kind(of: target) == .scalar else {
+            throw GraphArchiveError(
+                .corrupt,
+                "\(KeyedKey.names[key]) of $objects[\(uid)] refers to something that is not a plain value",
+                offset: plist.offset(of: value.index)
+            )
+        }
+        return try entryObject(target)
+    }
+
+    /// The `NS.objects` array of array entry `uid`.
+    mutating func arrayElements(of uid: Int) throws(GraphArchiveError) -> BPlistObject {
+        try containerMember(of: uid, key: KeyedKey.objects)
+    }
+
+    /// The `NS.keys` and `NS.objects` arrays of dictionary entry `uid`, of equal length.
+    mutating func dictionaryParts(of uid: Int) throws(GraphArchiveError) -> (keys: BPlistObject, values: BPlistObject) {
+        let keys = try containerMember(of: uid, key: KeyedKey.keys)
+        let values = try containerMember(of: uid, key: KeyedKey.objects)
+        guard keys.count == values.count else {
+            throw GraphArchiveError(
+                .corrupt,
+                "dictionary $objects[\(uid)] has \(keys.count) keys but \(values.count) values",
+                offset: plist.offset(of: values.index)
+            )
+        }
+        return (keys, values)
+    }
+
+    private mutating func containerMember(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
+        let object = try entryObject(uid)
+        guard let reference = try member(of: object, key: key) else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] has no \(KeyedKey.names[key])",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        let container = try plist.object(reference)
+        guard container.type == BPlistMarker.array || container.type == BPlistMarker.set else {
+            throw GraphArchiveError(
+                .corrupt,
+                "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(container.marker)), not an array",
+                offset: plist.offset(of: container.index)
+            )
+        }
+        return container
+    }
+}
+
+/// A key of up to 24 bytes as three zero-padded little-endian words and its length.
+struct KeyWords: Equatable {
+    static let maximumLength = 24
+    var first: UInt64
+    var second: UInt64
+    var third: UInt64
+    var length: Int
+
+    init(_ words: (UInt64, UInt64, UInt64), length: Int) {
+        (first, second, third) = words
+        self.length = length
+    }
+
+    /// The words of `name`'s UTF-8, or nil if it is longer than 24 bytes.
+    init?(_ name: String) {
+        let bytes = Array(name.utf8)
+        guard bytes.count <= Self.maximumLength else { return nil }
+        var words: [UInt64] = [0, 0, 0]
+        for (index, byte) in bytes.enumerated() {
+            words[index / 8] |= UInt64(byte) << (8 * UInt64(index % 8))
+        }
+        self.init((words[0], words[1], words[2]), length: bytes.count)
+    }
+
+    var hash: Int {
+        let mixed =
+            (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
+            ^ UInt64(length)
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
+    }
+}

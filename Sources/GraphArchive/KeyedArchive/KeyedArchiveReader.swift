@@ -1,0 +1,584 @@
+// Sources/GraphArchive/KeyedArchive/KeyedArchiveReader.swift - transcodes a keyed archive into the engine's payload
+//
+// Rather than a second decoder, a keyed archive is rewritten into the engine's own format
+// (FORMAT.md §4-§6) and read by the ordinary GraphUnarchiver, so a model type's one
+// `init(from:)` serves both formats. Model-class instances become objects whose type name is
+// their `$classname` (the registry decides what may be created); Foundation strings, numbers,
+// arrays, dictionaries, data and dates become inline values, and so do instances of the
+// classes the caller names as value types (structs). Objects are numbered in
+// construction order (FORMAT.md §5.4): an iterative depth-first post-order, so everything an
+// object refers to comes first, except references that close a cycle (decoded with
+// `decodeLater`). Inline values are expanded by bounded recursion: a container that contains
+// itself, nesting beyond `maximumDepth`, or sharing that would blow up the output is an error.
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Rewrites one keyed archive as a native archive.
+struct KeyedArchiveReader: ~Copyable {
+    /// A keyed archive may grow this many times (plus `expansionAllowance` bytes) when its
+    /// shared values are copied inline: real archives stay far below, while a "billion laughs"
+    /// of arrays sharing arrays is stopped after work proportional to its size.
+    static let expansionFactor = 64
+    static let expansionAllowance = 1 << 20
+
+    private var index: KeyedArchiveIndex
+    private let options: GraphUnarchiver.Options
+    /// Tables (keys, types, shapes) and the output section.
+    private var state: EncodingState
+    /// Per UID: the object's construction-order position, or `unvisited` / `inProgress`.
+    private var position: [Int32]
+    /// Per UID: bit 0 while an inline container is being expanded, bit 1 once it is known to
+    /// hold no objects.
+    private var flags: [UInt8]
+    /// Object UIDs in construction order.
+    private var order: [Int] = []
+    /// Per object UID: where its record starts in `records`.
+    private var recordStart: [Int32]
+    /// Parsed records, back to back: the shape id, then the values in the shape's key order,
+    /// each either a plain value's object index (≥ 0: written as is) or -1 - the UID of an
+    /// entry that needs classifying. Built while ordering, so writing parses nothing again.
+    private var records: [Int32] = []
+    private var nativeKeys: [Int] = []
+    private var nativeTypes: [Int] = []
+    private var referenceCount = 0
+    private var budget: Int
+    private var fields: [(key: Int, value: Int)] = []
+    private var positions: [Int] = []
+
+    private static let unvisited: Int32 = -1
+    private static let inProgress: Int32 = -2
+    private static let expanding: UInt8 = 1
+    private static let holdsNoObjects: UInt8 = 2
+
+    private init(index: KeyedArchiveIndex, options: GraphUnarchiver.Options, inputBytes: Int) {
+        self.index = index
+        self.options = options
+        state = EncodingState(maximumDepth: options.maximumDepth)
+        // The native form is smaller than the keyed one; reserving that much up front spares
+        // the copies of growing (untouched pages cost nothing).
+        state.out = ByteWriter(reservingCapacity: inputBytes)
+        position = Array(repeating: Self.unvisited, count: index.entryCount)
+        flags = Array(repeating: 0, count: index.entryCount)
+        recordStart = Array(repeating: 0, count: index.entryCount)
+        let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
+        budget = overflow ? Int.max : scaled + Self.expansionAllowance
+    }
+
+    /// Transcodes keyed archive `bytes` into a native archive.
+    ///
+    /// - Parameters:
+    ///   - registry: When given, picks the name among `$classname`, its unqualified form and
+    ///     `$classes` that the registry knows; otherwise `$classname` is used as is.
+    ///   - valueTypeNames: Classes whose instances become inline value records.
+    /// - Throws: ``GraphArchiveError`` for anything that is not a well-formed keyed archive.
+    static func transcode(
+        _ bytes: ArchiveBytes,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression = .none
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        // `bytes` must outlive every reader made from it.
+        try withExtendedLifetime(bytes) { () throws(GraphArchiveError) -> ArchiveOutput in
+            try transcode(
+                reading: bytes.reader(),
+                registry: registry,
+                valueTypeNames: valueTypeNames,
+                options: options,
+                compression: compression
+            )
+        }
+    }
+
+    /// Transcodes `data` where it lies: a large archive is not copied first.
+    static func transcode(
+        _ data: Data,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression = .none
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        // Data.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
+        let result = data.withUnsafeBytes { (raw) -> Result<ArchiveOutput, GraphArchiveError> in
+            ByteReader.withReader(over: raw) { (reader: inout ByteReader) -> Result<ArchiveOutput, GraphArchiveError> in
+                Result { () throws(GraphArchiveError) -> ArchiveOutput in
+                    try transcode(
+                        reading: reader,
+                        registry: registry,
+                        valueTypeNames: valueTypeNames,
+                        options: options,
+                        compression: compression
+                    )
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private static func transcode(
+        reading input: ByteReader,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String>,
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        let plist = try BPlist.scan(input, maximumObjectCount: options.maximumObjectCount)
+        let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
+        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: input.end)
+        try reader.orderObjects()
+        try reader.writeTopLevel()
+        try reader.writeObjects()
+        return try reader.assemble(compression: compression)
+    }
+
+    // MARK: - Construction order
+
+    /// Numbers every object reachable from `$top` in construction order.
+    private mutating func orderObjects() throws(GraphArchiveError) {
+        var edges: [Int] = []
+        let top = index.top
+        var values = index.plist.references(of: top, from: top.count)
+        for _ in 0..<top.count {
+            try collectObjects(inField: values.next(), into: &edges, depth: 0)
+        }
+        let roots = edges
+        edges.removeAll(keepingCapacity: true)
+        // Each frame is an object and the range of `edges` holding what it refers to.
+        var stack: [(uid: Int, start: Int, next: Int)] = []
+        for root in roots where position[root] == Self.unvisited {
+            try push(root, onto: &stack, edges: &edges)
+            while let frame = stack.last {
+                if frame.next < edges.count {
+                    stack[stack.count - 1].next = frame.next + 1
+                    let target = edges[frame.next]
+                    if position[target] == Self.unvisited {
+                        try push(target, onto: &stack, edges: &edges)
+                    }
+                } else {
+                    stack.removeLast()
+                    // Only when there is something to drop: removing nothing from an empty
+                    // array still copies it (measured: a copy per object).
+                    if edges.count > frame.start { edges.removeSubrange(frame.start...) }
+                    position[frame.uid] = Int32(truncatingIfNeeded: order.count)
+                    order.append(frame.uid)
+                }
+            }
+        }
+        guard order.count <= options.maximumObjectCount else {
+            throw GraphArchiveError(
+                .limitExceeded,
+                "keyed archive holds \(order.count) objects, over maximumObjectCount (\(options.maximumObjectCount))"
+            )
+        }
+    }
+
+    private mutating func push(
+        _ uid: Int,
+        onto stack: inout [(uid: Int, start: Int, next: Int)],
+        edges: inout [Int]
+    ) throws(GraphArchiveError) {
+        position[uid] = Self.inProgress
+        let start = edges.count
+        let record = try parseRecord(uid)
+        recordStart[uid] = Int32(truncatingIfNeeded: record)
+        for position in (record + 1)..<records.count where records[position] < 0 {
+            try collectObjects(inEntry: -1 - Int(records[position]), into: &edges, depth: 0)
+        }
+        stack.append((uid, start, start))
+    }
+
+    /// Appends the objects that value `reference` refers to, looking inside inline containers.
+    private mutating func collectObjects(inField reference: Int, into edges: inout [Int], depth: Int)
+        throws(GraphArchiveError)
+    {
+        let object = try index.plist.object(reference)
+        // Inline scalars hold no objects; inline containers are refused when written.
+        guard object.type == BPlistMarker.uid else { return }
+        let uid = try index.uid(object)
+        if try index.isPlainValue(uid) { return }
+        try collectObjects(inEntry: uid, into: &edges, depth: depth)
+    }
+
+    /// Appends the objects that entry `uid` is or holds.
+    private mutating func collectObjects(inEntry uid: Int, into edges: inout [Int], depth: Int)
+        throws(GraphArchiveError)
+    {
+        try spend(1)
+        switch try index.kind(of: uid) {
+        case .object:
+            edges.append(uid)
+        case let kind where kind == .array || kind == .dictionary || kind == .record:
+            guard flags[uid] & Self.holdsNoObjects == 0 else { return }
+            try enter(uid, depth: depth)
+            let before = edges.count
+            // An array's elements, a dictionary's keys then values, a record's values.
+            let parts: [(container: BPlistObject, start: Int)]
+            switch kind {
+            case .array:
+                parts = [(try index.arrayElements(of: uid), 0)]
+            case .dictionary:
+                let dictionary = try index.dictionaryParts(of: uid)
+                parts = [(dictionary.keys, 0), (dictionary.values, 0)]
+            default:
+                let record = try index.entryObject(uid)
+                parts = [(record, record.count)]
+            }
+            for part in parts {
+                var references = index.plist.references(of: part.container, from: part.start)
+                for _ in 0..<part.container.count {
+                    try collectObjects(inField: references.next(), into: &edges, depth: depth + 1)
+                }
+            }
+            flags[uid] &= ~Self.expanding
+            if edges.count == before { flags[uid] |= Self.holdsNoObjects }
+        default:
+            return
+        }
+    }
+
+    /// Marks inline container `uid` as being expanded; refuses one that contains itself.
+    private mutating func enter(_ uid: Int, depth: Int) throws(GraphArchiveError) {
+        guard flags[uid] & Self.expanding == 0 else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] contains itself: an inline value cannot hold itself without an object between",
+                offset: index.plist.offset(of: try index.entryObject(uid).index)
+            )
+        }
+        guard depth < options.maximumDepth else {
+            throw GraphArchiveError(.limitExceeded, "values nest deeper than maximumDepth (\(options.maximumDepth))")
+        }
+        flags[uid] |= Self.expanding
+    }
+
+    @inline(__always)
+    private mutating func spend(_ work: Int) throws(GraphArchiveError) {
+        budget -= work
+        if budget < 0 {
+            throw GraphArchiveError(
+                .limitExceeded,
+                "keyed archive shares values so widely that copying them inline would exceed \(Self.expansionFactor) times its size"
+            )
+        }
+    }
+
+    // MARK: - Writing
+
+    private mutating func writeTopLevel() throws(GraphArchiveError) {
+        let top = index.top
+        var seen: Set<Int> = []
+        for slot in 0..<top.count {
+            let key = try nativeKey(index.keyID(of: index.plist.reference(in: top, at: slot)))
+            guard seen.insert(key).inserted else {
+                throw GraphArchiveError(
+                    .corrupt,
+                    "$top lists key \"\(state.keys[key])\" twice",
+                    offset: index.plist.offset(of: top.index)
+                )
+            }
+            state.out.writeVarint(key)
+            state.topCount += 1
+            try writeField(index.plist.reference(in: top, at: top.count + slot), depth: 0)
+        }
+    }
+
+    /// Writes each object's record, parsed while ordering.
+    private mutating func writeObjects() throws(GraphArchiveError) {
+        for uid in order {
+            try writeRecord(at: Int(recordStart[uid]), depth: 0)
+        }
+    }
+
+    /// Writes the record parsed at `start` of `records`: its shape, then its values.
+    private mutating func writeRecord(at start: Int, depth: Int) throws(GraphArchiveError) {
+        let shape = Int(records[start])
+        state.out.writeVarint(shape)
+        for position in (start + 1)..<(start + 1 + state.shapes[shape].keyIDs.count) {
+            let value = Int(records[position])
+            if value >= 0 {
+                try writeScalar(index.plist.object(value))
+            } else {
+                try writeEntry(-1 - value, depth: depth)
+            }
+        }
+    }
+
+    /// Parses the dictionary of instance `uid` onto `records`: its shape, then its value
+    /// objects in the shape's key order. Returns where it starts.
+    private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
+        let object = try index.entryObject(uid)
+        fields.removeAll(keepingCapacity: true)
+        var keys = index.plist.references(of: object)
+        var values = index.plist.references(of: object, from: object.count)
+        for _ in 0..<object.count {
+            let keyID = try index.keyID(of: keys.next())
+            let reference = try values.next()
+            if keyID == KeyedKey.classReference { continue }
+            let field = (key: nativeKey(keyID), value: try resolve(reference))
+            // Sort by key id as we go (records have a handful of keys): key ids follow first
+            // appearance, so every instance of a class gets one shape whatever its key order.
+            fields.append(field)
+            var insertion = fields.count - 1
+            while insertion > 0 && fields[insertion - 1].key > field.key {
+                fields[insertion] = fields[insertion - 1]
+                insertion -= 1
+            }
+            guard insertion == 0 || fields[insertion - 1].key != field.key else {
+                throw GraphArchiveError(
+                    .corrupt,
+                    "$objects[\(uid)] lists key \"\(state.keys[field.key])\" twice",
+                    offset: index.plist.offset(of: object.index)
+                )
+            }
+            fields[insertion] = field
+        }
+        let start = records.count
+        // 32 bits are enough: object indexes and UIDs are below 2^31 in a plist of at most 4 GiB.
+        records.append(Int32(truncatingIfNeeded: shape(type: nativeType(index.modelType(of: uid)))))
+        for field in fields { records.append(Int32(truncatingIfNeeded: field.value)) }
+        return start
+    }
+
+    /// A record value as `records` keeps it: a plain value's object index, or -1 - UID.
+    @inline(__always)
+    private func resolve(_ reference: Int) throws(GraphArchiveError) -> Int {
+        guard let value = try index.plist.uidValue(reference) else { return reference }
+        let uid = try index.checkedUID(value, in: reference)
+        return try index.isPlainValue(uid) ? index.entryIndex(uid) : -1 - uid
+    }
+
+    /// The shape of the record whose keys are in `fields`, reusing the type's last one.
+    private mutating func shape(type: Int) -> Int {
+        let last = state.types[type].lastShape
+        if last >= 0 && fieldsMatch(state.shapes[last].keyIDs) { return last }
+        let shape = EncodedShape(typeID: type, keyIDs: fields.map(\.key))
+        let id: Int
+        if let known = state.shapeIndex[shape] {
+            id = known
+        } else {
+            id = state.shapes.count
+            state.shapes.append(shape)
+            state.shapeIndex[shape] = id
+        }
+        state.types[type].lastShape = id
+        return id
+    }
+
+    private func fieldsMatch(_ keys: [Int]) -> Bool {
+        guard keys.count == fields.count else { return false }
+        for position in keys.indices where keys[position] != fields[position].key { return false }
+        return true
+    }
+
+    @inline(__always)
+    private mutating func nativeKey(_ keyID: Int) -> Int {
+        if keyID < nativeKeys.count && nativeKeys[keyID] >= 0 { return nativeKeys[keyID] }
+        return newNativeKey(keyID)
+    }
+
+    private mutating func newNativeKey(_ keyID: Int) -> Int {
+        while nativeKeys.count <= keyID { nativeKeys.append(-1) }
+        if nativeKeys[keyID] < 0 { nativeKeys[keyID] = state.keyID(index.keyNames[keyID]) }
+        return nativeKeys[keyID]
+    }
+
+    private mutating func nativeType(_ typeID: Int) -> Int {
+        while nativeTypes.count <= typeID { nativeTypes.append(-1) }
+        if nativeTypes[typeID] < 0 {
+            nativeTypes[typeID] = state.types.count
+            state.types.append(
+                EncodedType(name: index.typeNames[typeID], isObject: !index.typeIsValue[typeID], objectType: nil)
+            )
+        }
+        return nativeTypes[typeID]
+    }
+
+    /// Writes a dictionary value or container element: a UID or an inline scalar.
+    private mutating func writeField(_ reference: Int, depth: Int) throws(GraphArchiveError) {
+        let object = try index.plist.object(reference)
+        if object.type == BPlistMarker.uid {
+            try writeEntry(index.uid(object), depth: depth)
+        } else {
+            try writeScalar(object)
+        }
+    }
+
+    private mutating func writeEntry(_ uid: Int, depth: Int) throws(GraphArchiveError) {
+        try spend(1)
+        if try index.isPlainValue(uid) {
+            try writeScalar(index.entryObject(uid))
+            return
+        }
+        switch try index.kind(of: uid) {
+        case .null:
+            state.writeNil()
+        case .scalar:
+            try writeScalar(index.entryObject(uid))
+        case .object:
+            state.out.writeByte(ValueTag.objectReference)
+            state.out.writeVarint(try objectPosition(uid))
+            referenceCount += 1
+        case .record:
+            try enter(uid, depth: depth)
+            state.out.writeByte(ValueTag.valueRecord)
+            // Parsed at the end of `records` and dropped once written.
+            let start = try parseRecord(uid)
+            try writeRecord(at: start, depth: depth + 1)
+            records.removeSubrange(start...)
+            flags[uid] &= ~Self.expanding
+        case .array:
+            try enter(uid, depth: depth)
+            try writeArray(index.arrayElements(of: uid), depth: depth)
+            flags[uid] &= ~Self.expanding
+        case .dictionary:
+            try enter(uid, depth: depth)
+            let parts = try index.dictionaryParts(of: uid)
+            state.out.writeByte(ValueTag.dictionary)
+            state.out.writeVarint(parts.keys.count)
+            for slot in 0..<parts.keys.count {
+                try writeField(index.plist.reference(in: parts.keys, at: slot), depth: depth + 1)
+                try writeField(index.plist.reference(in: parts.values, at: slot), depth: depth + 1)
+            }
+            flags[uid] &= ~Self.expanding
+        case .string:
+            try writeWrapped(uid, key: KeyedKey.string, types: [BPlistMarker.asciiString, BPlistMarker.utf16String])
+        case .date:
+            let time = try index.wrappedValue(of: uid, key: KeyedKey.time)
+            guard time.type == BPlistMarker.real else { throw wrongType(time, in: uid, key: KeyedKey.time) }
+            state.writeDate(try index.plist.real(time).value)
+        case .data:
+            try writeWrapped(uid, key: KeyedKey.data, types: [BPlistMarker.data])
+        case .classDefinition:
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] is a class definition, used where a value belongs",
+                offset: index.plist.offset(of: try index.entryObject(uid).index)
+            )
+        case .unclassified:
+            preconditionFailure("kind(of:) never returns .unclassified")
+        }
+    }
+
+    private mutating func writeWrapped(_ uid: Int, key: Int, types: [UInt8]) throws(GraphArchiveError) {
+        let value = try index.wrappedValue(of: uid, key: key)
+        guard types.contains(value.type) else { throw wrongType(value, in: uid, key: key) }
+        try writeScalar(value)
+    }
+
+    private func wrongType(_ value: BPlistObject, in uid: Int, key: Int) -> GraphArchiveError {
+        GraphArchiveError(
+            .corrupt,
+            "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(value.marker))",
+            offset: index.plist.offset(of: value.index)
+        )
+    }
+
+    private func objectPosition(_ uid: Int) throws(GraphArchiveError) -> Int {
+        // Every object written was reached, and so numbered, by `orderObjects`.
+        guard position[uid] >= 0 else {
+            throw GraphArchiveError(.corrupt, "$objects[\(uid)] was not reached while ordering objects")
+        }
+        return Int(position[uid])
+    }
+
+    /// An array: packed references when every element is an object (FORMAT.md §6.5), else
+    /// tagged values.
+    private mutating func writeArray(_ elements: BPlistObject, depth: Int) throws(GraphArchiveError) {
+        // Gather the objects' positions; the first element that is not an object ends that.
+        // (`positions` is scratch: only the all-objects case, which nests nothing, reads it.)
+        positions.removeAll(keepingCapacity: true)
+        var references = index.plist.references(of: elements)
+        for _ in 0..<elements.count {
+            let reference = try references.next()
+            guard let value = try index.plist.uidValue(reference) else { break }
+            let uid = try index.checkedUID(value, in: reference)
+            guard try index.kind(of: uid) == .object else { break }
+            positions.append(try objectPosition(uid))
+        }
+        guard positions.count == elements.count && elements.count > 0 else {
+            references = index.plist.references(of: elements)
+            state.out.writeByte(ValueTag.array)
+            state.out.writeVarint(elements.count)
+            for _ in 0..<elements.count {
+                try writeField(references.next(), depth: depth + 1)
+            }
+            return
+        }
+        try spend(elements.count)
+        state.out.writeByte(ValueTag.referenceArray)
+        state.out.writeVarint(elements.count)
+        var previous = -1
+        for current in positions {
+            let delta = current - previous
+            state.out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+            previous = current
+        }
+        referenceCount += elements.count
+    }
+
+    /// Writes a plain property list value as the engine's tagged value.
+    private mutating func writeScalar(_ object: BPlistObject) throws(GraphArchiveError) {
+        let plist = index.plist
+        switch object.type {
+        case BPlistMarker.integer:
+            let (bits, isUnsigned) = try plist.integer(object)
+            // 1, 2 and 4-byte integers are unsigned, 8-byte ones signed.
+            if isUnsigned || object.marker & 0x0F < 3 {
+                state.writeInteger(bits)
+            } else {
+                state.writeInteger(Int64(bitPattern: bits))
+            }
+        case BPlistMarker.real:
+            let (value, isSingle) = try plist.real(object)
+            if isSingle { state.writeFloat(Float(value)) } else { state.writeDouble(value) }
+        case BPlistMarker.asciiString:
+            // Copied as they are: ASCII is UTF-8, and the unarchiver validates every string it
+            // reads, so a stray high byte still ends as `.invalidUTF8`.
+            try spend(object.count)
+            if object.count < ValueTag.shortStringLimit {
+                state.out.writeByte(ValueTag.shortStringBase | UInt8(truncatingIfNeeded: object.count))
+            } else {
+                state.out.writeByte(ValueTag.string)
+                state.out.writeVarint(object.count)
+            }
+            try plist.copyContent(of: object, into: &state.out)
+        case BPlistMarker.utf16String:
+            try spend(object.count)
+            state.writeString(try plist.string(object))
+        case BPlistMarker.data:
+            try spend(object.count)
+            state.writeBytes(try plist.data(object))
+        default:
+            switch object.marker {
+            case BPlistMarker.falseValue: state.writeBool(false)
+            case BPlistMarker.trueValue: state.writeBool(true)
+            case BPlistMarker.null: state.writeNil()
+            case BPlistMarker.date: state.writeDate(try plist.real(object).value)
+            default:
+                throw GraphArchiveError(
+                    .corrupt,
+                    "keyed archive stores a \(BPlistMarker.describe(object.marker)) where a UID or a plain value belongs (object \(object.index))",
+                    offset: plist.offset(of: object.index)
+                )
+            }
+        }
+    }
+
+    // MARK: - Finishing
+
+    private consuming func assemble(compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
+        var body = ByteWriter()
+        swap(&body, &state.out)
+        return try ArchiveAssembler.assemble(
+            tablesOf: state,
+            sections: [OutputChunk(body)],
+            objectCount: order.count,
+            referenceCount: referenceCount,
+            compression: compression
+        )
+    }
+}

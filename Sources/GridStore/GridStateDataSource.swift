@@ -1,0 +1,178 @@
+// Sources/GridStore/GridStateDataSource.swift - the shared store of grid states (the seed's sharedDataSource)
+
+import Foundation
+import GraphArchive
+
+/// The app's grid states, kept in one place: the seed's `[UAViewControllerState sharedDataSource]`.
+///
+/// It holds an array of ``GridState`` records in which one record may fill many slots, loads it
+/// from its archive file at launch and saves it back atomically, and can save by itself when
+/// the process is asked to end (see ``saveOnTermination(report:)``):
+///
+/// ```swift
+/// let store = GridStateDataSource.shared
+/// try store.load()                      // launch: a missing file is an empty store
+/// store.saveOnTermination()             // SIGTERM, SIGINT, SIGHUP or exit() saves changes
+/// store.update { states in
+///     states.append(GridState(name: "Sunset", color: 0xFF8800, date: "2024-06-01T18:00:00Z"))
+/// }
+/// try store.save()                      // or leave it to the termination save
+/// ```
+///
+/// Every method may be called from any thread or task. The records are not `Sendable` (they are
+/// mutable classes, shared between slots), so they are reached only inside ``read(_:)`` and
+/// ``update(_:)``, under the store's lock: keep no reference to a record past those closures.
+public final class GridStateDataSource: Sendable {
+    /// The store the app uses, on ``ArchiveLocation/defaultArchivePath(environment:homeDirectory:)``.
+    public static let shared = GridStateDataSource(archivePath: ArchiveLocation.defaultArchivePath())
+
+    private struct Contents {
+        var states: [GridState] = []
+        var archivePath: String
+        var compression: ArchiveCompression = .none
+        /// Bumped by every change; compared with `savedChange` to know what is unsaved.
+        var change = 0
+        var savedChange = 0
+    }
+
+    /// A `Locked`, not a `Mutex`, so ThreadSanitizer sees the locking (see `Locked`).
+    private let contents: Locked<Contents>
+    /// Held for a whole save, so saves write their snapshots to disk in the order they took them.
+    /// An `NSLock` for the reason in `Locked`; there is no value to guard (ThreadSanitizer still
+    /// reported the empty value of a `Locked<Void>` as raced).
+    private let saving = NSLock()
+
+    /// A store that loads from and saves to `archivePath`, empty until ``load()``.
+    public init(archivePath: String) {
+        contents = Locked(Contents(archivePath: archivePath))
+    }
+
+    // MARK: - Settings
+
+    /// The archive file that ``load()`` reads and ``save()`` replaces.
+    public var archivePath: String {
+        get { contents.withLock { $0.archivePath } }
+        set { contents.withLock { $0.archivePath = newValue } }
+    }
+
+    /// How ``save()`` compresses the archive. Default: ``ArchiveCompression/none``.
+    public var compression: ArchiveCompression {
+        get { contents.withLock { $0.compression } }
+        set { contents.withLock { $0.compression = newValue } }
+    }
+
+    // MARK: - Records
+
+    /// Number of slots (records, counting a shared record once per slot).
+    public var count: Int {
+        contents.withLock { $0.states.count }
+    }
+
+    /// Whether the records changed since they were last loaded or saved.
+    public var hasUnsavedChanges: Bool {
+        contents.withLock { $0.change != $0.savedChange }
+    }
+
+    /// Runs `body` with the records, under the store's lock.
+    public func read<Result: Sendable, Failure: Error>(
+        _ body: ([GridState]) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withContents { (contents) throws(Failure) -> Result in try body(contents.states) }
+    }
+
+    /// Runs `body` with the records to change them, under the store's lock; counts as a change.
+    public func update<Result: Sendable, Failure: Error>(
+        _ body: (inout [GridState]) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withContents { (contents) throws(Failure) -> Result in
+            contents.change += 1
+            return try body(&contents.states)
+        }
+    }
+
+    /// Replaces every record with `states`.
+    public func replaceAll(with states: sending [GridState]) {
+        update { $0 = states }
+    }
+
+    /// Adds `states` after the current records.
+    public func append(contentsOf states: sending [GridState]) {
+        update { $0.append(contentsOf: states) }
+    }
+
+    /// The one way into the locked contents.
+    ///
+    /// Going through a closure parameter (rather than capturing values in `withLock`'s closure
+    /// directly) lets region-based isolation accept records that were created outside the lock.
+    private func withContents<Result: Sendable, Failure: Error>(
+        _ body: (inout Contents) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try contents.withLock { (contents) throws(Failure) -> Result in try body(&contents) }
+    }
+
+    // MARK: - Loading and saving
+
+    /// Replaces the records with those archived in ``archivePath``: the app's load at launch.
+    ///
+    /// A missing file is an empty store (the first launch). A file that cannot be read as an
+    /// archive of grid states throws and leaves the records and the file as they were: a damaged
+    /// archive is never silently replaced by an empty one.
+    ///
+    /// - Returns: whether an archive file was found.
+    /// - Throws: ``GraphArchiveError`` for an unreadable, damaged or foreign file.
+    @discardableResult
+    public func load() throws -> Bool {
+        // Under the save lock, so a save in flight cannot land between reading and marking clean.
+        try saving.withLock {
+            let path = archivePath
+            let states: [GridState]
+            let found: Bool
+            do {
+                states = try GridStateArchive.readStates(fromFile: path)
+                found = true
+            } catch let error as GraphArchiveError where error.code == .fileNotFound {
+                states = []
+                found = false
+            }
+            withContents { contents in
+                contents.states = states
+                contents.change += 1
+                contents.savedChange = contents.change
+            }
+            return found
+        }
+    }
+
+    /// Archives the records to ``archivePath`` atomically: afterwards the file holds either its
+    /// previous archive or the whole new one, never a mix, whatever else fails. Missing folders
+    /// are created.
+    ///
+    /// The records are encoded under the lock (a consistent snapshot, even while other tasks
+    /// change them) and written after it is released. Concurrent saves write in turn.
+    ///
+    /// - Throws: ``GraphArchiveError`` (`.ioError`, `.compressionUnavailable`, …); the file is
+    ///   then left as it was.
+    public func save() throws {
+        try saving.withLock {
+            // Encode under the lock (a consistent snapshot), write outside it.
+            let (archive, change, path) = try contents.withLock { contents in
+                let archive = try GridStateArchive.archive(contents.states, compression: contents.compression)
+                return (archive, contents.change, contents.archivePath)
+            }
+            try GridStateArchive.write(archive, toFile: path)
+            contents.withLock { contents in
+                contents.savedChange = max(contents.savedChange, change)
+            }
+        }
+    }
+
+    /// Saves only if there are unsaved changes.
+    ///
+    /// - Returns: whether it saved.
+    @discardableResult
+    public func saveIfChanged() throws -> Bool {
+        guard hasUnsavedChanges else { return false }
+        try save()
+        return true
+    }
+}

@@ -1,0 +1,160 @@
+// Sources/GridStore/RecordInput/CSVRecordScanner.swift - reads records from CSV with a header row
+
+/// Reads grid-state records from CSV (RFC 4180): a header row naming the columns `name`,
+/// `color`, `date` and optionally `id`, in any order, then one record per row.
+///
+/// Quoted fields may hold commas, doubled quotes and line breaks. An unquoted empty field means
+/// "absent" (how a repeated id leaves fields out); a quoted empty field `""` is the empty string.
+/// Lines end in LF or CRLF; blank lines are skipped; a UTF-8 byte order mark is ignored.
+struct CSVRecordScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+
+    /// One field as written: its text and whether it was quoted.
+    private struct Field {
+        var text: String
+        var isQuoted: Bool
+        var isAbsent: Bool { text.isEmpty && !isQuoted }
+    }
+
+    enum Column: String, CaseIterable {
+        case name, color, date, id
+    }
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    /// Reads the header, then hands each record to `each`.
+    mutating func readRecords(_ each: (RecordFields) throws(RecordProblem) -> Void) throws(RecordProblem) {
+        guard let (headerLine, header) = try readRow() else { return }
+        let columns = try readHeader(header, line: headerLine)
+        while let (rowLine, row) = try readRow() {
+            guard row.count == columns.count else {
+                throw RecordProblem(
+                    line: rowLine,
+                    message: "expected \(columns.count) fields as in the header, found \(row.count)"
+                )
+            }
+            var fields = RecordFields(line: rowLine)
+            for (column, field) in zip(columns, row) where !field.isAbsent {
+                switch column {
+                case .name: fields.name = field.text
+                case .date: fields.date = field.text
+                case .id: fields.id = field.text
+                case .color:
+                    let digits = field.text.trimmingSpaces
+                    guard let color = Int(digits) else {
+                        throw RecordProblem(line: rowLine, message: "color must be an integer, found \"\(field.text)\"")
+                    }
+                    fields.color = color
+                }
+            }
+            try each(fields)
+        }
+    }
+
+    private func readHeader(_ header: [Field], line: Int) throws(RecordProblem) -> [Column] {
+        let expected = "the header must name the columns name,color,date and optionally id"
+        var columns: [Column] = []
+        for field in header {
+            let name = field.text.trimmingSpaces.lowercased()
+            guard let column = Column(rawValue: name) else {
+                throw RecordProblem(line: line, message: "unknown column \"\(field.text)\" (\(expected))")
+            }
+            guard !columns.contains(column) else {
+                throw RecordProblem(line: line, message: "column \"\(name)\" appears twice in the header")
+            }
+            columns.append(column)
+        }
+        let missing = [Column.name, .color, .date].filter { !columns.contains($0) }
+        guard missing.isEmpty else {
+            let names = missing.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw RecordProblem(line: line, message: "the header has no \(names) column (\(expected))")
+        }
+        return columns
+    }
+
+    /// Reads the next non-blank row and the line it starts on; `nil` at the end of the input.
+    private mutating func readRow() throws(RecordProblem) -> (line: Int, fields: [Field])? {
+        while atLineBreak() { skipLineBreak() }
+        guard index < bytes.count else { return nil }
+        let startLine = line
+        var fields: [Field] = []
+        while true {
+            fields.append(try readField())
+            if index < bytes.count && bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if atLineBreak() { skipLineBreak() }
+            return (startLine, fields)
+        }
+    }
+
+    private mutating func readField() throws(RecordProblem) -> Field {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            let start = index
+            while index < bytes.count && bytes[index] != UInt8(ascii: ",") && !atLineBreak() {
+                index += 1
+            }
+            return Field(text: try text(bytes[start..<index]), isQuoted: false)
+        }
+        let openingLine = line
+        index += 1
+        var buffer: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") {
+                // A doubled quote is a quote; a single one closes the field.
+                if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
+                    buffer.append(byte)
+                    index += 1
+                    continue
+                }
+                guard index == bytes.count || bytes[index] == UInt8(ascii: ",") || atLineBreak() else {
+                    throw RecordProblem(line: line, message: "invalid CSV: text after the closing quote of a field")
+                }
+                return Field(text: try text(buffer[...]), isQuoted: true)
+            }
+            if byte == UInt8(ascii: "\n") { line += 1 }
+            buffer.append(byte)
+        }
+        throw RecordProblem(line: openingLine, message: "invalid CSV: a quoted field opened here is never closed")
+    }
+
+    private func atLineBreak() -> Bool {
+        guard index < bytes.count else { return false }
+        // LF, CRLF, or a CR that ends the input.
+        return bytes[index] == UInt8(ascii: "\n")
+            || (bytes[index] == UInt8(ascii: "\r")
+                && (index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: "\n")))
+    }
+
+    private mutating func skipLineBreak() {
+        index += bytes[index] == UInt8(ascii: "\r") ? 2 : 1
+        index = min(index, bytes.count)
+        line += 1
+    }
+
+    private func text(_ slice: ArraySlice<UInt8>) throws(RecordProblem) -> String {
+        guard let string = String(validating: slice, as: UTF8.self) else {
+            throw RecordProblem(line: line, message: "field is not valid UTF-8")
+        }
+        return string
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,72 @@
+// Sources/GridStoreCLI/Command.swift - what one run of `gridstore` was asked to do
+
+import GraphArchive
+import GridStore
+
+/// One parsed command line; ``parse(_:)`` makes it, ``GridStoreTool/run(_:)`` carries it out.
+enum Command: Equatable {
+    /// `--help`, `help [COMMAND]`, `COMMAND --help`: the general help or one command's.
+    case help(CommandName?)
+    /// `--version`.
+    case version
+    case save(SaveOptions)
+    case load(LoadOptions)
+    case verify(VerifyOptions)
+    case session(SessionOptions)
+    case convert(ConvertOptions)
+}
+
+/// The verbs, as typed.
+enum CommandName: String, CaseIterable {
+    case save, load, verify, session, convert
+}
+
+/// `gridstore save`: fill the data source and save it.
+struct SaveOptions: Equatable {
+    /// `--file`; `nil` is the default archive location.
+    var file: String?
+    var compression: ArchiveCompression = .none
+    /// `--format`: gridstore (default) or keyed-plist (an NSKeyedArchiver archive).
+    var format: GridStateArchive.Format = .gridstore
+    /// `--append`: add to the archive's records instead of replacing them.
+    var append = false
+    var source: RecordSource
+}
+
+/// Where `save` gets its records.
+enum RecordSource: Equatable {
+    /// `--generate N [--shared F] [--seed S]`.
+    case generate(count: Int, sharedFraction: Double, seed: UInt64)
+    /// `--input PATH`, `-` for standard input.
+    case input(path: String)
+}
+
+/// `gridstore load`: print the records or statistics.
+struct LoadOptions: Equatable {
+    var file: String?
+    var stats = false
+    var json = false
+    /// `--limit N`: print at most N records.
+    var limit: Int?
+}
+
+/// `gridstore verify`: check an archive completely.
+struct VerifyOptions: Equatable {
+    var file: String?
+}
+
+/// `gridstore session`: keep the data source open, adding records from standard input, and
+/// save when input ends or the process is told to stop.
+struct SessionOptions: Equatable {
+    var file: String?
+    var compression: ArchiveCompression = .none
+}
+
+/// `gridstore convert IN OUT --to FORMAT`: rewrite an archive (either format) in `FORMAT`.
+struct ConvertOptions: Equatable {
+    var input: String
+    var output: String
+    var format: GridStateArchive.Format
+    /// `--compress`, only with `--to gridstore`.
+    var compression: ArchiveCompression = .none
+}

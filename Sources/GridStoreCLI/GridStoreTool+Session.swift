@@ -1,0 +1,64 @@
+// Sources/GridStoreCLI/GridStoreTool+Session.swift - `gridstore session`: the app lifecycle on a terminal
+
+import GraphArchive
+import GridStore
+
+extension GridStoreTool {
+    /// Loads the archive (a missing one is an empty store), adds JSON Lines records read from
+    /// standard input, and saves when input ends or SIGTERM, SIGINT or SIGHUP arrives: the seed
+    /// app's load-at-launch and save-on-resign-active, driven from a pipe or a terminal.
+    ///
+    /// Prints `loaded N` once loaded and `added N` (the new record count) after each record, so
+    /// a driving program knows what has been taken in.
+    static func session(_ options: SessionOptions) throws {
+        let path = archivePath(options.file)
+        let store = dataSource(at: path, compression: options.compression)
+        try withArchive(path) { try store.load() }
+        store.saveOnTermination { reason, result in
+            switch result {
+            case .success(let count):
+                StandardError.write(
+                    "\(StandardError.programName): saved \(count) records to \(path) (\(describe(reason)))\n"
+                )
+            case .failure(let error):
+                StandardError.error("could not save \(path) (\(describe(reason))): \(error)")
+            }
+        }
+
+        var output = OutputBuffer()
+        output.append("loaded \(store.count)\n")
+        try output.flush()
+
+        var importer = GridStateImporter(source: "standard input")
+        var lineNumber = 0
+        var rejected = 0
+        while let line = readLine(strippingNewline: true) {
+            lineNumber += 1
+            do {
+                let added = try store.update { (states) throws(RecordInputError) in
+                    try importer.readJSONLine(line, lineNumber: lineNumber, into: &states)
+                }
+                guard added > 0 else { continue }
+                output.append("added \(store.count)\n")
+                try output.flush()
+            } catch {
+                StandardError.error("\(error) (line skipped)")
+                rejected += 1
+            }
+        }
+        // End of input: save here rather than at exit, so a failure sets the exit status.
+        if try withArchive(path, { try store.saveIfChanged() }) {
+            StandardError.write("\(StandardError.programName): saved \(store.count) records to \(path)\n")
+        }
+        if rejected > 0 {
+            throw ToolError("\(rejected) of \(lineNumber) input lines were rejected")
+        }
+    }
+
+    private static func describe(_ reason: GridStateDataSource.TerminationSave) -> String {
+        switch reason {
+        case .exiting: "on exit"
+        case .signal(let signal): "on signal \(signal)"
+        }
+    }
+}

@@ -1,0 +1,202 @@
+// Tests/BenchmarksTests/HarnessTests.swift - the benchmark harness: flags, checks, scaling, every case
+
+import Foundation
+import GraphArchive
+import GridStore
+import Testing
+
+@testable import Benchmarks
+
+@Suite("Benchmark harness")
+struct HarnessTests {
+    // MARK: - Flags
+
+    @Test func parsesEveryFlag() throws {
+        let command = try CommandLineSyntax.parse([
+            "--n", "20k", "--shared", "0.5", "--reps", "7", "--only", "gridstate", "nskeyed", "--compress",
+            "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "chain",
+        ])
+        guard case .run(let settings) = command else {
+            Issue.record("expected a run, got \(command)")
+            return
+        }
+        #expect(settings.count == 20_000)
+        #expect(settings.sharedFraction == 0.5)
+        #expect(settings.repetitions == 7)
+        #expect(settings.only == ["gridstate", "nskeyed", "chain"])
+        #expect(settings.compressions == [.none, .zstd(level: 19)])
+        #expect(settings.peerBudget == 2.5)
+        #expect(settings.jsonPath == "out.json")
+        #expect(settings.sweep)
+        #expect(settings.seed == 7)
+    }
+
+    @Test func defaultsAreTheIssueSettings() throws {
+        guard case .run(let settings) = try CommandLineSyntax.parse([]) else {
+            Issue.record("expected a run")
+            return
+        }
+        #expect(settings.count == 1_000_000)
+        #expect(settings.sharedFraction == 0.25)
+        #expect(settings.compressions == [.none, .zstd])
+        #expect(try CommandLineSyntax.parse(["-h"]) == .help)
+        #expect(try CommandLineSyntax.parse(["--n", "1_000", "--help"]) == .help)
+    }
+
+    @Test(arguments: [
+        ["--bogus"], ["--n"], ["--n", "0"], ["--n", "1M0"], ["--n", "99999999999999999999"], ["--shared", "1"],
+        ["--shared", "-0.1"], ["--reps", "x"], ["--only"], ["--only", "nope"], ["nope"], ["--compress", "lz4"],
+        ["--compress", "zstd:"], ["--budget", "0"], ["--json"], ["--seed", "-1"],
+    ])
+    func rejectsBadFlags(_ arguments: [String]) {
+        #expect(throws: UsageError.self) { try CommandLineSyntax.parse(arguments) }
+    }
+
+    // MARK: - Figures
+
+    @Test func roundsPeerSizesDownToOneTwoFive() {
+        #expect(CaseTimer.roundDown(37_512) == 20_000)
+        #expect(CaseTimer.roundDown(99_999) == 50_000)
+        #expect(CaseTimer.roundDown(100_000) == 100_000)
+        #expect(CaseTimer.roundDown(1_999) == 1_000)
+        #expect(CaseTimer.roundDown(7) == 5)
+        #expect(CaseTimer.roundDown(0) == 1)
+    }
+
+    @Test func statsTakeTheMedian() {
+        let odd = Stats([3, 1, 2])
+        #expect(odd.median == 2 && odd.min == 1 && odd.max == 3)
+        #expect(Stats([4, 1, 3, 2]).median == 2.5)
+        #expect(Stats([1, 2]).scaled(by: 10).median == 15)
+    }
+
+    @Test func scaledRowsReportFiguresForTheFullSize() {
+        let row = Case(
+            workload: "w", subject: "peer", group: "json", role: .peer, operation: .encode, compression: "none",
+            records: 1_000
+        ) { _ in throw Unavailable("not run") }
+        var result = CaseResult(row, records: 1_000)
+        result.record(samples: [0.5, 1, 2], measuredRecords: 100, bytes: 400)
+        #expect(result.scale == 10)
+        #expect(result.seconds?.median == 10)
+        #expect(result.measuredSeconds?.median == 1)
+        #expect(result.bytes == 4_000)
+        #expect(result.bytesPerRecord == 4)
+        #expect(result.recordsPerSecond == 100)
+    }
+
+    @Test func formatsNumbers() {
+        #expect(1_234_567.grouped == "1,234,567")
+        #expect((-1_000).grouped == "-1,000")
+        #expect(12.grouped == "12")
+        #expect(Format.seconds(0.012_34) == "12.34 ms")
+        #expect(Format.times(312.4) == "312x")
+    }
+
+    // MARK: - Checks catch wrong results
+
+    @Test func gridStateCheckCatchesLostIdentityAndChangedValues() throws {
+        let graph = GridStateGraph(count: 200, sharedFraction: 0.5, seed: 3)
+        let archive = try GraphArchiver.archivedData(withRootObject: graph.states)
+        let decoded = try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: archive)
+        try graph.verify(decoded)
+
+        let unshared = graph.states.map { GridState(name: $0.name, color: $0.color, date: $0.date) }
+        #expect(throws: VerificationError.self) { try graph.verify(unshared) }
+
+        decoded[150].color ^= 1
+        #expect(throws: VerificationError.self) { try graph.verify(decoded) }
+        #expect(throws: VerificationError.self) { try graph.verify(Array(decoded.dropLast())) }
+    }
+
+    @Test func codablePeerCheckComparesEverySlot() throws {
+        let graph = GridStateGraph(count: 50, sharedFraction: 0.5, seed: 3)
+        let peer = GridStateCodablePeer(format: .json)
+        var records = try peer.decode(try peer.encode(peer.model(of: graph)))
+        try peer.verify(records, against: graph)
+        records[49].name += "!"
+        #expect(throws: VerificationError.self) { try peer.verify(records, against: graph) }
+    }
+
+    @Test func chainCheckCatchesWrongValuesAndLengths() throws {
+        let graph = ChainGraph(count: 100, sharedFraction: 0, seed: 1)
+        try graph.verify(graph.root)
+        var wrong: ChainLink? = ChainGraph.assemble(graph.values.dropLast() + [graph.values.last! + 1])
+        #expect(throws: VerificationError.self) { try graph.verify(wrong!) }
+        ChainGraph.dismantle(&wrong)
+        var short: ChainLink? = ChainGraph.assemble(Array(graph.values.dropLast()))
+        #expect(throws: VerificationError.self) { try graph.verify(short!) }
+        ChainGraph.dismantle(&short)
+    }
+
+    @Test func treeCheckCatchesWrongBackLinks() throws {
+        let graph = TreeGraph(count: 100, sharedFraction: 0, seed: 1)
+        let decoded = try GraphUnarchiver.unarchivedObject(
+            ofType: TreeNode.self, from: GraphArchiver.archivedData(withRootObject: graph.root))
+        try graph.verify(decoded)
+        let copy = TreeGraph.assemble(graph.parts())
+        try graph.verify(copy)
+        let child = copy.children[3]
+        child.next = child
+        #expect(throws: VerificationError.self) { try graph.verify(copy) }
+        child.next = copy.children[4]
+        child.parent = copy.children[4]
+        #expect(throws: VerificationError.self) { try graph.verify(copy) }
+    }
+
+    @Test func checkWithoutARunFails() throws {
+        var settings = Settings()
+        settings.count = 100
+        let workload = GraphWorkload<GridStateGraph>(settings: settings)
+        let encode = try #require(workload.cases().first { $0.subject == "gridstore" && $0.operation == .encode })
+        let trial = try encode.prepare(100)
+        try trial.run()
+        try trial.check()
+        // check() verifies the last run's output; with no run since, there is none to pass.
+        #expect(throws: VerificationError.self) { try trial.check() }
+    }
+
+    // MARK: - Every case at a small size
+
+    /// Serialized: the cases share this process's scratch folder, removed at the end of each.
+    @Test(.serialized, arguments: Workloads.names)
+    func everyCasePassesItsChecks(_ name: String) throws {
+        var settings = Settings()
+        settings.count = 120
+        settings.repetitions = 1
+        settings.peerBudget = 0.5
+        let entry = try #require(Workloads.all.first { $0.name == name })
+        let timer = CaseTimer(settings: settings)
+        let cases = entry.make(settings).cases()
+        #expect(Set(cases.map(\.identifier)).count == cases.count, "case identifiers must be unique for --probe")
+        let results = timer.measure(cases)
+        #expect(results.map(\.subject) == cases.map(\.subject))
+        for (measured, result) in zip(cases, results) {
+            #expect(result.status != .failed, "\(measured.identifier): \(result.message ?? "")")
+            if result.status == .ok {
+                #expect(result.seconds != nil && result.measuredRecords <= measured.records)
+            }
+        }
+        ScratchDirectory.remove()
+    }
+
+    @Test func comparisonsPutGridstoreAgainstPeersAndFloors() {
+        func row(_ subject: String, _ role: Role, _ operation: OperationKind, _ compression: String, _ seconds: Double)
+            -> CaseResult
+        {
+            var result = CaseResult(
+                Case(
+                    workload: "w", subject: subject, group: "g", role: role, operation: operation,
+                    compression: compression, records: 10, prepare: { _ in throw Unavailable("") }), records: 10)
+            result.record(samples: [seconds], measuredRecords: 10, bytes: nil)
+            return result
+        }
+        let comparisons = Comparisons.make([
+            row("gridstore", .gridstore, .encode, "none", 1), row("JSONEncoder", .peer, .encode, "none", 20),
+            row("traversal", .floor, .traverse, "-", 0.25), row("memcpy", .floor, .memcpy, "-", 0.25),
+        ])
+        #expect(comparisons.count == 2)
+        #expect(comparisons.first { $0.against == "JSONEncoder" }?.ratio == 0.05)
+        #expect(comparisons.first { $0.againstRole == .floor }?.ratio == 2)
+    }
+}
