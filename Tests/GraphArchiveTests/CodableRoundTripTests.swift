@@ -171,6 +171,12 @@ struct CodableRoundTripTests {
             #expect(try GraphUnarchiver.archiveInfo(from: data).compressionName == "zstd")
             let back = try GraphArchiveDecoder().decode([CodableGridState].self, from: data)
             #expect(back.map(\.color) == states.map(\.color))
+            // A compressed file is decompressed as it is read.
+            let path = temporaryPath("codable-zstd")
+            defer { unlink(path) }
+            try encoder.encode(states, toFile: path)
+            let fromFile = try GraphArchiveDecoder().decode([CodableGridState].self, fromFile: path)
+            #expect(fromFile.map(\.name) == states.map(\.name))
         } else {
             #expect {
                 _ = try encoder.encode(states)

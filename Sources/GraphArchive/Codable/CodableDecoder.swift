@@ -17,12 +17,11 @@ final class CodableDecoder: CodableContainerSource {
     }
 
     init(
-        bytes: ArchiveBytes,
+        loaded: LoadedArchive,
         options: GraphUnarchiver.Options,
         userInfo: [CodingUserInfoKey: Any],
         classes: [String: any (AnyObject & Decodable).Type]
     ) throws(GraphArchiveError) {
-        let loaded = try LoadedArchive.load(bytes, options: options)
         payload = loaded.payload
         storage = UncheckedStateBox(try CodableDecodingState(loaded: loaded, options: options))
         self.userInfo = userInfo

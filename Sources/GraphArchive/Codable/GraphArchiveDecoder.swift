@@ -34,7 +34,7 @@
 /// Errors: `keyNotFound`, `valueNotFound` (nil or a missing element where a value is needed),
 /// `typeMismatch` and `dataCorrupted` (damage, limits, numbers that do not fit), each with the
 /// coding path; the engine's ``GraphArchiveError`` is the context's `underlyingError`. File
-/// errors (missing file, I/O) are thrown as ``GraphArchiveError`` themselves.
+/// system errors (`.fileNotFound`, `.ioError`) are thrown as ``GraphArchiveError`` themselves.
 public struct GraphArchiveDecoder: Sendable {
     /// Limits against hostile input (depth, sizes, counts).
     public var options: GraphUnarchiver.Options
@@ -57,23 +57,31 @@ public struct GraphArchiveDecoder: Sendable {
     ///
     /// - Throws: `DecodingError` (see the type's discussion) and whatever `init(from:)` throws.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(type, bytes: ArchiveBytes(copying: data))
+        try decode(type) { () throws(GraphArchiveError) in
+            try LoadedArchive.load(ArchiveBytes(copying: data), options: options)
+        }
     }
 
-    /// Decodes the root value of the archive at `path` as `type`.
+    /// Decodes the root value of the archive at `path` as `type`. A compressed archive is
+    /// decompressed as it is read, without holding the compressed file in memory.
     ///
-    /// - Throws: ``GraphArchiveError`` `.fileNotFound`, `.ioError` or `.limitExceeded` (file
-    ///   larger than ``GraphUnarchiver/Options/maximumArchiveBytes``), and what
-    ///   ``decode(_:from:)`` throws.
+    /// - Throws: ``GraphArchiveError`` `.fileNotFound` or `.ioError` when the file cannot be
+    ///   read, and what ``decode(_:from:)`` throws (a file larger than
+    ///   ``GraphUnarchiver/Options/maximumArchiveBytes`` is a `DecodingError`).
     public func decode<T: Decodable>(_ type: T.Type, fromFile path: String) throws -> T {
-        try decode(type, bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes))
+        try decode(type) { () throws(GraphArchiveError) in try LoadedArchive.load(file: path, options: options) }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, bytes: ArchiveBytes) throws -> T {
+    private func decode<T: Decodable>(
+        _ type: T.Type,
+        loading load: () throws(GraphArchiveError) -> LoadedArchive
+    ) throws -> T {
         let decoder: CodableDecoder
         do {
-            decoder = try CodableDecoder(bytes: bytes, options: options, userInfo: userInfo, classes: classes.types)
+            decoder = try CodableDecoder(loaded: load(), options: options, userInfo: userInfo, classes: classes.types)
         } catch {
+            // The file system's errors are not about the archive's content.
+            if error.code == .fileNotFound || error.code == .ioError { throw error }
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error)
             )
