@@ -140,7 +140,9 @@ struct CodableErrorTests {
         // The nested value's frames were left open when it threw; finishing must not touch them.
         #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(SwallowsEverything()) }
         #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode([SwallowsEverything()]) }
-        #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(Holder2(inner: SwallowsEverything())) }
+        #expect(throws: EncodingError.self) {
+            _ = try GraphArchiveEncoder().encode(Holder2(inner: SwallowsEverything()))
+        }
     }
 
     // MARK: - Hostile input
