@@ -378,7 +378,9 @@ struct CodableDecodingState: ~Copyable {
     // MARK: - Unkeyed access
 
     /// Reads the object index of the next element of packed unkeyed `frame`, without consuming it.
-    func peekReference(in frame: Int) throws(GraphArchiveError) -> (index: Int, next: Int) {
+    /// (Mutating only so the caller passes the state in place: a non-mutating call through the
+    /// decoder's addressor copied the whole state, 432 bytes, for every element.)
+    mutating func peekReference(in frame: Int) throws(GraphArchiveError) -> (index: Int, next: Int) {
         var reader = engine.reader
         reader.offset = frames[frame].cursor
         let index = try ValueScanner.nextReferenceIndex(&reader, previous: frames[frame].previousReference)

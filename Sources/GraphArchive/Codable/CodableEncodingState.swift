@@ -27,6 +27,9 @@ struct CodableEncodingFrame: CodingPathNode {
     /// For a frame with a buffer of its own (nested container, super encoder): where its bytes
     /// go in the parent's buffer when the parent closes. -1 for a value written in place.
     let splicePosition: Int
+    /// For a frame with a buffer of its own, its engine container while it is not current.
+    /// Boxed so that the frames of values written in place, one per value, stay small.
+    let parked: ParkedContainer?
     /// The type that names the frame's record: the value's type, or a nested container's key type.
     var valueType: Any.Type
     /// An object's body: a record without a value tag; other container kinds sit under "$value".
@@ -35,10 +38,6 @@ struct CodableEncodingFrame: CodingPathNode {
     let object: Int
     /// For a value slot, the slot that was current before it.
     let enclosingSlot: Int
-
-    /// The engine's container for this frame while another one is current (own-buffer frames).
-    var savedContainer = EncodingContainer(kind: .record)
-    var savedSlowKeys: [Int] = []
 
     // Unkeyed containers: the element count is patched into a one-byte placeholder at the end.
     var count = 0
@@ -50,7 +49,14 @@ struct CodableEncodingFrame: CodingPathNode {
     // Single-value containers.
     var hasValue = false
 
-    var hasOwnBuffer: Bool { splicePosition >= 0 }
+    var hasOwnBuffer: Bool { parked != nil }
+}
+
+/// The engine's container of a nested container or super encoder while another frame is current.
+final class ParkedContainer {
+    var container = EncodingContainer(kind: .record)
+    /// Its keys so far when it left the fast path (`EncodingState.slowKeyIDs` is one stack).
+    var slowKeys: [Int] = []
 }
 
 /// A scratch buffer, boxed because `ByteWriter` is noncopyable and the pool is an array.
@@ -216,6 +222,7 @@ struct CodableEncodingState: ~Copyable {
                 key: key,
                 buffer: active,
                 splicePosition: -1,
+                parked: nil,
                 valueType: valueType,
                 isObjectBody: isObjectBody,
                 object: object,
@@ -238,6 +245,7 @@ struct CodableEncodingState: ~Copyable {
                 key: key,
                 buffer: acquireBuffer(),
                 splicePosition: engine.out.count,
+                parked: ParkedContainer(),
                 valueType: valueType,
                 isObjectBody: false,
                 object: -1,
@@ -408,22 +416,23 @@ struct CodableEncodingState: ~Copyable {
 
     /// Makes own-buffer frame `frame`'s engine container current, keeping the current one below.
     private mutating func pushLevel(of frame: Int) {
+        guard let parked = frames[frame].parked else { return }
         engine.stack.append(engine.container)
-        engine.container = frames[frame].savedContainer
+        engine.container = parked.container
         engine.container.slowKeysStart = engine.slowKeyIDs.count
-        engine.slowKeyIDs.append(contentsOf: frames[frame].savedSlowKeys)
-        frames[frame].savedSlowKeys.removeAll(keepingCapacity: true)
+        engine.slowKeyIDs.append(contentsOf: parked.slowKeys)
+        parked.slowKeys.removeAll(keepingCapacity: true)
         switchBuffer(to: frames[frame].buffer)
     }
 
     /// Puts away the own-buffer frames entered since `previous` was current.
     mutating func leave(to previous: Int) {
-        while current != previous {
+        while current != previous, let parked = frames[current].parked {
             let frame = current
             let start = engine.container.slowKeysStart
-            frames[frame].savedSlowKeys.append(contentsOf: engine.slowKeyIDs[start...])
+            parked.slowKeys.append(contentsOf: engine.slowKeyIDs[start...])
             engine.slowKeyIDs.removeSubrange(start...)
-            frames[frame].savedContainer = engine.container
+            parked.container = engine.container
             engine.container = engine.stack.removeLast()
             current = frames[frame].parent
             switchBuffer(to: frames[current].buffer)
@@ -439,9 +448,9 @@ struct CodableEncodingState: ~Copyable {
             try finishOwnBufferFrame(frames.count - 1)
         }
         try closeLevel(slot)
-        let frame = frames.removeLast()
-        current = frame.parent
-        currentSlot = frame.enclosingSlot
+        current = frames[slot].parent
+        currentSlot = frames[slot].enclosingSlot
+        frames.removeLast()
     }
 
     /// Closes own-buffer frame `frame` (the last one) and splices its bytes into its parent's buffer.
