@@ -36,7 +36,10 @@
 /// coding path; the engine's ``GraphArchiveError`` is the context's `underlyingError`. File
 /// system errors (`.fileNotFound`, `.ioError`) are thrown as ``GraphArchiveError`` themselves.
 public struct GraphArchiveDecoder: Sendable {
-    /// Limits against hostile input (depth, sizes, counts).
+    /// Limits against hostile input (depth, sizes, counts). Decoding recurses once per nesting
+    /// level (each object built inside another's initializer counts), about 2 KB of stack each in
+    /// release builds (about 5 KB in debug builds): the default `maximumDepth` of 512 stays
+    /// within 1–3 MB.
     public var options: GraphUnarchiver.Options
     /// Passed to every value as `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
