@@ -20,12 +20,16 @@ struct CodableContainerTests {
 
     @Test func unkeyedContainersMixEveryKindOfElement() throws {
         let shared = CodableGridState(name: "s", color: 1, date: "d")
-        let value = Mixed(items: [.object(shared), .object(shared), .number(7), .nothing, .text("t"), .point(Point(x: 1, y: 2)), .object(shared)])
+        let value = Mixed(items: [
+            .object(shared), .object(shared), .number(7), .nothing, .text("t"), .point(Point(x: 1, y: 2)),
+            .object(shared),
+        ])
         let data = try GraphArchiveEncoder().encode(value)
         _ = try GraphUnarchiver.verify(data)
         let back = try GraphArchiveDecoder().decode(Mixed.self, from: data)
         #expect(back.items.count == 7)
-        guard case .object(let first) = back.items[0], case .object(let second) = back.items[1], case .object(let last) = back.items[6]
+        guard case .object(let first) = back.items[0], case .object(let second) = back.items[1],
+            case .object(let last) = back.items[6]
         else {
             Issue.record("objects did not come back as objects")
             return
@@ -70,7 +74,10 @@ struct CodableContainerTests {
     @Test func keysReadInAnyOrderAndUnknownKeysSkipped() throws {
         let data = try GraphArchiveEncoder().encode(Wide(a: 1, b: "b", c: [1, 2], d: Point(x: 1, y: 1), e: true))
         let reversed = try GraphArchiveDecoder().decode(WideReversed.self, from: data)
-        #expect(reversed.e && reversed.d == Point(x: 1, y: 1) && reversed.c == [1, 2] && reversed.b == "b" && reversed.a == 1)
+        #expect(
+            reversed.e && reversed.d == Point(x: 1, y: 1) && reversed.c == [1, 2] && reversed.b == "b"
+                && reversed.a == 1
+        )
         let narrow = try GraphArchiveDecoder().decode(NarrowWide.self, from: data)
         #expect(narrow.c == [1, 2] && narrow.missing == nil)
     }
@@ -247,12 +254,18 @@ struct Mixed: Codable {
             case "o": items.append(.object(try container.decode(CodableGridState.self)))
             case "n": items.append(.number(try container.decode(Int.self)))
             case "0":
-                guard try container.decodeNil() else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "nil") }
+                guard try container.decodeNil() else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "nil")
+                }
                 items.append(.nothing)
             case "t": items.append(.text(try container.decode(String.self)))
             default:
                 let nested = try container.nestedContainer(keyedBy: Point.CodingKeys.self)
-                items.append(.point(Point(x: try nested.decode(Int.self, forKey: .x), y: try nested.decode(Int.self, forKey: .y))))
+                items.append(
+                    .point(
+                        Point(x: try nested.decode(Int.self, forKey: .x), y: try nested.decode(Int.self, forKey: .y))
+                    )
+                )
             }
         }
     }

@@ -1,4 +1,4 @@
-// Tests/GraphArchiveTests/CodableErrorTests.swift - EncodingError/DecodingError with coding paths, misuse, hostile input
+// Tests/GraphArchiveTests/CodableErrorTests.swift - coding errors with paths, misuse, hostile input
 
 import Foundation
 import Testing
@@ -55,7 +55,9 @@ struct CodableErrorTests {
         let archiver = GraphArchiver()
         try archiver.encode(1, forKey: "Data")
         try archiver.finishEncoding()
-        #expect(throws: DecodingError.self) { _ = try GraphArchiveDecoder().decode(Int.self, from: archiver.encodedData) }
+        #expect(throws: DecodingError.self) {
+            _ = try GraphArchiveDecoder().decode(Int.self, from: archiver.encodedData)
+        }
     }
 
     @Test func readingPastTheEndOfAnUnkeyedContainer() throws {
@@ -93,6 +95,19 @@ struct CodableErrorTests {
         }
     }
 
+    @Test func aFailedNestedContainerReportsItsOwnError() throws {
+        // nestedContainer cannot throw: its first use throws the depth error itself.
+        var options = GraphArchiver.Options()
+        options.maximumDepth = 1
+        #expect {
+            _ = try GraphArchiveEncoder(options: options).encode(Address(street: "s", city: "c", lines: [], zip: 1))
+        } throws: { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return false }
+            return (context.underlyingError as? GraphArchiveError)?.code == .invalidValue
+                && context.debugDescription.contains("maximumDepth")
+        }
+    }
+
     @Test func twoKindsOfContainerForOneValue() throws {
         #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(TwoContainers()) }
         #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(TwoSingleValues()) }
@@ -121,6 +136,15 @@ struct CodableErrorTests {
         }
     }
 
+    @Test func swallowingEveryErrorStillFailsTheArchive() throws {
+        // The nested value's frames were left open when it threw; finishing must not touch them.
+        #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode(SwallowsEverything()) }
+        #expect(throws: EncodingError.self) { _ = try GraphArchiveEncoder().encode([SwallowsEverything()]) }
+        #expect(throws: EncodingError.self) {
+            _ = try GraphArchiveEncoder().encode(Holder2(inner: SwallowsEverything()))
+        }
+    }
+
     // MARK: - Hostile input
 
     @Test func notAnArchive() throws {
@@ -135,7 +159,9 @@ struct CodableErrorTests {
     @Test func everyTruncationThrows() throws {
         let data = try GraphArchiveEncoder().encode(sampleGraph())
         for length in 0..<data.count {
-            #expect(throws: DecodingError.self) { _ = try GraphArchiveDecoder().decode(SampleGraph.self, from: data.prefix(length)) }
+            #expect(throws: DecodingError.self) {
+                _ = try GraphArchiveDecoder().decode(SampleGraph.self, from: data.prefix(length))
+            }
         }
     }
 
@@ -148,7 +174,9 @@ struct CodableErrorTests {
             var bytes = original
             for _ in 0..<(1 + round % 4) {
                 let position = ArchiveHeader.size + Int(random.next() % UInt64(bytes.count - ArchiveHeader.size))
-                bytes[position] = round % 3 == 0 ? UInt8(truncatingIfNeeded: random.next()) : bytes[position] ^ (1 << (random.next() % 8))
+                bytes[position] =
+                    round % 3 == 0
+                    ? UInt8(truncatingIfNeeded: random.next()) : bytes[position] ^ (1 << (random.next() % 8))
             }
             let sealed = try reseal(bytes)
             do {
@@ -181,7 +209,9 @@ struct CodableErrorTests {
         }
         // Bytes after the last object.
         bytes = original + [0]
-        #expect(throws: DecodingError.self) { _ = try GraphArchiveDecoder().decode([CodableGridState].self, from: Data(try reseal(bytes))) }
+        #expect(throws: DecodingError.self) {
+            _ = try GraphArchiveDecoder().decode([CodableGridState].self, from: Data(try reseal(bytes)))
+        }
     }
 }
 
@@ -333,6 +363,32 @@ struct SwallowsErrors: Encodable {
     }
 }
 
+/// Catches every error from a nested value and returns normally.
+struct SwallowsEverything: Encodable {
+    enum CodingKeys: CodingKey { case bad }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try? container.encode(PartlyWritten(), forKey: .bad)
+    }
+}
+
+/// Opens nested containers, writes part of itself, then throws.
+struct PartlyWritten: Encodable {
+    enum CodingKeys: CodingKey { case a, b }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var nested = container.nestedUnkeyedContainer(forKey: .a)
+        try nested.encode(1)
+        try container.encode([Point(x: 1, y: 2)], forKey: .b)
+        throw Refusal()
+    }
+}
+
+final class Holder2: Encodable {
+    let inner: SwallowsEverything
+    init(inner: SwallowsEverything) { self.inner = inner }
+}
+
 /// A small graph with every kind of value, for truncation and mutation tests.
 struct SampleGraph: Codable {
     var states: [CodableGridState]
@@ -346,6 +402,9 @@ func sampleGraph() -> SampleGraph {
     let shared = CodableGridState(name: "shared state", color: 0x12_3456, date: "2024-01-01T00:00:00Z")
     return SampleGraph(
         states: [shared, CodableGridState(name: "other", color: 2, date: "2025"), shared],
-        points: [Point(x: 1, y: -1), Point(x: 1 << 40, y: 0)], byName: ["a": [1, 2], "b": []],
-        optional: Point(x: 3, y: 4), dates: [Date(timeIntervalSinceReferenceDate: 0)])
+        points: [Point(x: 1, y: -1), Point(x: 1 << 40, y: 0)],
+        byName: ["a": [1, 2], "b": []],
+        optional: Point(x: 3, y: 4),
+        dates: [Date(timeIntervalSinceReferenceDate: 0)]
+    )
 }

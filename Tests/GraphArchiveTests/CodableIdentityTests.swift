@@ -10,7 +10,9 @@ struct CodableIdentityTests {
     @Test func gridStateSlotsKeepTheirSharing() throws {
         // The showcase: 1,000 slots, a quarter of them repeating earlier records.
         var random = SystemRandomNumberGenerator()
-        var states: [CodableGridState] = (0..<750).map { CodableGridState(name: "state \($0)", color: $0 * 31, date: "2024-05-0\($0 % 9 + 1)") }
+        var states: [CodableGridState] = (0..<750).map {
+            CodableGridState(name: "state \($0)", color: $0 * 31, date: "2024-05-0\($0 % 9 + 1)")
+        }
         for _ in 0..<250 { states.append(states[Int.random(in: 0..<750, using: &random)]) }
         states.shuffle(using: &random)
         let data = try GraphArchiveEncoder().encode(states)
@@ -37,8 +39,16 @@ struct CodableIdentityTests {
         let twin = CodableGridState(name: "shared", color: 1, date: "d")  // equal, but another instance
         let holder = Holder(child: shared)
         let value = Places(
-            direct: shared, optional: shared, list: [twin, shared], nested: [[shared]], byName: ["k": shared],
-            inStruct: Wrapper(state: shared), holder: holder, twin: twin, holderAgain: holder)
+            direct: shared,
+            optional: shared,
+            list: [twin, shared],
+            nested: [[shared]],
+            byName: ["k": shared],
+            inStruct: Wrapper(state: shared),
+            holder: holder,
+            twin: twin,
+            holderAgain: holder
+        )
         let back = try GraphArchiveDecoder().decode(Places.self, from: GraphArchiveEncoder().encode(value))
         let one = back.direct
         #expect(back.optional === one)
@@ -79,7 +89,8 @@ struct CodableIdentityTests {
             _ = try GraphArchiveEncoder().encode(long!)
         } throws: { error in
             guard case EncodingError.invalidValue(_, let context) = error else { return false }
-            return (context.underlyingError as? GraphArchiveError)?.code == .invalidValue && context.codingPath.count > 500
+            return (context.underlyingError as? GraphArchiveError)?.code == .invalidValue
+                && context.codingPath.count > 500
         }
         dismantle(long)
         // Decoding recurses the same way; a lower limit turns the archive away.
@@ -122,7 +133,7 @@ struct CodableIdentityTests {
             return context.codingPath.map(\.stringValue) == ["start", "next", "next", "next"]
                 && context.debugDescription.contains("already being encoded at start")
         }
-        nodes.forEach { $0.next = nil }
+        for node in nodes { node.next = nil }
     }
 
     @Test func subclassWhereABaseClassIsExpected() throws {
@@ -166,7 +177,9 @@ struct CodableIdentityTests {
     @Test func keyedProtocolArchivesDecodeAsCodable() throws {
         // The engine's `Record` has the Codable grid state's keys; the registry maps the name.
         let shared = Record(name: "a", color: 1, date: "2024")
-        let data = try GraphArchiver.archivedData(withRootObject: [shared, Record(name: "b", color: 2, date: "2025"), shared])
+        let data = try GraphArchiver.archivedData(withRootObject: [
+            shared, Record(name: "b", color: 2, date: "2025"), shared,
+        ])
         var decoder = GraphArchiveDecoder()
         decoder.register(CodableGridState.self, forName: "Record")
         let back = try decoder.decode([CodableGridState].self, from: data)

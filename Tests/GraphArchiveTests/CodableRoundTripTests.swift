@@ -8,7 +8,9 @@ import Testing
 /// Encodes `value`, checks the archive against the format, decodes it and compares.
 @discardableResult
 func codableRoundTrip<T: Codable & Equatable>(
-    _ value: T, encoder: GraphArchiveEncoder = GraphArchiveEncoder(), sourceLocation: SourceLocation = #_sourceLocation
+    _ value: T,
+    encoder: GraphArchiveEncoder = GraphArchiveEncoder(),
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> T {
     let data = try encoder.encode(value)
     _ = try GraphUnarchiver.verify(data)
@@ -58,16 +60,25 @@ struct CodableRoundTripTests {
             url: URL(string: "https://example.com/grid?id=7#top")!,
             relative: URL(string: "states/1.gra", relativeTo: URL(string: "file:///var/data/")!)!,
             uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
-            decimals: [Decimal(string: "3.14159")!, Decimal(string: "-0.0001")!, Decimal(string: "123456789012345678901234567890")!, 0],
-            bytes: [9, 8, 7])
+            decimals: [
+                Decimal(string: "3.14159")!, Decimal(string: "-0.0001")!,
+                Decimal(string: "123456789012345678901234567890")!, 0,
+            ],
+            bytes: [9, 8, 7]
+        )
         let back = try codableRoundTrip(value)
         #expect(back.relative.absoluteString == value.relative.absoluteString)
     }
 
     @Test func dateAndDataUseTheNativeTags() throws {
         // Same bytes as the keyed protocol writes, so GraphCoding types read them too.
-        struct Stamp: Codable { var date: Date; var data: Data }
-        let data = try GraphArchiveEncoder().encode(Stamp(date: Date(timeIntervalSinceReferenceDate: 1), data: Data([1, 2])))
+        struct Stamp: Codable {
+            var date: Date
+            var data: Data
+        }
+        let data = try GraphArchiveEncoder().encode(
+            Stamp(date: Date(timeIntervalSinceReferenceDate: 1), data: Data([1, 2]))
+        )
         let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry())
         let stamp = try unarchiver.decode(StampRecord.self, forKey: GraphArchiver.rootKey)
         #expect(stamp.date == Date(timeIntervalSinceReferenceDate: 1))
@@ -76,16 +87,24 @@ struct CodableRoundTripTests {
 
     @Test func collectionsRoundTrip() throws {
         let value = Collections(
-            ints: [1, -2, 300_000], empty: [], nested: [["a"], [], ["b", "c"]],
-            byName: ["one": 1, "two": 2], byNumber: [7: "seven", -1: "minus one"],
+            ints: [1, -2, 300_000],
+            empty: [],
+            nested: [["a"], [], ["b", "c"]],
+            byName: ["one": 1, "two": 2],
+            byNumber: [7: "seven", -1: "minus one"],
             byUUID: [UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!: 1],
             byPoint: [Point(x: 1, y: 2): "a", Point(x: -3, y: 0): "b"],
-            set: [3, 1, 2], optionals: [1, nil, 3], contiguous: [1.5, 2.5])
+            set: [3, 1, 2],
+            optionals: [1, nil, 3],
+            contiguous: [1.5, 2.5]
+        )
         try codableRoundTrip(value)
     }
 
     @Test func enumsRoundTrip() throws {
-        try codableRoundTrip([Shape.circle(radius: 2), .rectangle(width: 3, height: 4), .point, .labeled("x", Point(x: 1, y: 1))])
+        try codableRoundTrip([
+            Shape.circle(radius: 2), .rectangle(width: 3, height: 4), .point, .labeled("x", Point(x: 1, y: 1)),
+        ])
         try codableRoundTrip([Color.red, .green])
         try codableRoundTrip(Tree.node(.leaf(1), .node(.leaf(2), .leaf(3))))
     }
@@ -143,13 +162,21 @@ struct CodableRoundTripTests {
     }
 
     @Test func compressionPassesThroughTheEngine() throws {
-        let states = (0..<200).map { CodableGridState(name: "state \($0 % 7)", color: $0, date: "2024-01-01T00:00:00Z") }
+        let states = (0..<200).map {
+            CodableGridState(name: "state \($0 % 7)", color: $0, date: "2024-01-01T00:00:00Z")
+        }
         let encoder = GraphArchiveEncoder(options: GraphArchiver.Options(compression: .zstd))
         if PayloadCompression.isZstdAvailable {
             let data = try encoder.encode(states)
             #expect(try GraphUnarchiver.archiveInfo(from: data).compressionName == "zstd")
             let back = try GraphArchiveDecoder().decode([CodableGridState].self, from: data)
             #expect(back.map(\.color) == states.map(\.color))
+            // A compressed file is decompressed as it is read.
+            let path = temporaryPath("codable-zstd")
+            defer { unlink(path) }
+            try encoder.encode(states, toFile: path)
+            let fromFile = try GraphArchiveDecoder().decode([CodableGridState].self, fromFile: path)
+            #expect(fromFile.map(\.name) == states.map(\.name))
         } else {
             #expect {
                 _ = try encoder.encode(states)
@@ -327,7 +354,10 @@ struct FailingValue: Codable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(1)
-        throw EncodingError.invalidValue(1, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "refused"))
+        throw EncodingError.invalidValue(
+            1,
+            EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "refused")
+        )
     }
 
     init(from decoder: any Decoder) throws {}

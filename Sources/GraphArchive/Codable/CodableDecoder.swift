@@ -17,10 +17,11 @@ final class CodableDecoder: CodableContainerSource {
     }
 
     init(
-        bytes: ArchiveBytes, options: GraphUnarchiver.Options, userInfo: [CodingUserInfoKey: Any],
+        loaded: LoadedArchive,
+        options: GraphUnarchiver.Options,
+        userInfo: [CodingUserInfoKey: Any],
         classes: [String: any (AnyObject & Decodable).Type]
     ) throws(GraphArchiveError) {
-        let loaded = try LoadedArchive.load(bytes, options: options)
         payload = loaded.payload
         storage = UncheckedStateBox(try CodableDecodingState(loaded: loaded, options: options))
         self.userInfo = userInfo
@@ -36,14 +37,23 @@ final class CodableDecoder: CodableContainerSource {
         let slot = state.currentSlot
         guard slot >= 0 else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: "a container was requested from a decoder whose value is already decoded"))
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "a container was requested from a decoder whose value is already decoded"
+                )
+            )
         }
         do {
             let frame = try state.openContainer(kind, slot: slot)
             return (frame, state.frames[frame].serial)
         } catch {
             let path = state.codingPath(to: slot)
-            throw decodingError(error, expected: kind.expectedType, path: path, valueOffset: state.frames[slot].source.offset)
+            throw decodingError(
+                error,
+                expected: kind.expectedType,
+                path: path,
+                valueOffset: state.frames[slot].source.offset
+            )
         }
     }
 
@@ -54,7 +64,11 @@ final class CodableDecoder: CodableContainerSource {
         guard let root = state.rootOffset else {
             throw DecodingError.valueNotFound(
                 T.self,
-                DecodingError.Context(codingPath: [], debugDescription: "the archive has no value under the root key \"\(GraphArchiver.rootKey)\""))
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "the archive has no value under the root key \"\(GraphArchiver.rootKey)\""
+                )
+            )
         }
         state.engine.reader.offset = root
         do {
@@ -87,13 +101,22 @@ final class CodableDecoder: CodableContainerSource {
             }
             return try read(type)
         case .value:
-            return try decodeNested(T.self, source: CodableValueSource(offset: state.engine.reader.offset), step: step, parent: parent)
+            return try decodeNested(
+                T.self,
+                source: CodableValueSource(offset: state.engine.reader.offset),
+                step: step,
+                parent: parent
+            )
         }
     }
 
     /// Reads an `Array` as its own `init(from:)` would: an unkeyed container read to its end.
     func decodeArray<Element: Decodable>(of _: Element.Type, step: DecodingPathStep, parent: Int) throws -> [Element] {
-        let slot = try state.pushSlot(CodableValueSource(offset: state.engine.reader.offset), parent: parent, step: step)
+        let slot = try state.pushSlot(
+            CodableValueSource(offset: state.engine.reader.offset),
+            parent: parent,
+            step: step
+        )
         do {
             let frame = try state.openContainer(.unkeyed, slot: slot)
             let serial = state.frames[frame].serial
@@ -123,12 +146,18 @@ final class CodableDecoder: CodableContainerSource {
             let source = CodableValueSource(offset: state.engine.reader.offset, referenceElement: index)
             return try decodeNested(T.self, source: source, step: step, parent: parent)
         case .primitive, .array:
-            throw GraphArchiveError(.typeMismatch, "expected \(T.self), found an object reference", offset: state.engine.reader.offset)
+            throw GraphArchiveError(
+                .typeMismatch,
+                "expected \(T.self), found an object reference",
+                offset: state.engine.reader.offset
+            )
         }
     }
 
     /// Runs `T.init(from:)` on the value at `source` and leaves the reader after the value.
-    private func decodeNested<T: Decodable>(_: T.Type, source: CodableValueSource, step: DecodingPathStep, parent: Int) throws -> T {
+    private func decodeNested<T: Decodable>(_: T.Type, source: CodableValueSource, step: DecodingPathStep, parent: Int)
+        throws -> T
+    {
         let slot = try state.pushSlot(source, parent: parent, step: step)
         do {
             let value = try T(from: self)
@@ -156,7 +185,10 @@ final class CodableDecoder: CodableContainerSource {
     private func cast<T>(_ object: AnyObject, to _: T.Type, index: Int) throws(GraphArchiveError) -> T {
         try state.checkBuilt(index)
         guard let typed = object as? T else {
-            throw GraphArchiveError(.typeMismatch, "expected \(T.self), found object #\(index) of type \(type(of: object))")
+            throw GraphArchiveError(
+                .typeMismatch,
+                "expected \(T.self), found object #\(index) of type \(type(of: object))"
+            )
         }
         return typed
     }
@@ -165,26 +197,20 @@ final class CodableDecoder: CodableContainerSource {
     private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
         let resume = state.engine.reader.offset
         let (shape, typeID) = try state.readObjectShape(index)
+        var subclass: (any (AnyObject & Decodable).Type)? = nil
+        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self) {
+            subclass = try registeredSubclass(of: T.self, typeID: typeID)
+        }
         let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
-        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self), let subclass = try registeredSubclass(of: T.self, typeID: typeID) {
-            return try build(source, step: step, parent: parent, resume: resume) { try subclassInstance(subclass, as: T.self) }
-        }
-        return try build(source, step: step, parent: parent, resume: resume) {
-            let value = try T(from: self)
-            return (value, classInstance(value))
-        }
-    }
-
-    /// Runs `make` in the slot of the object at `source`, caches the object and moves the
-    /// reader back to `resume` (after the reference that asked for it).
-    @inline(__always)
-    private func build<T>(
-        _ source: CodableValueSource, step: DecodingPathStep, parent: Int, resume: Int, _ make: () throws -> (T, AnyObject)
-    ) throws -> T {
         let slot = try state.pushObjectSlot(source, parent: parent, step: step)
         do {
-            let (value, object) = try make()
-            try state.closeObjectSlot(slot, object: object)
+            let value: T
+            if let subclass {
+                value = try subclassInstance(subclass, as: T.self)
+            } else {
+                value = try T(from: self)
+            }
+            try state.closeObjectSlot(slot, object: classInstance(value))
             state.engine.reader.offset = resume
             return value
         } catch {
@@ -195,15 +221,19 @@ final class CodableDecoder: CodableContainerSource {
 
     /// An instance of registered `subclass`, which must be a `T`.
     @inline(never)
-    private func subclassInstance<T>(_ subclass: any (AnyObject & Decodable).Type, as _: T.Type) throws -> (T, AnyObject) {
+    private func subclassInstance<T>(_ subclass: any (AnyObject & Decodable).Type, as _: T.Type) throws -> T {
         let built = try subclass.init(from: self)
-        guard let value = built as? T else { throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)") }
-        return (value, built)
+        guard let value = built as? T else {
+            throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)")
+        }
+        return value
     }
 
     /// nil when the record's type is `T` itself (remembered for the type id); the registered
     /// subclass when it names one; else a type mismatch (a subclass the decoder was not told about).
-    private func registeredSubclass<T>(of _: T.Type, typeID: Int) throws(GraphArchiveError) -> (any (AnyObject & Decodable).Type)? {
+    private func registeredSubclass<T>(of _: T.Type, typeID: Int) throws(GraphArchiveError) -> (
+        any (AnyObject & Decodable).Type
+    )? {
         let name = state.engine.tables.typeNames[typeID]
         if name == String(describing: T.self) {
             state.verifiedClasses[typeID] = ObjectIdentifier(T.self)
@@ -212,11 +242,16 @@ final class CodableDecoder: CodableContainerSource {
         guard let registered = classes[name] else {
             throw GraphArchiveError(
                 .typeMismatch,
-                "expected \(T.self), found an object of class \(name): register \(name) with GraphArchiveDecoder.register(_:) to restore it")
+                "expected \(T.self), found an object of class \(name): "
+                    + "register \(name) with GraphArchiveDecoder.register(_:) to restore it"
+            )
         }
         guard registered is T.Type else {
             throw GraphArchiveError(
-                .typeMismatch, "expected \(T.self), found an object of class \(name), registered as \(registered), which is not a \(T.self)")
+                .typeMismatch,
+                "expected \(T.self), found an object of class \(name), "
+                    + "registered as \(registered), which is not a \(T.self)"
+            )
         }
         return registered
     }
@@ -257,7 +292,9 @@ protocol CodableContainerSource: Decoder {
 extension CodableContainerSource {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let (frame, serial) = try openFrame(.keyed)
-        return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(decoder: decoder, frame: frame, serial: serial))
+        return KeyedDecodingContainer(
+            CodableKeyedDecodingContainer<Key>(decoder: decoder, frame: frame, serial: serial)
+        )
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -310,7 +347,12 @@ final class CodableSuperDecoder: CodableContainerSource {
     func openFrame(_ kind: CodableDecodingFrame.Kind) throws -> (frame: Int, serial: Int) {
         do {
             try decoder.state.checkFrame(parent, serial: parentSerial)
-            let frame = try decoder.state.openContainer(kind, source: CodableValueSource(offset: offset), parent: parent, step: step)
+            let frame = try decoder.state.openContainer(
+                kind,
+                source: CodableValueSource(offset: offset),
+                parent: parent,
+                step: step
+            )
             return (frame, decoder.state.frames[frame].serial)
         } catch {
             throw decoder.decodingError(error, expected: kind.expectedType, path: codingPath, valueOffset: offset)

@@ -11,7 +11,11 @@ extension CodableDecoder {
     /// record lacks the key); the value counts as read if `read` moved the reader.
     @inline(__always)
     func withValue<R>(
-        forKey key: some CodingKey, in frame: Int, serial: Int, expected: Any.Type, _ read: (_ found: Bool) throws -> R
+        forKey key: some CodingKey,
+        in frame: Int,
+        serial: Int,
+        expected: Any.Type,
+        _ read: (_ found: Bool) throws -> R
     ) throws -> R {
         var valueOffset = -1
         do {
@@ -27,7 +31,13 @@ extension CodableDecoder {
     }
 
     @inline(never)
-    private func keyedError(_ error: any Error, key: some CodingKey, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
+    private func keyedError(
+        _ error: any Error,
+        key: some CodingKey,
+        in frame: Int,
+        expected: Any.Type,
+        valueOffset: Int
+    ) -> any Error {
         let path = state.codingPath(to: frame, appending: key)
         return decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
     }
@@ -37,7 +47,10 @@ extension CodableDecoder {
         DecodingError.keyNotFound(
             key,
             DecodingError.Context(
-                codingPath: state.codingPath(to: frame), debugDescription: "no value for key \"\(key.stringValue)\""))
+                codingPath: state.codingPath(to: frame),
+                debugDescription: "no value for key \"\(key.stringValue)\""
+            )
+        )
     }
 
     /// The path step of the value just located in keyed `frame`.
@@ -46,7 +59,9 @@ extension CodableDecoder {
     }
 
     @inline(__always)
-    func decodePrimitive<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> P {
+    func decodePrimitive<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws
+        -> P
+    {
         try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
             guard found else { throw keyNotFound(key, in: frame) }
             return try P.readTagged(from: &state.engine)
@@ -62,7 +77,12 @@ extension CodableDecoder {
 
     /// nil when the key is absent or holds nil.
     @inline(__always)
-    func decodePrimitiveIfPresent<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> P? {
+    func decodePrimitiveIfPresent<P: CodablePrimitive>(
+        _: P.Type,
+        forKey key: some CodingKey,
+        in frame: Int,
+        serial: Int
+    ) throws -> P? {
         try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
             guard found, try !state.engine.readNilIfPresent() else { return nil }
             return try P.readTagged(from: &state.engine)
@@ -87,13 +107,21 @@ extension CodableDecoder {
 
     /// Opens a container over `key`'s value and moves past that value in `frame`.
     func nestedContainer(
-        _ kind: CodableDecodingFrame.Kind, forKey key: some CodingKey, in frame: Int, serial: Int
+        _ kind: CodableDecodingFrame.Kind,
+        forKey key: some CodingKey,
+        in frame: Int,
+        serial: Int
     ) throws -> (frame: Int, serial: Int) {
         try withValue(forKey: key, in: frame, serial: serial, expected: kind.expectedType) { found in
             guard found else { throw keyNotFound(key, in: frame) }
             let offset = state.engine.reader.offset
             let step = locatedStep(in: frame)
-            let nested = try state.openContainer(kind, source: CodableValueSource(offset: offset), parent: frame, step: step)
+            let nested = try state.openContainer(
+                kind,
+                source: CodableValueSource(offset: offset),
+                parent: frame,
+                step: step
+            )
             state.engine.reader.offset = offset
             try state.skipValue()
             return (nested, state.frames[nested].serial)
@@ -143,7 +171,9 @@ extension CodableDecoder {
             expected,
             DecodingError.Context(
                 codingPath: state.codingPath(to: frame, appending: GraphArchiveCodingKey(index: position)),
-                debugDescription: "the unkeyed container is at its end"))
+                debugDescription: "the unkeyed container is at its end"
+            )
+        )
     }
 
     @inline(__always)
@@ -199,7 +229,9 @@ extension CodableDecoder {
         return true
     }
 
-    func nestedElementContainer(_ kind: CodableDecodingFrame.Kind, in frame: Int, serial: Int) throws -> (frame: Int, serial: Int) {
+    func nestedElementContainer(_ kind: CodableDecodingFrame.Kind, in frame: Int, serial: Int) throws -> (
+        frame: Int, serial: Int
+    ) {
         var valueOffset = -1
         do {
             let position = try nextElement(in: frame, serial: serial, expected: kind.expectedType)
@@ -235,7 +267,13 @@ extension CodableDecoder {
             state.engine.reader.offset = valueOffset
             try state.skipValue()
             state.finishElement(in: frame, next: state.engine.reader.offset)
-            return CodableSuperDecoder(decoder: self, parent: frame, parentSerial: serial, step: .index(position), offset: valueOffset)
+            return CodableSuperDecoder(
+                decoder: self,
+                parent: frame,
+                parentSerial: serial,
+                step: .index(position),
+                offset: valueOffset
+            )
         } catch {
             throw elementError(error, in: frame, expected: (any Decoder).self, valueOffset: valueOffset)
         }
@@ -280,7 +318,9 @@ extension CodableDecoder {
     func singleIsNil(in frame: Int, serial: Int) -> Bool {
         guard (try? state.checkFrame(frame, serial: serial)) != nil else { return false }
         let source = state.frames[frame].source
-        guard source.referenceElement < 0, let offset = try? state.taggedValueOffset(source, "nil") else { return false }
+        guard source.referenceElement < 0, let offset = try? state.taggedValueOffset(source, "nil") else {
+            return false
+        }
         state.engine.reader.offset = offset
         guard (try? state.engine.readNilIfPresent()) == true else { return false }
         state.frames[frame].end = state.engine.reader.offset
@@ -377,9 +417,13 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         try decoder.decodePrimitiveIfPresent(type, forKey: key, in: frame, serial: serial)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         let (nested, nestedSerial) = try decoder.nestedContainer(.keyed, forKey: key, in: frame, serial: serial)
-        return KeyedDecodingContainer(CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial))
+        return KeyedDecodingContainer(
+            CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial)
+        )
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -418,9 +462,13 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer, PrimitiveValue
         try decoder.decodePrimitiveElement(type, in: frame, serial: serial)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         let (nested, nestedSerial) = try decoder.nestedElementContainer(.keyed, in: frame, serial: serial)
-        return KeyedDecodingContainer(CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial))
+        return KeyedDecodingContainer(
+            CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial)
+        )
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -91,11 +91,19 @@ struct CodableDecodingState: ~Copyable {
             let offset = state.reader.offset
             let key = try state.reader.readCount()
             guard key < tables.keys.count else {
-                throw GraphArchiveError(.corrupt, "top-level entry uses key \(key), but the archive has \(tables.keys.count)", offset: offset)
+                throw GraphArchiveError(
+                    .corrupt,
+                    "top-level entry uses key \(key), but the archive has \(tables.keys.count)",
+                    offset: offset
+                )
             }
             if tables.keys[key] == GraphArchiver.rootKey {
                 guard root == nil else {
-                    throw GraphArchiveError(.corrupt, "top-level key \"\(GraphArchiver.rootKey)\" appears twice", offset: offset)
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "top-level key \"\(GraphArchiver.rootKey)\" appears twice",
+                        offset: offset
+                    )
                 }
                 root = state.reader.offset
             }
@@ -144,17 +152,29 @@ struct CodableDecodingState: ~Copyable {
     // MARK: - Frames
 
     /// Opens a slot for a value about to be decoded by its initializer and makes it current.
-    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError) -> Int {
+    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError)
+        -> Int
+    {
         // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
         guard slotDepth < engine.options.maximumDepth else {
             throw GraphArchiveError(
-                .limitExceeded, "values nest deeper than maximumDepth (\(engine.options.maximumDepth))", offset: source.offset)
+                .limitExceeded,
+                "values nest deeper than maximumDepth (\(engine.options.maximumDepth))",
+                offset: source.offset
+            )
         }
         slotDepth += 1
         let slot = frames.count
         nextSerial &+= 1
         frames.append(
-            CodableDecodingFrame(serial: nextSerial, parent: parent, step: step, source: source, enclosingSlot: currentSlot))
+            CodableDecodingFrame(
+                serial: nextSerial,
+                parent: parent,
+                step: step,
+                source: source,
+                enclosingSlot: currentSlot
+            )
+        )
         currentSlot = slot
         return slot
     }
@@ -190,7 +210,10 @@ struct CodableDecodingState: ~Copyable {
     @inline(__always)
     func checkFrame(_ frame: Int, serial: Int) throws(GraphArchiveError) {
         guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
-            throw GraphArchiveError(.invalidState, "a decoding container was used after the value it belongs to was decoded")
+            throw GraphArchiveError(
+                .invalidState,
+                "a decoding container was used after the value it belongs to was decoded"
+            )
         }
     }
 
@@ -201,17 +224,31 @@ struct CodableDecodingState: ~Copyable {
             try open(kind, frame: slot)
             return slot
         }
-        return try openContainer(kind, source: frames[slot].source, parent: frames[slot].parent, step: frames[slot].step)
+        return try openContainer(
+            kind,
+            source: frames[slot].source,
+            parent: frames[slot].parent,
+            step: frames[slot].step
+        )
     }
 
     /// A new frame with a container of `kind` over `source`.
     mutating func openContainer(
-        _ kind: CodableDecodingFrame.Kind, source: CodableValueSource, parent: Int, step: DecodingPathStep
+        _ kind: CodableDecodingFrame.Kind,
+        source: CodableValueSource,
+        parent: Int,
+        step: DecodingPathStep
     ) throws(GraphArchiveError) -> Int {
         nextSerial &+= 1
         frames.append(
             CodableDecodingFrame(
-                serial: nextSerial, parent: parent, step: step, source: source, enclosingSlot: CodableDecodingFrame.notASlot))
+                serial: nextSerial,
+                parent: parent,
+                step: step,
+                source: source,
+                enclosingSlot: CodableDecodingFrame.notASlot
+            )
+        )
         let frame = frames.count - 1
         do {
             try open(kind, frame: frame)
@@ -277,16 +314,26 @@ struct CodableDecodingState: ~Copyable {
         try expectTagged(source, expected)
         guard source.objectIndex >= 0 else { return source.offset }
         let start = engine.tables.shapeKeyStart[source.shape]
-        guard engine.tables.shapeKeyCount[source.shape] == 1 && engine.tables.shapeKeys[start] == CodableEncodingState.valueKey else {
+        guard
+            engine.tables.shapeKeyCount[source.shape] == 1
+                && engine.tables.shapeKeys[start] == CodableEncodingState.valueKey
+        else {
             throw GraphArchiveError(
-                .typeMismatch, "expected \(expected), found an object record with keys", offset: source.offset)
+                .typeMismatch,
+                "expected \(expected), found an object record with keys",
+                offset: source.offset
+            )
         }
         return source.offset
     }
 
     private func expectTagged(_ source: CodableValueSource, _ expected: String) throws(GraphArchiveError) {
         guard source.referenceElement < 0 else {
-            throw GraphArchiveError(.typeMismatch, "expected \(expected), found an object reference", offset: source.offset)
+            throw GraphArchiveError(
+                .typeMismatch,
+                "expected \(expected), found an object reference",
+                offset: source.offset
+            )
         }
     }
 
@@ -331,7 +378,9 @@ struct CodableDecodingState: ~Copyable {
     // MARK: - Unkeyed access
 
     /// Reads the object index of the next element of packed unkeyed `frame`, without consuming it.
-    func peekReference(in frame: Int) throws(GraphArchiveError) -> (index: Int, next: Int) {
+    /// (Mutating only so the caller passes the state in place: a non-mutating call through the
+    /// decoder's addressor copied the whole state, 432 bytes, for every element.)
+    mutating func peekReference(in frame: Int) throws(GraphArchiveError) -> (index: Int, next: Int) {
         var reader = engine.reader
         reader.offset = frames[frame].cursor
         let index = try ValueScanner.nextReferenceIndex(&reader, previous: frames[frame].previousReference)
@@ -366,12 +415,16 @@ struct CodableDecodingState: ~Copyable {
         guard objects[index] !== ObjectUnderConstruction.marker else {
             throw GraphArchiveError(
                 .unresolvedCycle,
-                "object #\(index) refers back to itself through the objects it holds: a reference cycle, which init(from:) cannot restore")
+                "object #\(index) refers back to itself through the objects it holds: "
+                    + "a reference cycle, which init(from:) cannot restore"
+            )
         }
     }
 
     /// Opens the slot of object `source.objectIndex` and marks the object as being built.
-    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError) -> Int {
+    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep)
+        throws(GraphArchiveError) -> Int
+    {
         let slot = try pushSlot(source, parent: parent, step: step)
         objects[source.objectIndex] = ObjectUnderConstruction.marker
         return slot
@@ -402,8 +455,10 @@ struct CodableDecodingState: ~Copyable {
         let typeID = engine.tables.shapeType[shape]
         guard engine.tables.typeIsObject[typeID] else {
             throw GraphArchiveError(
-                .corrupt, "object #\(index) is recorded with the value type \(engine.tables.typeNames[typeID])",
-                offset: shapeOffset)
+                .corrupt,
+                "object #\(index) is recorded with the value type \(engine.tables.typeNames[typeID])",
+                offset: shapeOffset
+            )
         }
         return (shape, typeID)
     }

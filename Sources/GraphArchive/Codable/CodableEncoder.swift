@@ -71,8 +71,16 @@ final class CodableEncoder: Encoder {
         case .value:
             let slot = state.pushSlot(valueType: T.self, isObjectBody: false, key: key())
             try value.encode(to: self)
-            try state.closeSlot(slot)
+            try closeSlot(slot)
         }
+    }
+
+    /// Closes `slot` once its value's `encode(to:)` returned, unless the encoder failed
+    /// meanwhile (an error was caught and ignored inside it): frames of the value that threw are
+    /// still open then, so the encoder stops instead of closing what it cannot trust.
+    private func closeSlot(_ slot: Int) throws {
+        if state.failure != nil { throw state.errorAfterFailure(at: state.current) }
+        try state.closeSlot(slot)
     }
 
     /// Writes `array` as its own `encode(to:)` would: an unkeyed container of its elements.
@@ -83,7 +91,7 @@ final class CodableEncoder: Encoder {
         for element in array {
             try encodeElement(element, in: frame, serial: serial)
         }
-        try state.closeSlot(slot)
+        try closeSlot(slot)
     }
 
     /// Writes the body of object `value` if it is new and returns its index.
@@ -101,7 +109,7 @@ final class CodableEncoder: Encoder {
         state.switchBuffer(to: body)
         let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
-        try state.closeSlot(slot)
+        try closeSlot(slot)
         state.referenceCount += 1
         return state.finishObject(discovery, returningTo: outer)
     }
@@ -117,7 +125,10 @@ final class CodableEncoder: Encoder {
             init(from:) cannot restore a cycle, so it is not archived (leave the back reference out of \
             CodingKeys, or archive the type with GraphCoding, whose decodeLater restores cycles)
             """
-        let error = EncodingError.invalidValue(value, EncodingError.Context(codingPath: path, debugDescription: message))
+        let error = EncodingError.invalidValue(
+            value,
+            EncodingError.Context(codingPath: path, debugDescription: message)
+        )
         return state.fail(error)
     }
 
@@ -126,7 +137,9 @@ final class CodableEncoder: Encoder {
     /// Runs `body` with `frame` current; records a thrown error as the encoder's failure, an
     /// engine error becoming an `EncodingError` at the frame's path plus `key`.
     @inline(__always)
-    func write<R>(in frame: Int, serial: Int, key: @autoclosure () -> (any CodingKey)?, _ body: () throws -> R) throws -> R {
+    func write<R>(in frame: Int, serial: Int, key: @autoclosure () -> (any CodingKey)?, _ body: () throws -> R) throws
+        -> R
+    {
         let previous = try state.enter(frame, serial: serial)
         do {
             let result = try body()
@@ -146,15 +159,25 @@ final class CodableEncoder: Encoder {
     /// Hands out a nested container or super encoder with a buffer of its own, after `announce`
     /// gave it its place in `frame`. Returns frame -1 on failure (recorded, thrown on use).
     func openNested(
-        _ kind: CodableEncodingFrame.Kind?, keyType: Any.Type, in frame: Int, serial: Int,
-        key: @autoclosure () -> CodingPathComponent, announce: () throws -> Void
+        _ kind: CodableEncodingFrame.Kind?,
+        keyType: Any.Type,
+        in frame: Int,
+        serial: Int,
+        key: @autoclosure () -> CodingPathComponent,
+        announce: () throws -> Void
     ) -> (frame: Int, serial: Int) {
+        let seen = state.failure != nil && state.failureThrown
         let opened = try? write(in: frame, serial: serial, key: nil) { () throws -> (Int, Int) in
             try announce()
             let nested = state.pushOwnBufferFrame(key: key(), valueType: keyType)
             if let kind { try state.startOwnBufferFrame(nested, kind) }
             return (nested, state.frames[nested].serial)
         }
-        return opened ?? (-1, 0)
+        guard let opened else {
+            // This call cannot throw: the next use of the container reports the failure.
+            state.failureThrown = seen
+            return (-1, 0)
+        }
+        return opened
     }
 }

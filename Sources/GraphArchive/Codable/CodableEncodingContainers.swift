@@ -1,4 +1,4 @@
-// Sources/GraphArchive/Codable/CodableEncodingContainers.swift - keyed, unkeyed and single-value containers and super encoders
+// Sources/GraphArchive/Codable/CodableEncodingContainers.swift - the encoding containers and super encoder
 //
 // Each container is a frame number plus a serial number into the encoder's state; the writes
 // themselves live in `CodableEncoder` and `CodableEncodingState`. A container whose value is
@@ -7,7 +7,8 @@
 extension CodableEncoder {
     // MARK: - Keyed
 
-    func encodePrimitive<P: CodablePrimitive>(_ value: P, forKey key: some CodingKey, in frame: Int, serial: Int) throws {
+    func encodePrimitive<P: CodablePrimitive>(_ value: P, forKey key: some CodingKey, in frame: Int, serial: Int) throws
+    {
         try write(in: frame, serial: serial, key: key) {
             try state.engine.writeKey(key.stringValue)
             value.writeTagged(to: &state.engine)
@@ -96,7 +97,9 @@ extension CodableEncoder {
                 (),
                 EncodingError.Context(
                     codingPath: state.codingPath(to: frame),
-                    debugDescription: "a single-value container was asked to encode a second value"))
+                    debugDescription: "a single-value container was asked to encode a second value"
+                )
+            )
         }
         state.frames[frame].hasValue = true
     }
@@ -162,10 +165,13 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self, forKey: key)
-        return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial))
+        return KeyedEncodingContainer(
+            CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial)
+        )
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -174,7 +180,11 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     }
 
     mutating func superEncoder() -> any Encoder {
-        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: GraphArchiveCodingKey.superKey)
+        let (nested, nestedSerial) = openNested(
+            nil,
+            keyType: EmptySuperValue.self,
+            forKey: GraphArchiveCodingKey.superKey
+        )
         return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
@@ -185,7 +195,9 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     /// A nested container (or, for kind nil, a super encoder's value) under `key`.
     private func openNested(
-        _ kind: CodableEncodingFrame.Kind?, keyType: Any.Type, forKey key: some CodingKey
+        _ kind: CodableEncodingFrame.Kind?,
+        keyType: Any.Type,
+        forKey key: some CodingKey
     ) -> (frame: Int, serial: Int) {
         encoder.openNested(kind, keyType: keyType, in: frame, serial: serial, key: .key(key)) {
             try encoder.state.engine.writeKey(key.stringValue)
@@ -213,9 +225,13 @@ struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer, PrimitiveValue
         try encoder.encodePrimitiveElement(value, in: frame, serial: serial)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self)
-        return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial))
+        return KeyedEncodingContainer(
+            CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial)
+        )
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -277,16 +293,28 @@ final class CodableSuperEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let (opened, openedSerial) = encoder.state.openOwnBufferFrame(frame, serial: serial, .keyed, keyType: Key.self)
-        return KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(encoder: encoder, frame: opened, serial: openedSerial))
+        return KeyedEncodingContainer(
+            CodableKeyedEncodingContainer<Key>(encoder: encoder, frame: opened, serial: openedSerial)
+        )
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(frame, serial: serial, .unkeyed, keyType: EmptySuperValue.self)
+        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(
+            frame,
+            serial: serial,
+            .unkeyed,
+            keyType: EmptySuperValue.self
+        )
         return CodableUnkeyedEncodingContainer(encoder: encoder, frame: opened, serial: openedSerial)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(frame, serial: serial, .single, keyType: EmptySuperValue.self)
+        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(
+            frame,
+            serial: serial,
+            .single,
+            keyType: EmptySuperValue.self
+        )
         return CodableSingleValueEncodingContainer(encoder: encoder, frame: opened, serial: openedSerial)
     }
 }

@@ -27,6 +27,9 @@ struct CodableEncodingFrame: CodingPathNode {
     /// For a frame with a buffer of its own (nested container, super encoder): where its bytes
     /// go in the parent's buffer when the parent closes. -1 for a value written in place.
     let splicePosition: Int
+    /// For a frame with a buffer of its own, its engine container while it is not current.
+    /// Boxed so that the frames of values written in place, one per value, stay small.
+    let parked: ParkedContainer?
     /// The type that names the frame's record: the value's type, or a nested container's key type.
     var valueType: Any.Type
     /// An object's body: a record without a value tag; other container kinds sit under "$value".
@@ -35,10 +38,6 @@ struct CodableEncodingFrame: CodingPathNode {
     let object: Int
     /// For a value slot, the slot that was current before it.
     let enclosingSlot: Int
-
-    /// The engine's container for this frame while another one is current (own-buffer frames).
-    var savedContainer = EncodingContainer(kind: .record)
-    var savedSlowKeys: [Int] = []
 
     // Unkeyed containers: the element count is patched into a one-byte placeholder at the end.
     var count = 0
@@ -50,7 +49,14 @@ struct CodableEncodingFrame: CodingPathNode {
     // Single-value containers.
     var hasValue = false
 
-    var hasOwnBuffer: Bool { splicePosition >= 0 }
+    var hasOwnBuffer: Bool { parked != nil }
+}
+
+/// The engine's container of a nested container or super encoder while another frame is current.
+final class ParkedContainer {
+    var container = EncodingContainer(kind: .record)
+    /// Its keys so far when it left the fast path (`EncodingState.slowKeyIDs` is one stack).
+    var slowKeys: [Int] = []
 }
 
 /// A scratch buffer, boxed because `ByteWriter` is noncopyable and the pool is an array.
@@ -90,7 +96,7 @@ struct CodableEncodingState: ~Copyable {
     var failure: (any Error)?
     /// Whether `failure` reached the caller; if not (a non-throwing container request failed),
     /// the next call throws it, and calls after that say the encoder stopped.
-    private var failureThrown = false
+    var failureThrown = false
 
     // MARK: Buffers
     /// Buffer 0 is the top-level section; the others are scratch buffers for bodies and nested
@@ -135,7 +141,9 @@ struct CodableEncodingState: ~Copyable {
             EncodingError.Context(
                 codingPath: codingPath(to: frame),
                 debugDescription: "an earlier error stopped this encoder; nothing more can be encoded into it",
-                underlyingError: failure))
+                underlyingError: failure
+            )
+        )
     }
 
     /// Records `error` as the encoder's failure (the first one is kept) and returns it to throw.
@@ -152,7 +160,10 @@ struct CodableEncodingState: ~Copyable {
 
     /// An `EncodingError.invalidValue` at `frame`'s path.
     func invalid(_ message: String, value: Any, at frame: Int) -> EncodingError {
-        EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message))
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message)
+        )
     }
 
     // MARK: - Types
@@ -206,8 +217,18 @@ struct CodableEncodingState: ~Copyable {
         nextSerial &+= 1
         frames.append(
             CodableEncodingFrame(
-                serial: nextSerial, parent: current, key: key, buffer: active, splicePosition: -1,
-                valueType: valueType, isObjectBody: isObjectBody, object: object, enclosingSlot: currentSlot))
+                serial: nextSerial,
+                parent: current,
+                key: key,
+                buffer: active,
+                splicePosition: -1,
+                parked: nil,
+                valueType: valueType,
+                isObjectBody: isObjectBody,
+                object: object,
+                enclosingSlot: currentSlot
+            )
+        )
         current = slot
         currentSlot = slot
         return slot
@@ -219,9 +240,18 @@ struct CodableEncodingState: ~Copyable {
         nextSerial &+= 1
         frames.append(
             CodableEncodingFrame(
-                serial: nextSerial, parent: current, key: key, buffer: acquireBuffer(),
-                splicePosition: engine.out.count, valueType: valueType, isObjectBody: false, object: -1,
-                enclosingSlot: currentSlot))
+                serial: nextSerial,
+                parent: current,
+                key: key,
+                buffer: acquireBuffer(),
+                splicePosition: engine.out.count,
+                parked: ParkedContainer(),
+                valueType: valueType,
+                isObjectBody: false,
+                object: -1,
+                enclosingSlot: currentSlot
+            )
+        )
         return frame
     }
 
@@ -258,7 +288,13 @@ struct CodableEncodingState: ~Copyable {
     mutating func openSlot(_ slot: Int, _ kind: CodableEncodingFrame.Kind) -> (frame: Int, serial: Int) {
         guard failure == nil else { return (-1, 0) }
         guard slot >= 0 && slot == current else {
-            record(invalid("a container was requested from an encoder whose value is already encoded", value: (), at: current))
+            record(
+                invalid(
+                    "a container was requested from an encoder whose value is already encoded",
+                    value: (),
+                    at: current
+                )
+            )
             return (-1, 0)
         }
         return openOnce(slot, kind) { (state) throws(GraphArchiveError) in try state.open(kind, frame: slot) }
@@ -284,7 +320,9 @@ struct CodableEncodingState: ~Copyable {
     /// Runs `open` for a frame that has no container yet; the same kind again is the same
     /// container, another kind is an error (recorded, frame -1).
     private mutating func openOnce<E: Error>(
-        _ frame: Int, _ kind: CodableEncodingFrame.Kind, _ open: (inout Self) throws(E) -> Void
+        _ frame: Int,
+        _ kind: CodableEncodingFrame.Kind,
+        _ open: (inout Self) throws(E) -> Void
     ) -> (frame: Int, serial: Int) {
         switch frames[frame].kind {
         case .pending:
@@ -292,6 +330,8 @@ struct CodableEncodingState: ~Copyable {
                 try open(&self)
             } catch {
                 record(converted(error, path: codingPath(to: frame)))
+                // Opening cannot throw: the next use of the container reports the failure.
+                failureThrown = false
                 return (-1, 0)
             }
         case kind:
@@ -299,8 +339,12 @@ struct CodableEncodingState: ~Copyable {
         case let existing:
             record(
                 invalid(
-                    "\(frames[frame].valueType) asked for a \(kind) container after a \(existing) one for the same value",
-                    value: (), at: frame))
+                    "\(frames[frame].valueType) asked for a \(kind) container "
+                        + "after a \(existing) one for the same value",
+                    value: (),
+                    at: frame
+                )
+            )
             return (-1, 0)
         }
         return (frame, frames[frame].serial)
@@ -324,7 +368,10 @@ struct CodableEncodingState: ~Copyable {
     /// `error`, an engine error becoming an `EncodingError` at `path`.
     func converted(_ error: any Error, path: [any CodingKey]) -> any Error {
         guard let error = error as? GraphArchiveError else { return error }
-        return EncodingError.invalidValue((), EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error))
+        return EncodingError.invalidValue(
+            (),
+            EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error)
+        )
     }
 
     // MARK: - Entering frames
@@ -343,7 +390,9 @@ struct CodableEncodingState: ~Copyable {
     private mutating func enterSlow(_ frame: Int, serial: Int) throws {
         if failure != nil { throw errorAfterFailure(at: current) }
         guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
-            throw fail(invalid("a container was used after the value it belongs to was encoded", value: (), at: current))
+            throw fail(
+                invalid("a container was used after the value it belongs to was encoded", value: (), at: current)
+            )
         }
         guard frame != current else { return }
         try enterChain(frame)
@@ -352,7 +401,13 @@ struct CodableEncodingState: ~Copyable {
     private mutating func enterChain(_ frame: Int) throws {
         let parent = frames[frame].parent
         guard frames[frame].hasOwnBuffer && frames[frame].kind != .pending && parent >= 0 else {
-            throw fail(invalid("a container was used while a value it does not contain was being encoded", value: (), at: current))
+            throw fail(
+                invalid(
+                    "a container was used while a value it does not contain was being encoded",
+                    value: (),
+                    at: current
+                )
+            )
         }
         if parent != current { try enterChain(parent) }
         pushLevel(of: frame)
@@ -361,22 +416,23 @@ struct CodableEncodingState: ~Copyable {
 
     /// Makes own-buffer frame `frame`'s engine container current, keeping the current one below.
     private mutating func pushLevel(of frame: Int) {
+        guard let parked = frames[frame].parked else { return }
         engine.stack.append(engine.container)
-        engine.container = frames[frame].savedContainer
+        engine.container = parked.container
         engine.container.slowKeysStart = engine.slowKeyIDs.count
-        engine.slowKeyIDs.append(contentsOf: frames[frame].savedSlowKeys)
-        frames[frame].savedSlowKeys.removeAll(keepingCapacity: true)
+        engine.slowKeyIDs.append(contentsOf: parked.slowKeys)
+        parked.slowKeys.removeAll(keepingCapacity: true)
         switchBuffer(to: frames[frame].buffer)
     }
 
     /// Puts away the own-buffer frames entered since `previous` was current.
     mutating func leave(to previous: Int) {
-        while current != previous {
+        while current != previous, let parked = frames[current].parked {
             let frame = current
             let start = engine.container.slowKeysStart
-            frames[frame].savedSlowKeys.append(contentsOf: engine.slowKeyIDs[start...])
+            parked.slowKeys.append(contentsOf: engine.slowKeyIDs[start...])
             engine.slowKeyIDs.removeSubrange(start...)
-            frames[frame].savedContainer = engine.container
+            parked.container = engine.container
             engine.container = engine.stack.removeLast()
             current = frames[frame].parent
             switchBuffer(to: frames[current].buffer)
@@ -392,9 +448,9 @@ struct CodableEncodingState: ~Copyable {
             try finishOwnBufferFrame(frames.count - 1)
         }
         try closeLevel(slot)
-        let frame = frames.removeLast()
-        current = frame.parent
-        currentSlot = frame.enclosingSlot
+        current = frames[slot].parent
+        currentSlot = frames[slot].enclosingSlot
+        frames.removeLast()
     }
 
     /// Closes own-buffer frame `frame` (the last one) and splices its bytes into its parent's buffer.
@@ -553,7 +609,11 @@ struct CodableEncodingState: ~Copyable {
         var objectSection = ByteWriter()
         swap(&objectSection, &objects)
         return try ArchiveAssembler.assemble(
-            tablesOf: engine, sections: [OutputChunk(top), OutputChunk(objectSection)], objectCount: objectCount,
-            referenceCount: referenceCount, compression: compression)
+            tablesOf: engine,
+            sections: [OutputChunk(top), OutputChunk(objectSection)],
+            objectCount: objectCount,
+            referenceCount: referenceCount,
+            compression: compression
+        )
     }
 }

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/Codable/CodablePrimitive.swift - the types the Codable bridge writes as one tagged value
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A type the bridge stores as a single tagged value (FORMAT.md §6) instead of asking it to
@@ -23,12 +23,16 @@ extension Bool: CodablePrimitive {
 
 extension String: CodablePrimitive {
     func writeTagged(to state: inout EncodingState) { state.writeString(self) }
-    static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> String { try state.readString() }
+    static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> String {
+        try state.readString()
+    }
 }
 
 extension Double: CodablePrimitive {
     func writeTagged(to state: inout EncodingState) { state.writeDouble(self) }
-    static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Double { try state.readDouble() }
+    static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Double {
+        try state.readDouble()
+    }
 }
 
 extension Float: CodablePrimitive {
