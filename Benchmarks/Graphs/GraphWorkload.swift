@@ -18,7 +18,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
 
     var name: String { Graph.name }
     var recordName: String { Graph.recordName }
-    var recordCount: Int { Graph.recordCount(forN: settings.count) }
+    var recordCount: Int { settings.count }
 
     var summary: String {
         let graph = graph(recordCount)
