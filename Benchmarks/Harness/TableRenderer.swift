@@ -75,7 +75,7 @@ enum TableRenderer {
         for result in workload.results {
             var note = [String]()
             if result.isScaled {
-                note.append("scaled ×\(Format.ratio(result.scale)) to N = \(result.records.grouped)")
+                note.append("scaled ×\(Format.factor(result.scale)) to N = \(result.records.grouped)")
             }
             if result.status != .ok { note.append("\(result.status.rawValue.uppercased()): \(result.message ?? "")") }
             if let extra = result.note { note.append(extra) }
