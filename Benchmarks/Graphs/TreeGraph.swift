@@ -91,13 +91,16 @@ final class TreeGraph: BenchmarkGraph {
             try expect(
                 node.label == source.label && node.name == source.name
                     && node.children.count == source.children.count,
-                "node \(index) decoded with other values")
+                "node \(index) decoded with other values"
+            )
             try expect(
                 node.parent.map(ObjectIdentifier.init) == source.parent.map { ObjectIdentifier(order[$0.label]) },
-                "node \(index) has the wrong parent")
+                "node \(index) has the wrong parent"
+            )
             try expect(
                 node.next.map(ObjectIdentifier.init) == source.next.map { ObjectIdentifier(order[$0.label]) },
-                "node \(index) has the wrong next sibling")
+                "node \(index) has the wrong next sibling"
+            )
         }
     }
 
