@@ -26,6 +26,7 @@ let package = Package(
         // only with `--sanitize=fuzzer`.
         .executableTarget(name: "FuzzArchive", dependencies: ["FuzzSupport"], swiftSettings: sharedSwiftSettings),
         .executableTarget(name: "FuzzCompressed", dependencies: ["FuzzSupport"], swiftSettings: sharedSwiftSettings),
+        .executableTarget(name: "FuzzKeyedArchive", dependencies: ["FuzzSupport"], swiftSettings: sharedSwiftSettings),
         // Seed corpus writer, crash-safe save torture and concurrent-writer checks.
         .executableTarget(
             name: "FuzzTool",

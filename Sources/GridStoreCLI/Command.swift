@@ -1,6 +1,7 @@
 // Sources/GridStoreCLI/Command.swift - what one run of `gridstore` was asked to do
 
 import GraphArchive
+import GridStore
 
 /// One parsed command line; ``parse(_:)`` makes it, ``GridStoreTool/run(_:)`` carries it out.
 enum Command: Equatable {
@@ -12,11 +13,12 @@ enum Command: Equatable {
     case load(LoadOptions)
     case verify(VerifyOptions)
     case session(SessionOptions)
+    case convert(ConvertOptions)
 }
 
 /// The verbs, as typed.
 enum CommandName: String, CaseIterable {
-    case save, load, verify, session
+    case save, load, verify, session, convert
 }
 
 /// `gridstore save`: fill the data source and save it.
@@ -24,6 +26,8 @@ struct SaveOptions: Equatable {
     /// `--file`; `nil` is the default archive location.
     var file: String?
     var compression: ArchiveCompression = .none
+    /// `--format`: gridstore (default) or keyed-plist (an NSKeyedArchiver archive).
+    var format: GridStateArchive.Format = .gridstore
     /// `--append`: add to the archive's records instead of replacing them.
     var append = false
     var source: RecordSource
@@ -55,5 +59,14 @@ struct VerifyOptions: Equatable {
 /// save when input ends or the process is told to stop.
 struct SessionOptions: Equatable {
     var file: String?
+    var compression: ArchiveCompression = .none
+}
+
+/// `gridstore convert IN OUT --to FORMAT`: rewrite an archive (either format) in `FORMAT`.
+struct ConvertOptions: Equatable {
+    var input: String
+    var output: String
+    var format: GridStateArchive.Format
+    /// `--compress`, only with `--to gridstore`.
     var compression: ArchiveCompression = .none
 }

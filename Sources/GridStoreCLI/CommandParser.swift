@@ -1,6 +1,7 @@
 // Sources/GridStoreCLI/CommandParser.swift - the command line as a value, before anything runs
 
 import GraphArchive
+import GridStore
 
 /// Most records `save --generate` makes. A save peaks at about 330 bytes of memory per record
 /// (measured: 330 MB for 1,000,000), so the cap keeps a typo (an extra zero or three) a clear
@@ -44,6 +45,7 @@ func parse(_ arguments: [String]) throws(UsageError) -> Command {
     case .load: return .load(try parseLoad(&reader))
     case .verify: return .verify(try parseVerify(&reader))
     case .session: return .session(try parseSession(&reader))
+    case .convert: return .convert(try parseConvert(&reader))
     }
 }
 
@@ -53,7 +55,8 @@ private let commandList = CommandName.allCases.map(\.rawValue).joined(separator:
 
 private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveOptions {
     var file: String?
-    var compression = ArchiveCompression.none
+    var compression: ArchiveCompression?
+    var format = GridStateArchive.Format.gridstore
     var append = false
     var count: Int?
     var sharedFraction: Double?
@@ -63,6 +66,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         switch option.name {
         case "--file": file = try reader.path(option)
         case "--compress": compression = try reader.compression(option)
+        case "--format": format = try reader.format(option)
         case "--append": try reader.flag(option, &append)
         case "--generate": count = try reader.count(option, maximum: maximumGeneratedRecords)
         case "--shared": sharedFraction = try reader.fraction(option)
@@ -71,7 +75,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         default:
             throw reader.unknown(
                 option,
-                known: ["--file", "--compress", "--append", "--generate", "--shared", "--seed", "--input"]
+                known: ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input"]
             )
         }
     }
@@ -89,7 +93,8 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
     case (_?, _?):
         throw UsageError("--generate and --input cannot be used together", command: .save)
     }
-    return SaveOptions(file: file, compression: compression, append: append, source: source)
+    try checkCompression(compression, for: format, command: .save, formatOption: "--format")
+    return SaveOptions(file: file, compression: compression ?? .none, format: format, append: append, source: source)
 }
 
 private func parseLoad(_ reader: inout OptionReader) throws(UsageError) -> LoadOptions {
@@ -132,6 +137,51 @@ private func parseSession(_ reader: inout OptionReader) throws(UsageError) -> Se
     return options
 }
 
+private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> ConvertOptions {
+    reader.acceptsOperands = true
+    var format: GridStateArchive.Format?
+    var compression: ArchiveCompression?
+    while let option = try reader.nextOption() {
+        switch option.name {
+        case "--to": format = try reader.format(option)
+        case "--compress": compression = try reader.compression(option)
+        default: throw reader.unknown(option, known: ["--to", "--compress"])
+        }
+    }
+    guard reader.operands.count == 2 else {
+        let given = reader.operands.isEmpty ? "none" : reader.operands.map { "'\($0)'" }.joined(separator: ", ")
+        throw UsageError("convert takes two paths, IN and OUT; given: \(given)", command: .convert)
+    }
+    guard let format else {
+        throw UsageError("convert needs --to gridstore or --to keyed-plist", command: .convert)
+    }
+    for path in reader.operands where path.isEmpty || path == "-" {
+        throw UsageError("convert needs file paths, not '\(path)'", command: .convert)
+    }
+    try checkCompression(compression, for: format, command: .convert, formatOption: "--to")
+    return ConvertOptions(
+        input: reader.operands[0],
+        output: reader.operands[1],
+        format: format,
+        compression: compression ?? .none
+    )
+}
+
+/// Keyed archives (binary plists) are never compressed: `--compress` other than `none` with
+/// keyed-plist output is a mistake, not something to ignore.
+private func checkCompression(
+    _ compression: ArchiveCompression?,
+    for format: GridStateArchive.Format,
+    command: CommandName,
+    formatOption: String
+) throws(UsageError) {
+    guard format == .keyedPlist, let compression, compression != .none else { return }
+    throw UsageError(
+        "--compress \(compression) goes with \(formatOption) gridstore; keyed-plist archives are not compressed",
+        command: command
+    )
+}
+
 // MARK: - Options
 
 /// Walks one command's options, checking the shape of each and that none repeats.
@@ -143,6 +193,9 @@ struct OptionReader {
     }
 
     let command: CommandName
+    /// Whether the command takes plain arguments (collected in ``operands``) between its options.
+    var acceptsOperands = false
+    private(set) var operands: [String] = []
     private let arguments: [String]
     private var position = 0
     private var seen: Set<String> = []
@@ -157,32 +210,45 @@ struct OptionReader {
         arguments.prefix { $0 != "--" }.contains { $0 == "-h" || $0 == "--help" }
     }
 
-    /// The next option; `nil` when none is left.
+    /// The next option; `nil` when none is left. Plain arguments go to ``operands`` where the
+    /// command takes them, and are an error otherwise.
     mutating func nextOption() throws(UsageError) -> Option? {
-        guard position < arguments.count else { return nil }
-        var argument = arguments[position]
-        position += 1
-        if argument == "--" {
-            // `--` ends the options; no command takes other arguments.
-            guard position < arguments.count else { return nil }
-            argument = arguments[position]
-            throw error("unexpected argument '\(argument)'; \(command.rawValue) takes only options")
-        }
-        guard argument.hasPrefix("--") else {
-            if argument.hasPrefix("-") && argument != "-" {
-                throw error("unknown option '\(argument)' for \(command.rawValue)")
+        while position < arguments.count {
+            let argument = arguments[position]
+            position += 1
+            if argument == "--" {
+                // `--` ends the options: the rest are plain arguments.
+                while position < arguments.count {
+                    try operand(arguments[position])
+                    position += 1
+                }
+                return nil
             }
+            guard argument.hasPrefix("--") else {
+                if argument.hasPrefix("-") && argument != "-" {
+                    throw error("unknown option '\(argument)' for \(command.rawValue)")
+                }
+                try operand(argument)
+                continue
+            }
+            var option = Option(name: argument)
+            if let equals = argument.firstIndex(of: "=") {
+                option = Option(
+                    name: String(argument[..<equals]),
+                    inlineValue: String(argument[argument.index(after: equals)...])
+                )
+            }
+            guard seen.insert(option.name).inserted else { throw error("\(option.name) is given more than once") }
+            return option
+        }
+        return nil
+    }
+
+    private mutating func operand(_ argument: String) throws(UsageError) {
+        guard acceptsOperands else {
             throw error("unexpected argument '\(argument)'; \(command.rawValue) takes only options")
         }
-        var option = Option(name: argument)
-        if let equals = argument.firstIndex(of: "=") {
-            option = Option(
-                name: String(argument[..<equals]),
-                inlineValue: String(argument[argument.index(after: equals)...])
-            )
-        }
-        guard seen.insert(option.name).inserted else { throw error("\(option.name) is given more than once") }
-        return option
+        operands.append(argument)
     }
 
     /// The option's value: inline, or the next argument unless that is another option.
@@ -244,6 +310,16 @@ struct OptionReader {
             let levels = ArchiveCompression.zstdLevels.map { " (LEVEL \($0.lowerBound) to \($0.upperBound))" } ?? ""
             throw self.error("\(option.name) takes none, zstd or zstd:LEVEL\(levels), not '\(text)'")
         }
+    }
+
+    /// `gridstore` or `keyed-plist`.
+    mutating func format(_ option: Option) throws(UsageError) -> GridStateArchive.Format {
+        let text = try value(option)
+        guard let format = GridStateArchive.Format(rawValue: text) else {
+            let names = GridStateArchive.Format.allCases.map(\.rawValue).joined(separator: " or ")
+            throw error("\(option.name) takes \(names), not '\(text)'")
+        }
+        return format
     }
 
     /// The error for an option this command does not have, suggesting a close one.

@@ -28,7 +28,21 @@ extension GridStoreTool {
         }
 
         progress.phase("saving \(store.count) records")
-        try withArchive(path) { try store.save() }
+        switch options.format {
+        case .gridstore:
+            try withArchive(path) { try store.save() }
+        case .keyedPlist:
+            // The data source saves gridstore archives only; write its records as a keyed archive here.
+            try withArchive(path) {
+                try store.read { (states) throws in
+                    try GridStateArchive.write(
+                        GridStateArchive.archive(states, compression: .none),
+                        toFile: path,
+                        format: .keyedPlist
+                    )
+                }
+            }
+        }
         // Read the header back: confirms what landed on disk (checksum included) for the summary.
         let info = try withArchive(path) { try GridStateArchive.info(fromFile: path) }
         progress.finish()
@@ -38,9 +52,14 @@ extension GridStoreTool {
         let appended = options.append ? "added \(added), " : ""
         output.append(
             "saved \(total) records (\(appended)\(info.objectCount) distinct) to \(path): "
-                + "\(info.archiveBytes) bytes, compression \(options.compression)\n"
+                + "\(info.archiveBytes) bytes, \(describe(options.format, options.compression))\n"
         )
         try output.flush()
+    }
+
+    /// "compression none" for gridstore archives, "format keyed-plist" for keyed ones.
+    static func describe(_ format: GridStateArchive.Format, _ compression: ArchiveCompression) -> String {
+        format == .gridstore ? "compression \(compression)" : "format \(format.rawValue)"
     }
 
     /// The records `source` describes.

@@ -15,7 +15,8 @@ extension GridStoreTool {
         var output = OutputBuffer()
         output.append(
             "\(path): ok: \(records) records, \(info.objectCount) distinct objects, \(info.archiveBytes) bytes, "
-                + "format \(info.formatVersion), compression \(info.compressionName), checksum ok\n"
+                + "format \(info.formatVersion), compression \(info.compressionName), "
+                + (info.checksumVerified ? "checksum ok\n" : "no checksum (keyed archive), structure ok\n")
         )
         try output.flush()
     }

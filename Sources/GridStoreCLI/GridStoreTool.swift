@@ -63,6 +63,7 @@ enum GridStoreTool {
         case .load(let options): try load(options)
         case .verify(let options): try verify(options)
         case .session(let options): try session(options)
+        case .convert(let options): try convert(options)
         }
     }
 

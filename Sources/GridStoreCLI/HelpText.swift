@@ -12,11 +12,13 @@ enum HelpText {
         case .load: load
         case .verify: verify
         case .session: session
+        case .convert: convert
         }
     }
 
     static let general = """
-        gridstore: save and load arrays of grid-state records as gridstore archives.
+        gridstore: save and load arrays of grid-state records as gridstore archives
+        (and Apple NSKeyedArchiver archives, which load, verify and convert detects by itself).
 
         Usage: gridstore COMMAND [OPTIONS]
 
@@ -25,6 +27,7 @@ enum HelpText {
           load      Print the archived records, or statistics with --stats
           verify    Check an archive completely and say what is wrong and where
           session   Keep the data source open, add records from standard input, save on exit
+          convert   Rewrite an archive as gridstore or as an NSKeyedArchiver archive (keyed-plist)
 
         Options:
           -h, --help   Show this help; 'gridstore COMMAND --help' shows a command's
@@ -38,13 +41,18 @@ enum HelpText {
     static let save = """
         gridstore save: fill the data source with records and save it atomically.
 
-        Usage: gridstore save [--file PATH] [--compress zstd[:LEVEL]|none] [--append]
+        Usage: gridstore save [--file PATH] [--compress zstd[:LEVEL]|none]
+                              [--format gridstore|keyed-plist] [--append]
                               (--generate N [--shared F] [--seed S] | --input PATH|-)
 
         Options:
           --file PATH              Archive to write (default: see 'gridstore --help')
-          --compress METHOD        none (default), zstd (level 3) or zstd:LEVEL (-131072 to 22)
-          --append                 Add to the records already archived instead of replacing them
+          --compress METHOD        none (default), zstd (level 3) or zstd:LEVEL (-131072 to 22);
+                                   gridstore format only
+          --format FORMAT          gridstore (default) or keyed-plist: an NSKeyedArchiver binary
+                                   plist whose records are of class UAGridState (the iOS app's)
+          --append                 Add to the records already archived (either format) instead
+                                   of replacing them; the result is written in --format
           --generate N             Make N records (array slots), 0 to \(maximumGeneratedRecords)
           --shared F               Fraction of slots, in [0, 1), that repeat an earlier record
                                    (default 0): the first N - floor(N*F) records are distinct
@@ -96,6 +104,22 @@ enum HelpText {
         Options:
           --file PATH          Archive to load and save (default: see 'gridstore --help')
           --compress METHOD    none (default), zstd or zstd:LEVEL, for saving
+          -h, --help           Show this help
+        """
+
+    static let convert = """
+        gridstore convert: rewrite an archive in another format, keeping every record and its sharing.
+
+        Usage: gridstore convert IN OUT --to gridstore|keyed-plist [--compress zstd[:LEVEL]|none]
+
+        IN may be a gridstore archive or an NSKeyedArchiver archive (told apart by its first
+        bytes). OUT is written atomically (the old file or the whole new one), so IN may be OUT.
+        keyed-plist output is a binary plist whose records are of class UAGridState, as the iOS
+        app's NSKeyedUnarchiver expects.
+
+        Options:
+          --to FORMAT          gridstore or keyed-plist (required)
+          --compress METHOD    none (default), zstd or zstd:LEVEL; only with --to gridstore
           -h, --help           Show this help
         """
 }

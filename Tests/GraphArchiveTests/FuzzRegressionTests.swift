@@ -67,4 +67,42 @@ struct FuzzRegressionTests {
             #expect(throws: Never.self) { _ = try GraphUnarchiver.verify(archive.data) }
         }
     }
+
+    /// Found by FuzzKeyedArchive: 750-byte archives of arrays sharing arrays (a slow unit of
+    /// 14 s, then a timeout of 11 s, under ASan on a loaded machine). The reader's expansion
+    /// budget refuses both, after about a million steps (its fixed 1 MiB allowance): 0.2 and
+    /// 0.5 s in a release build, 5 s each in a debug one.
+    @Test(arguments: [
+        [
+                "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctEI",
+                "CVRyb290gCCvECELDA0TGRwfIiUoKy4xNDc6PUBDRklMT1JVWFteYWRnam1VJG51bGxTbG9s0g4PEBFYJGNsYXNzZXNaJGNsYXNz",
+                "bmFtZaIREldOU0FycmF5WE5TT2JqZWN00hQVFhhaTlMub2JqZWN0c1YkY2xhc3OiFxeAAYAC0hQVGhiiGxuAA9IUFR0Yoh4egATS",
+                "FBUgGKIhIYAF0hQVIxiiJCSABtIUFSYYoicngAfSFBUpGKIqKoAI0hQVLBiiLS2ACdIUFS8YojAwgArSFBUyGKIzM4AL0hQVNRii",
+                "NjaADNIUFTgYojk5gA3SFBU7GKI8PIAO0hQVPhiiPz+AD9IUFUEYokJCgBDSFBVEGKJFRYAR0hQVRxiiSEiAEtIUFUoYoktLgBPS",
+                "FBVNGKJOToAU0hQVUBiiUVGAFdIUFVMYolRUgBbSFBVWGKJXV4AX0hQVWRiiWlqAGNIUFVwYol1dgBnSFBVfGKJgYIAa0hQVYhii",
+                "Y2OAG9IUFWUYomZmgBzSFBVoGKJpaYAd0hQVaxiibGyAHtIUFW4Yom9vgB8ACAARABoAJAApADIANwBJAEwAUQBTAHcAfQCBAIYA",
+                "jwCaAJ0ApQCuALMAvgDFAMgAygDMANEA1ADWANsA3gDgAOUA6ADqAO8A8gD0APkA/AD+AQMBBgEIAQ0BEAESARcBGgEcASEBJAEm",
+                "ASsBLgEwATUBOAE6AT8BQgFEAUkBTAFOAVMBVgFYAV0BYAFiAWcBagFsAXEBdAF2AXsBfgGAAYUBiAGKAY8BkgGUAZkBnAGeAaMB",
+                "pgGoAa0BsAGyAbcBugG8AcEBxAHGAcsBzgHQAdUB2AHaAd8B4gHkAekB7AAAAAAAAAIBAAAAAAAAAHAAAAAAAAAAAAAAAAAAAAHu",
+        ],
+        [
+                "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctEI",
+                "CVRyb290gCCvECELDA0TGRwfIiUoKy4xNDc6PUBDRklMT1JVWFteYWRnam1VJG51bGxTbG9s0g4P6hFYJGNsYXNzZXNaJGNsYXNz",
+                "bmFtZaIREldOU0FycmF5WE5TT2JqZWN00hQVFhhaTlMub2JqZWN0c1YkY2xhc3OiFxeAAYAC0hQVGhiiGxuAA9IUFR0Yoh4egATS",
+                "FBUgGKIhIYAF0hQVIxiiJCSABtIUFSYYoicngAfSFBUpGKIqKoAI0hQVLBiiLS2ACdIUFS8YojAwgArSFBUyGKIzM4AL0hQVNRii",
+                "NjaADNIUFTgYojk5gA3SFBU7GKI8PIAO0hQVPhiiPz+AD9IUFUEYokJCgBDSFBVEGKJFRYAR0hQVRxiiSEiAEtIUFUoYoktLgBPS",
+                "FBVNGKJOToAU0hQVUBiiUVGAFdIUFVMYolRUgBbSFBVWGKJXV4AX0hQVWRiiWlqAGNIUFVwYol1dgBnSFBVfGKJgYIAa0hQVYhii",
+                "Y2OAG9IUFWUYomZmgBzSFBVoGKJpaYAd0hQVaxiibGyAHtIUFW4Yom9vgB8ACAARABoAJAApADIANwBJAEwAUQBTAHcAfQCBAIYA",
+                "jwCaAJ0ApQAuALMAvgDFAMgAygDMANEA1ADWANsA3gDgAOUA6ADqAO8A8gD0APkA/AD+AQMBBgEIAQ0BEAESARcBGgEcASEBJAEm",
+                "ASsBLgEwATUBOAE6AT8BQgFEAUkBTAFOAVMBVgFYAV0BYAFiAWcBagFsAXEBdAF2AXsBfgGAAYUBiAGKAY8BkgGUAZkBnAGeAaMB",
+                "pgGoAa0BsAGyAbcBugG8AcEBxAHGAcsBzgHQAdUB2AHaAd8B4gHkAekB7AAAAAAAAAIBAAAAAAAAAHAAAAAAAAAAAAAAAAAAAAHu",
+        ],
+    ])
+    func keyedArchiveOfWidelySharedArraysIsRefused(base64: [String]) throws {
+        let data = try #require(Data(base64Encoded: base64.joined()))
+        #expect(data.count == 750)
+        expectArchiveError(.limitExceeded, mentioning: "times its size") {
+            _ = try GraphUnarchiver(forReadingKeyedArchive: data, registry: GraphTypeRegistry())
+        }
+    }
 }

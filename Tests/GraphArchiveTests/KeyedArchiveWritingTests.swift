@@ -90,7 +90,7 @@ final class FoundationPoint: NSObject, NSCoding {
 
 // MARK: - Our side
 
-struct Point: GraphCoding, Equatable {
+struct KeyedPoint: GraphCoding, Equatable {
     var x: Double
     var y: Double
 
@@ -123,7 +123,7 @@ final class Kinds: GraphCoding {
     var numbers = [1, -2, 300_000]
     var strings = ["a", "b", "a"]
     var table = ["one": 1, "two": 2]
-    var point = Point(x: 1, y: -2)
+    var point = KeyedPoint(x: 1, y: -2)
     var records: [Record] = []
     var nothing: String? = nil
 
@@ -158,7 +158,7 @@ final class Kinds: GraphCoding {
         numbers = try unarchiver.decode([Int].self, forKey: "numbers")
         strings = try unarchiver.decode([String].self, forKey: "strings")
         table = try unarchiver.decode([String: Int].self, forKey: "table")
-        point = try unarchiver.decode(Point.self, forKey: "point")
+        point = try unarchiver.decode(KeyedPoint.self, forKey: "point")
         records = try unarchiver.decode([Record].self, forKey: "records")
         nothing = try unarchiver.decode(String?.self, forKey: "nothing")
     }
@@ -221,7 +221,7 @@ struct KeyedArchiveWritingTests {
                 data,
                 classes: [
                     "FoundationKinds": FoundationKinds.self, "UAGridState": FoundationGridState.self,
-                    "Point": FoundationPoint.self,
+                    "KeyedPoint": FoundationPoint.self,
                 ]
             ) as? FoundationKinds
         )
@@ -267,7 +267,7 @@ struct KeyedArchiveWritingTests {
             ofType: Kinds.self,
             fromKeyedArchive: data,
             registry: gridStateRegistry,
-            valueTypes: [Point.self]
+            valueTypes: [KeyedPoint.self]
         )
         #expect(back.int == kinds.int && back.negative == kinds.negative && back.double == kinds.double)
         #expect(back.float == kinds.float && back.flag == kinds.flag && back.text == kinds.text)

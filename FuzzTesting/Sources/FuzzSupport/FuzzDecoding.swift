@@ -20,6 +20,26 @@ public enum FuzzDecoding {
         decodeRoots(try? GraphUnarchiver(forReadingFrom: data, registry: registry))
     }
 
+    /// The classes a keyed archive may create: the seed fixtures' class names, mapped to
+    /// `FuzzNode` so that their archives are transcoded in full before a key goes missing.
+    public static let keyedRegistry: GraphTypeRegistry = {
+        var keyed = registry
+        for name in ["Node", "FourLines", "BIDFourLines", "main.Node", "main.FourLines", "main.BIDFourLines"] {
+            keyed.register(FuzzNode.self, forName: name)
+        }
+        return keyed
+    }()
+
+    /// Runs the NSKeyedArchiver readers over `bytes` (a binary property list, no checksum).
+    public static func decodeAllKeyed(_ bytes: [UInt8]) {
+        let data = Data(bytes)
+        _ = try? KeyedArchive.archiveInfo(fromKeyedArchive: data)
+        decodeRoots(
+            try? GraphUnarchiver(forReadingKeyedArchive: data, registry: keyedRegistry, valueTypes: [FuzzValues.self])
+        )
+        decodeRoots(try? GraphUnarchiver(forReadingAnyArchive: data, registry: keyedRegistry))
+    }
+
     /// Runs the file readers over `bytes` written to `path`: for a compressed archive they take
     /// another road than the in-memory ones (two passes over the file through a small buffer).
     public static func decodeAllFromFile(_ bytes: [UInt8], path: String) {
@@ -61,6 +81,19 @@ public enum FuzzDecoding {
             _ = try GraphUnarchiver(forReadingFrom: data, registry: registry)
         }
         return "archiveInfo: \(info); verify: \(verify); unarchiver: \(open)"
+    }
+
+    /// What the keyed readers make of `bytes`.
+    public static func describeKeyed(_ bytes: [UInt8]) -> String {
+        let data = Data(bytes)
+        do {
+            defer { FuzzNode.releaseDecoded() }
+            _ = try KeyedArchive.archiveInfo(fromKeyedArchive: data)
+            _ = try GraphUnarchiver(forReadingKeyedArchive: data, registry: keyedRegistry, valueTypes: [FuzzValues.self])
+            return "ok"
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// `bytes` with both checksums recomputed, so that mutations get past them and reach the

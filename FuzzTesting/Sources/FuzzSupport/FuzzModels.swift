@@ -66,6 +66,9 @@ public final class FuzzNode: GraphCoding {
 
 /// A value record holding every value kind, nesting into itself through arrays.
 public struct FuzzValues: GraphCoding, Equatable {
+    /// "Values" too: the class name of the keyed-archive seeds' value records.
+    public static var archivedTypeAliases: [String] { ["Values", "main.Values"] }
+
     public var flag = false
     public var small: Int8 = 0
     public var wide: UInt64 = 0

@@ -136,11 +136,16 @@ do {
     case "decode":
         for path in arguments.dropFirst() {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-            for (form, input) in [
-                ("as is", bytes), ("resealed", FuzzDecoding.resealed(bytes)),
-                ("as zstd", FuzzDecoding.asCompressed(bytes)),
-            ] {
-                print("\(path) \(form): \(FuzzDecoding.describe(input))")
+            let forms: [(String, () -> String)] = [
+                ("as is", { FuzzDecoding.describe(bytes) }),
+                ("resealed", { FuzzDecoding.describe(FuzzDecoding.resealed(bytes)) }),
+                ("as zstd", { FuzzDecoding.describe(FuzzDecoding.asCompressed(bytes)) }),
+                ("as keyed", { FuzzDecoding.describeKeyed(bytes) }),
+            ]
+            for (form, describe) in forms {
+                let start = Date()
+                let outcome = describe()
+                print("\(path) \(form) (\(String(format: "%.3f", Date().timeIntervalSince(start))) s): \(outcome)")
             }
         }
     case "torture":

@@ -139,8 +139,8 @@ enum ArchiveAssembler {
     }
 
     /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
-    /// then the object section) and wraps the payload in a header. Also used by transcoders that
-    /// write the sections themselves (KeyedArchive).
+    /// then the object section) and wraps the payload in a header. Also used by writers that
+    /// produce the sections themselves (the KeyedArchive transcoder, the Codable bridge).
     static func assemble(
         tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
         compression: ArchiveCompression
@@ -166,16 +166,24 @@ enum ArchiveAssembler {
         }
         tables.writeVarint(state.topCount)
 
-        let payload = [OutputChunk(tables)] + sections
         var header = ArchiveHeader()
         header.typeCount = UInt32(state.types.count)
         header.objectCount = UInt64(objectCount)
         header.referenceCount = UInt64(referenceCount)
-        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
-
+        let payload: [OutputChunk]
         if case .zstd = compression {
-            header.flags.insert(.zstdPayload)
+            // Compressed payloads store their objects column by column (FORMAT.md §5.5): like
+            // values side by side compress better. Uncompressed ones stay row-wise, so readers
+            // decode them straight from the file's bytes.
+            header.flags.insert([.zstdPayload, .columnarObjects])
+            let columnar = try ColumnarObjects.columnar(
+                sections: sections, topCount: state.topCount, objectCount: objectCount,
+                shapeValueCounts: state.shapes.map(\.keyIDs.count))
+            payload = [OutputChunk(tables)] + columnar
+        } else {
+            payload = [OutputChunk(tables)] + sections
         }
+        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
         return ArchiveOutput(header: header, payload: payload, compression: compression)
     }
 }

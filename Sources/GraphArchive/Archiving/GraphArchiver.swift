@@ -202,13 +202,7 @@ public final class GraphArchiver {
             guard let finished = output else {
                 throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()")
             }
-            let output = try finished.stored()
-            var data = Data(capacity: output.count)
-            data.append(contentsOf: output.header)
-            for piece in output.payload {
-                piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
-            }
-            return data
+            return try finished.stored().data
         }
     }
 
@@ -261,5 +255,17 @@ public final class GraphArchiver {
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()
         try archiver.write(toFile: path)
+    }
+}
+
+extension StoredArchive {
+    /// The archive as one `Data`, in one copy.
+    var data: Data {
+        var data = Data(capacity: count)
+        data.append(contentsOf: header)
+        for piece in payload {
+            piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
+        }
+        return data
     }
 }

@@ -14,7 +14,9 @@ struct ArchiveHeader: Equatable {
         let rawValue: UInt16
         /// The payload is one zstd frame (FORMAT.md §3.2).
         static let zstdPayload = Flags(rawValue: 1 << 0)
-        static let knownRequired: Flags = [.zstdPayload]
+        /// The object section is stored column by column (FORMAT.md §5.5); only with `zstdPayload`.
+        static let columnarObjects = Flags(rawValue: 1 << 1)
+        static let knownRequired: Flags = [.zstdPayload, .columnarObjects]
         static let requiredMask: UInt16 = 0x00FF
     }
 
@@ -103,6 +105,9 @@ struct ArchiveHeader: Equatable {
                 .unsupportedVersion, "archive uses required features this reader does not know (flags 0x\(String(unknownRequired, radix: 16)))",
                 offset: start + 10)
         }
+        if header.flags.contains(.columnarObjects) && !header.flags.contains(.zstdPayload) {
+            throw GraphArchiveError(.corrupt, "columnar object section without a zstd payload (FORMAT.md §3.1)", offset: start + 10)
+        }
         // Every object record and every counted reference takes at least one payload byte; this
         // also keeps forged counts within `Int` wherever they are converted.
         guard header.objectCount <= header.payloadLength, header.referenceCount <= header.payloadLength else {
@@ -114,5 +119,24 @@ struct ArchiveHeader: Equatable {
             throw GraphArchiveError(.corrupt, "uncompressed archive has different stored and payload lengths", offset: start + 16)
         }
         return header
+    }
+}
+
+extension ArchiveHeader {
+    /// The header's object count, checked against the reader's limit and against the bytes
+    /// left after the tables (every object record takes at least one byte), so nothing sized by
+    /// it can be larger than the input justifies.
+    ///
+    /// - Throws: `.limitExceeded` (over `maximumObjectCount`), `.corrupt`.
+    func checkedObjectCount(bytesLeft: Int, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> Int {
+        guard objectCount <= UInt64(options.maximumObjectCount) else {
+            throw GraphArchiveError(
+                .limitExceeded, "archive holds \(objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
+                offset: 32)
+        }
+        guard objectCount <= UInt64(bytesLeft) else {
+            throw GraphArchiveError(.corrupt, "header claims \(objectCount) objects, more than the payload can hold", offset: 32)
+        }
+        return Int(objectCount)
     }
 }

@@ -70,6 +70,54 @@ final class ArchiveBytes: @unchecked Sendable {
     func copyBytes(_ range: Range<Int>) -> [UInt8] {
         withUnsafeBytes(range) { Array($0) }
     }
+
+    /// Allocates `count` bytes and lets `fill` write them in order through a writer that never
+    /// writes past them (rebuilding a payload from another one's pieces).
+    ///
+    /// - Throws: what `fill` throws; `.corrupt` if it writes more or fewer than `count` bytes.
+    static func filled(
+        count: Int,
+        _ fill: (inout ArchiveBytesWriter) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) -> ArchiveBytes {
+        try ArchiveBytes(count: count) { (buffer) throws(GraphArchiveError) -> Int in
+            var writer = ArchiveBytesWriter(buffer: buffer)
+            try fill(&writer)
+            guard writer.count == count else {
+                throw GraphArchiveError(.corrupt, "rebuilt payload has \(writer.count) bytes, expected \(count)")
+            }
+            return count
+        }
+    }
+}
+
+/// Appends bytes to the fixed buffer of an ``ArchiveBytes`` being filled; refuses to go past its end.
+struct ArchiveBytesWriter: ~Copyable {
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// Bytes written so far.
+    private(set) var count = 0
+
+    fileprivate init(buffer: UnsafeMutableRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    /// Appends the bytes `range` of the input `reader` reads from (the reader does not move).
+    ///
+    /// - Throws: `.truncated` if `range` is not within the reader's bytes, `.corrupt` if it does
+    ///   not fit in what is left of the buffer.
+    mutating func write(_ range: Range<Int>, of reader: ByteReader) throws(GraphArchiveError) {
+        guard range.count <= buffer.count - count else {
+            throw GraphArchiveError(.corrupt, "rebuilt payload would exceed its \(buffer.count) bytes", offset: range.lowerBound)
+        }
+        guard range.lowerBound >= 0 else { throw reader.truncated("a copied range") }
+        var source = reader
+        source.offset = range.lowerBound
+        let start = count
+        let target = buffer
+        try source.readUnsafeBytes(count: range.count) { bytes in
+            UnsafeMutableRawBufferPointer(rebasing: target[start..<(start + bytes.count)]).copyMemory(from: bytes)
+        }
+        count += range.count
+    }
 }
 
 /// A cursor over archive bytes. Every read checks the bounds and throws `.truncated` past the end.

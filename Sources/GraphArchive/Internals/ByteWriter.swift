@@ -129,6 +129,31 @@ struct ByteWriter: ~Copyable {
         count += extra.count
     }
 
+    /// Stores `value` as a varint in the one-byte placeholder at `index`, inserting bytes after
+    /// it when the varint needs more than one (a count or id only known at the end).
+    mutating func patchVarint(_ value: Int, atPlaceholder index: Int) {
+        if value < 0x80 {
+            setByte(UInt8(value), at: index)
+            return
+        }
+        var varint = ByteWriter(reservingCapacity: 10)
+        varint.writeVarint(value)
+        let bytes = varint.bytes
+        setByte(bytes[0], at: index)
+        insert(Array(bytes[1...]), at: index + 1)
+    }
+
+    /// Appends everything `other` holds.
+    mutating func writeBytes(of other: borrowing ByteWriter) {
+        other.withUnsafeBytes { writeBytes($0) }
+    }
+
+    /// Drops the bytes from `newCount` on, keeping the capacity (to reuse a scratch buffer).
+    mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
+    }
+
     /// Calls `body` with the bytes written so far.
     /// - Warning: Do not escape the pointer.
     func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

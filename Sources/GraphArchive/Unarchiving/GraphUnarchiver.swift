@@ -89,17 +89,9 @@ public final class GraphUnarchiver {
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
         let header = loaded.header
-        guard header.objectCount <= UInt64(options.maximumObjectCount) else {
-            throw GraphArchiveError(
-                .limitExceeded, "archive holds \(header.objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
-                offset: 32)
-        }
-        // Every object record takes at least one byte.
-        guard header.objectCount <= UInt64(reader.remaining) else {
-            throw GraphArchiveError(.corrupt, "header claims \(header.objectCount) objects, more than the payload can hold", offset: 32)
-        }
+        let objectCount = try header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
         storage = UncheckedStateBox(
-            DecodingState(reader: reader, tables: tables, objectCount: Int(header.objectCount), options: options))
+            DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options))
         info = ArchiveInfo(header: header, tables: tables, archiveBytes: loaded.archiveBytes)
         self.payloadOwner = loaded.payload
         try readTopIndex()

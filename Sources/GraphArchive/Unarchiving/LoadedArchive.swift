@@ -36,7 +36,7 @@ struct LoadedArchive {
             // All in one piece: zstd then decodes the frame straight into the output in one pass.
             try bytes.withUnsafeBytes(storedRange, decompress)
         }
-        return LoadedArchive(header: header, archiveBytes: bytes.count, payload: payload, payloadRange: 0..<payload.count)
+        return try decompressed(payload, header: header, archiveBytes: bytes.count, options: options)
     }
 
     /// Checks the archive file at `path` and returns its uncompressed payload, with the same
@@ -84,7 +84,19 @@ struct LoadedArchive {
         guard checksum.finalize() == header.payloadChecksum else {
             throw GraphArchiveError(.ioError, "\(path) changed while it was being read")
         }
-        return LoadedArchive(header: header, archiveBytes: file.size, payload: payload, payloadRange: 0..<payload.count)
+        return try decompressed(payload, header: header, archiveBytes: file.size, options: options)
+    }
+
+    /// A decompressed payload made ready to scan: a columnar object section (FORMAT.md §5.5) is
+    /// rebuilt row-wise here, the one place every reader (objects, info, verify) passes through.
+    ///
+    /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:options:)``.
+    private static func decompressed(
+        _ payload: ArchiveBytes, header: ArchiveHeader, archiveBytes: Int, options: GraphUnarchiver.Options
+    ) throws(GraphArchiveError) -> LoadedArchive {
+        let rows = header.flags.contains(.columnarObjects)
+            ? try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options) : payload
+        return LoadedArchive(header: header, archiveBytes: archiveBytes, payload: rows, payloadRange: 0..<rows.count)
     }
 
     /// The checks of FORMAT.md §3 that follow the header, in its order: exactly `storedLength`

@@ -1,0 +1,453 @@
+// Sources/GraphArchive/Codable/CodableDecodingContainers.swift - keyed, unkeyed and single-value decoding containers
+//
+// Each container is a frame number plus a serial number into the decoder's state. Reads
+// position the reader from the frame's own cursor, so containers of one value can be used in
+// any order, and a container whose value is finished throws instead of reading out of place.
+
+extension CodableDecoder {
+    // MARK: - Keyed
+
+    /// Runs `read` with the reader on `key`'s value in keyed `frame` (`found` false if the
+    /// record lacks the key); the value counts as read if `read` moved the reader.
+    @inline(__always)
+    func withValue<R>(
+        forKey key: some CodingKey, in frame: Int, serial: Int, expected: Any.Type, _ read: (_ found: Bool) throws -> R
+    ) throws -> R {
+        var valueOffset = -1
+        do {
+            try state.checkFrame(frame, serial: serial)
+            let found = try state.locate(key.stringValue, in: frame)
+            if found { valueOffset = state.engine.reader.offset }
+            let value = try read(found)
+            if found && state.engine.reader.offset != valueOffset { state.finishValue(in: frame) }
+            return value
+        } catch {
+            throw keyedError(error, key: key, in: frame, expected: expected, valueOffset: valueOffset)
+        }
+    }
+
+    @inline(never)
+    private func keyedError(_ error: any Error, key: some CodingKey, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
+        let path = state.codingPath(to: frame, appending: key)
+        return decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
+    }
+
+    @inline(never)
+    func keyNotFound(_ key: some CodingKey, in frame: Int) -> DecodingError {
+        DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: state.codingPath(to: frame), debugDescription: "no value for key \"\(key.stringValue)\""))
+    }
+
+    /// The path step of the value just located in keyed `frame`.
+    private func locatedStep(in frame: Int) -> DecodingPathStep {
+        .key(at: state.frames[frame].record.current)
+    }
+
+    @inline(__always)
+    func decodePrimitive<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> P {
+        try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
+            guard found else { throw keyNotFound(key, in: frame) }
+            return try P.readTagged(from: &state.engine)
+        }
+    }
+
+    func decode<T: Decodable>(_: T.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> T {
+        try withValue(forKey: key, in: frame, serial: serial, expected: T.self) { found in
+            guard found else { throw keyNotFound(key, in: frame) }
+            return try decodeValue(T.self, step: locatedStep(in: frame), parent: frame)
+        }
+    }
+
+    /// nil when the key is absent or holds nil.
+    @inline(__always)
+    func decodePrimitiveIfPresent<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> P? {
+        try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
+            guard found, try !state.engine.readNilIfPresent() else { return nil }
+            return try P.readTagged(from: &state.engine)
+        }
+    }
+
+    /// nil when the key is absent or holds nil.
+    func decodeIfPresent<T: Decodable>(_: T.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> T? {
+        try withValue(forKey: key, in: frame, serial: serial, expected: T.self) { found in
+            guard found else { return nil }
+            if try state.engine.readNilIfPresent() { return nil }
+            return try decodeValue(T.self, step: locatedStep(in: frame), parent: frame)
+        }
+    }
+
+    func decodeNil(forKey key: some CodingKey, in frame: Int, serial: Int) throws -> Bool {
+        try withValue(forKey: key, in: frame, serial: serial, expected: Never?.self) { found in
+            guard found else { throw keyNotFound(key, in: frame) }
+            return try state.engine.readNilIfPresent()
+        }
+    }
+
+    /// Opens a container over `key`'s value and moves past that value in `frame`.
+    func nestedContainer(
+        _ kind: CodableDecodingFrame.Kind, forKey key: some CodingKey, in frame: Int, serial: Int
+    ) throws -> (frame: Int, serial: Int) {
+        try withValue(forKey: key, in: frame, serial: serial, expected: kind.expectedType) { found in
+            guard found else { throw keyNotFound(key, in: frame) }
+            let offset = state.engine.reader.offset
+            let step = locatedStep(in: frame)
+            let nested = try state.openContainer(kind, source: CodableValueSource(offset: offset), parent: frame, step: step)
+            state.engine.reader.offset = offset
+            try state.skipValue()
+            return (nested, state.frames[nested].serial)
+        }
+    }
+
+    func superDecoder(forKey key: some CodingKey, in frame: Int, serial: Int) throws -> any Decoder {
+        try withValue(forKey: key, in: frame, serial: serial, expected: (any Decoder).self) { found in
+            guard found else { throw keyNotFound(key, in: frame) }
+            let offset = state.engine.reader.offset
+            let step = locatedStep(in: frame)
+            try state.skipValue()
+            return CodableSuperDecoder(decoder: self, parent: frame, parentSerial: serial, step: step, offset: offset)
+        }
+    }
+
+    /// The keys of keyed `frame`'s record, in stored order ([] for a finished container).
+    func keys(in frame: Int, serial: Int) -> ArraySlice<String> {
+        guard (try? state.checkFrame(frame, serial: serial)) != nil else { return [] }
+        let record = state.frames[frame].record
+        return state.engine.tables.shapeKeys[record.keyStart..<(record.keyStart + record.keyCount)]
+    }
+
+    // MARK: - Unkeyed
+
+    /// The position of the next element of unkeyed `frame`, checking the container is still
+    /// usable and not at its end.
+    @inline(__always)
+    private func nextElement(in frame: Int, serial: Int, expected: Any.Type) throws -> Int {
+        try state.checkFrame(frame, serial: serial)
+        let position = state.frames[frame].index
+        guard position < state.frames[frame].count else { throw atEnd(of: frame, expected: expected) }
+        return position
+    }
+
+    @inline(never)
+    private func elementError(_ error: any Error, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
+        let position = frame >= 0 && frame < state.frames.count ? state.frames[frame].index : 0
+        let path = state.codingPath(to: frame, appending: GraphArchiveCodingKey(index: position))
+        return decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
+    }
+
+    @inline(never)
+    private func atEnd(of frame: Int, expected: Any.Type) -> DecodingError {
+        let position = state.frames[frame].index
+        return DecodingError.valueNotFound(
+            expected,
+            DecodingError.Context(
+                codingPath: state.codingPath(to: frame, appending: GraphArchiveCodingKey(index: position)),
+                debugDescription: "the unkeyed container is at its end"))
+    }
+
+    @inline(__always)
+    func decodePrimitiveElement<P: CodablePrimitive>(_: P.Type, in frame: Int, serial: Int) throws -> P {
+        var valueOffset = -1
+        do {
+            _ = try nextElement(in: frame, serial: serial, expected: P.self)
+            guard !state.frames[frame].packed else {
+                throw GraphArchiveError(.typeMismatch, "expected \(P.self), found an object reference")
+            }
+            valueOffset = state.frames[frame].cursor
+            state.engine.reader.offset = valueOffset
+            let value = try P.readTagged(from: &state.engine)
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+            return value
+        } catch {
+            throw elementError(error, in: frame, expected: P.self, valueOffset: valueOffset)
+        }
+    }
+
+    func decodeElement<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
+        var valueOffset = -1
+        do {
+            let position = try nextElement(in: frame, serial: serial, expected: T.self)
+            if state.frames[frame].packed {
+                let (reference, next) = try state.peekReference(in: frame)
+                state.engine.reader.offset = next
+                let value = try decodeReference(T.self, index: reference, step: .index(position), parent: frame)
+                state.finishElement(in: frame, next: next, reference: reference)
+                return value
+            }
+            valueOffset = state.frames[frame].cursor
+            state.engine.reader.offset = valueOffset
+            let value = try decodeValue(T.self, step: .index(position), parent: frame)
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+            return value
+        } catch {
+            throw elementError(error, in: frame, expected: T.self, valueOffset: valueOffset)
+        }
+    }
+
+    /// True (and the element consumed) if the next element is nil.
+    func decodeNilElement(in frame: Int, serial: Int) throws -> Bool {
+        do {
+            _ = try nextElement(in: frame, serial: serial, expected: Never?.self)
+        } catch {
+            throw elementError(error, in: frame, expected: Never?.self, valueOffset: -1)
+        }
+        guard !state.frames[frame].packed else { return false }
+        state.engine.reader.offset = state.frames[frame].cursor
+        guard (try? state.engine.readNilIfPresent()) == true else { return false }
+        state.finishElement(in: frame, next: state.engine.reader.offset)
+        return true
+    }
+
+    func nestedElementContainer(_ kind: CodableDecodingFrame.Kind, in frame: Int, serial: Int) throws -> (frame: Int, serial: Int) {
+        var valueOffset = -1
+        do {
+            let position = try nextElement(in: frame, serial: serial, expected: kind.expectedType)
+            let source: CodableValueSource
+            let next: Int
+            if state.frames[frame].packed {
+                let (reference, after) = try state.peekReference(in: frame)
+                source = CodableValueSource(offset: state.frames[frame].cursor, referenceElement: reference)
+                next = after
+            } else {
+                valueOffset = state.frames[frame].cursor
+                source = CodableValueSource(offset: valueOffset)
+                state.engine.reader.offset = valueOffset
+                try state.skipValue()
+                next = state.engine.reader.offset
+            }
+            let nested = try state.openContainer(kind, source: source, parent: frame, step: .index(position))
+            state.finishElement(in: frame, next: next, reference: source.referenceElement)
+            return (nested, state.frames[nested].serial)
+        } catch {
+            throw elementError(error, in: frame, expected: kind.expectedType, valueOffset: valueOffset)
+        }
+    }
+
+    func superElementDecoder(in frame: Int, serial: Int) throws -> any Decoder {
+        var valueOffset = -1
+        do {
+            let position = try nextElement(in: frame, serial: serial, expected: (any Decoder).self)
+            guard !state.frames[frame].packed else {
+                throw GraphArchiveError(.typeMismatch, "expected a super value, found an object reference")
+            }
+            valueOffset = state.frames[frame].cursor
+            state.engine.reader.offset = valueOffset
+            try state.skipValue()
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+            return CodableSuperDecoder(decoder: self, parent: frame, parentSerial: serial, step: .index(position), offset: valueOffset)
+        } catch {
+            throw elementError(error, in: frame, expected: (any Decoder).self, valueOffset: valueOffset)
+        }
+    }
+
+    func elementCount(in frame: Int, serial: Int) -> Int? {
+        guard (try? state.checkFrame(frame, serial: serial)) != nil else { return nil }
+        return state.frames[frame].count
+    }
+
+    func elementIndex(in frame: Int, serial: Int) -> Int {
+        guard (try? state.checkFrame(frame, serial: serial)) != nil else { return 0 }
+        return state.frames[frame].index
+    }
+
+    /// True when unkeyed `frame` has no element left (or is no longer usable).
+    func isAtEnd(_ frame: Int, serial: Int) -> Bool {
+        guard (try? state.checkFrame(frame, serial: serial)) != nil else { return true }
+        return state.frames[frame].index >= state.frames[frame].count
+    }
+
+    // MARK: - Single value
+
+    func decodeSingle<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
+        var valueOffset = -1
+        do {
+            try state.checkFrame(frame, serial: serial)
+            let source = state.frames[frame].source
+            if source.referenceElement >= 0 {
+                return try decodeReference(T.self, index: source.referenceElement, step: .none, parent: frame)
+            }
+            valueOffset = try state.taggedValueOffset(source, String(describing: T.self))
+            state.engine.reader.offset = valueOffset
+            let value = try decodeValue(T.self, step: .none, parent: frame)
+            state.frames[frame].end = state.engine.reader.offset
+            return value
+        } catch {
+            throw decodingError(error, expected: T.self, path: state.codingPath(to: frame), valueOffset: valueOffset)
+        }
+    }
+
+    func singleIsNil(in frame: Int, serial: Int) -> Bool {
+        guard (try? state.checkFrame(frame, serial: serial)) != nil else { return false }
+        let source = state.frames[frame].source
+        guard source.referenceElement < 0, let offset = try? state.taggedValueOffset(source, "nil") else { return false }
+        state.engine.reader.offset = offset
+        guard (try? state.engine.readNilIfPresent()) == true else { return false }
+        state.frames[frame].end = state.engine.reader.offset
+        return true
+    }
+}
+
+// MARK: - Primitive overloads
+
+/// The primitive `decode(_:)` overloads that unkeyed and single-value containers both
+/// declare, each forwarded to the container's one generic read.
+protocol PrimitiveValueDecoding {
+    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P
+}
+
+extension PrimitiveValueDecoding {
+    func decode(_ type: Bool.Type) throws -> Bool { try decodePrimitive(type) }
+    func decode(_ type: String.Type) throws -> String { try decodePrimitive(type) }
+    func decode(_ type: Double.Type) throws -> Double { try decodePrimitive(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decodePrimitive(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decodePrimitive(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodePrimitive(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodePrimitive(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodePrimitive(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodePrimitive(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodePrimitive(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodePrimitive(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodePrimitive(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodePrimitive(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodePrimitive(type) }
+}
+
+// MARK: - Keyed container
+
+struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: CodableDecoder
+    let frame: Int
+    let serial: Int
+
+    var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
+    var allKeys: [Key] { decoder.keys(in: frame, serial: serial).compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { decoder.keys(in: frame, serial: serial).contains(key.stringValue) }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try decoder.decodeNil(forKey: key, in: frame, serial: serial) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decode(type, forKey: key, in: frame, serial: serial)
+    }
+
+    @inline(__always)
+    private func primitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
+        try decoder.decodePrimitive(type, forKey: key, in: frame, serial: serial)
+    }
+
+    // One lookup instead of the protocol's default contains + decodeNil + decode.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalPrimitive(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalPrimitive(type, key) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try optional(type, key) }
+
+    @inline(__always)
+    private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        try decoder.decodeIfPresent(type, forKey: key, in: frame, serial: serial)
+    }
+
+    @inline(__always)
+    private func optionalPrimitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
+        try decoder.decodePrimitiveIfPresent(type, forKey: key, in: frame, serial: serial)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        let (nested, nestedSerial) = try decoder.nestedContainer(.keyed, forKey: key, in: frame, serial: serial)
+        return KeyedDecodingContainer(CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let (nested, nestedSerial) = try decoder.nestedContainer(.unkeyed, forKey: key, in: frame, serial: serial)
+        return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try decoder.superDecoder(forKey: GraphArchiveCodingKey.superKey, in: frame, serial: serial)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try decoder.superDecoder(forKey: key, in: frame, serial: serial)
+    }
+}
+
+// MARK: - Unkeyed container
+
+struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer, PrimitiveValueDecoding {
+    let decoder: CodableDecoder
+    let frame: Int
+    let serial: Int
+
+    var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
+    var count: Int? { decoder.elementCount(in: frame, serial: serial) }
+    var currentIndex: Int { decoder.elementIndex(in: frame, serial: serial) }
+    var isAtEnd: Bool { decoder.isAtEnd(frame, serial: serial) }
+
+    mutating func decodeNil() throws -> Bool { try decoder.decodeNilElement(in: frame, serial: serial) }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decoder.decodeElement(type, in: frame, serial: serial)
+    }
+
+    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
+        try decoder.decodePrimitiveElement(type, in: frame, serial: serial)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let (nested, nestedSerial) = try decoder.nestedElementContainer(.keyed, in: frame, serial: serial)
+        return KeyedDecodingContainer(CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (nested, nestedSerial) = try decoder.nestedElementContainer(.unkeyed, in: frame, serial: serial)
+        return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        try decoder.superElementDecoder(in: frame, serial: serial)
+    }
+}
+
+// MARK: - Single-value container
+
+struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer, PrimitiveValueDecoding {
+    let decoder: CodableDecoder
+    let frame: Int
+    let serial: Int
+
+    var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
+
+    func decodeNil() -> Bool { decoder.singleIsNil(in: frame, serial: serial) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decoder.decodeSingle(type, in: frame, serial: serial)
+    }
+
+    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
+        try decoder.decodeSingle(type, in: frame, serial: serial)
+    }
+}

@@ -1,0 +1,418 @@
+// Sources/GraphArchive/Codable/CodableDecodingState.swift - the state of one archive being read into Decodable values
+//
+// Decoding is statically typed: no registry is needed, because the caller names every type.
+// Objects are therefore built on first reference, not up front: the record of object i is
+// located by index (offsets are learned as records are read, and found by a forward scan when
+// a reference jumps ahead), built with the type that reference asks for, and cached by index
+// so that every later reference returns the same instance.
+
+/// Where a value to decode is.
+struct CodableValueSource {
+    /// Offset of the value's tag; for an object's body, of its first value (after the shape).
+    var offset: Int
+    /// For an object's body, its index (else -1) and shape.
+    var objectIndex = -1
+    var shape = 0
+    /// For an element of a packed reference array, the object it refers to (else -1): no tag.
+    var referenceElement = -1
+}
+
+/// Where a decoded value sits in its parent, for coding paths: an element index, or the
+/// position of its key in the parent's record (named only when a path is asked for), so the
+/// hot path stores two integers instead of a `CodingKey` existential.
+struct DecodingPathStep {
+    enum Kind: UInt8 { case none, index, key }
+    var kind: Kind
+    var value: Int
+
+    static let none = DecodingPathStep(kind: .none, value: 0)
+    static func index(_ index: Int) -> DecodingPathStep { DecodingPathStep(kind: .index, value: index) }
+    static func key(at position: Int) -> DecodingPathStep { DecodingPathStep(kind: .key, value: position) }
+}
+
+/// One container handed to a `Decodable` initializer, or a value not yet asked for one (a slot).
+struct CodableDecodingFrame {
+    enum Kind: UInt8 { case pending, keyed, unkeyed, single }
+
+    var kind = Kind.pending
+    let serial: Int
+    let parent: Int
+    let step: DecodingPathStep
+    let source: CodableValueSource
+    /// For a value slot, the slot that was current before it; `notASlot` otherwise.
+    let enclosingSlot: Int
+    static let notASlot = -2
+
+    /// Keyed containers: read with the engine's own key lookup (in order, or by search).
+    var record = DecodingContainer(kind: .record)
+
+    // Unkeyed containers.
+    var count = 0
+    var index = 0
+    var cursor = 0
+    var packed = false
+    var previousReference = -1
+
+    /// Where the value ends, once a container has read it to its end (-1 until then).
+    var end = -1
+}
+
+/// Marks an object whose initializer is running: meeting it again is a cycle.
+private final class ObjectUnderConstruction: Sendable {
+    static let marker = ObjectUnderConstruction()
+}
+
+struct CodableDecodingState: ~Copyable {
+    /// Reader, tables, limits and the tagged-value readers.
+    var engine: DecodingState
+    /// Start offset of each object record known so far; one past the count means the section's end.
+    var objectOffsets: [Int]
+    var objects: ContiguousArray<AnyObject?>
+    /// Type ids whose archived name was checked against the class asked for.
+    var verifiedClasses: [ObjectIdentifier?]
+    let rootOffset: Int?
+
+    var frames: ContiguousArray<CodableDecodingFrame> = []
+    var currentSlot = -1
+    private var slotDepth = 0
+    private var nextSerial = 0
+    var kinds = CodableTypeKinds()
+
+    /// Checks `bytes` (header, checksum, tables, top section) and prepares to decode.
+    ///
+    /// - Throws: what ``GraphUnarchiver`` throws for a damaged or unsupported archive.
+    init(loaded: LoadedArchive, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
+        var reader = loaded.payload.reader(loaded.payloadRange)
+        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        let objectCount = try loaded.header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
+        var state = DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options)
+        var root: Int?
+        for _ in 0..<tables.topCount {
+            let offset = state.reader.offset
+            let key = try state.reader.readCount()
+            guard key < tables.keys.count else {
+                throw GraphArchiveError(.corrupt, "top-level entry uses key \(key), but the archive has \(tables.keys.count)", offset: offset)
+            }
+            if tables.keys[key] == GraphArchiver.rootKey {
+                guard root == nil else {
+                    throw GraphArchiveError(.corrupt, "top-level key \"\(GraphArchiver.rootKey)\" appears twice", offset: offset)
+                }
+                root = state.reader.offset
+            }
+            try state.scanner.skipValue(&state.reader)
+        }
+        engine = state
+        rootOffset = root
+        objectOffsets = [state.reader.offset]
+        // One entry per record plus the section's end; bounded by the input like the count itself.
+        objectOffsets.reserveCapacity(objectCount + 1)
+        objects = ContiguousArray(repeating: nil, count: objectCount)
+        verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
+    }
+
+    // MARK: - Paths
+
+    /// The coding path of frame `frame` (empty for -1, the root).
+    func codingPath(to frame: Int) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var walk = frame
+        while walk >= 0 && walk < frames.count {
+            if let key = codingKey(for: frames[walk].step, in: frames[walk].parent) { keys.append(key) }
+            walk = frames[walk].parent
+        }
+        return keys.reversed()
+    }
+
+    func codingPath(to frame: Int, appending key: any CodingKey) -> [any CodingKey] {
+        codingPath(to: frame) + [key]
+    }
+
+    /// The key of `step` in frame `parent`.
+    func codingKey(for step: DecodingPathStep, in parent: Int) -> (any CodingKey)? {
+        switch step.kind {
+        case .none:
+            return nil
+        case .index:
+            return GraphArchiveCodingKey(index: step.value)
+        case .key:
+            guard parent >= 0 && parent < frames.count else { return nil }
+            let name = engine.tables.shapeKeys[frames[parent].record.keyStart + step.value]
+            return GraphArchiveCodingKey(stringValue: name)
+        }
+    }
+
+    // MARK: - Frames
+
+    /// Opens a slot for a value about to be decoded by its initializer and makes it current.
+    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError) -> Int {
+        // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
+        guard slotDepth < engine.options.maximumDepth else {
+            throw GraphArchiveError(
+                .limitExceeded, "values nest deeper than maximumDepth (\(engine.options.maximumDepth))", offset: source.offset)
+        }
+        slotDepth += 1
+        let slot = frames.count
+        nextSerial &+= 1
+        frames.append(
+            CodableDecodingFrame(serial: nextSerial, parent: parent, step: step, source: source, enclosingSlot: currentSlot))
+        currentSlot = slot
+        return slot
+    }
+
+    /// Ends slot `slot` and everything opened in it; returns where its value ends (found by
+    /// skipping it when no container read it to the end), or -1 when `needsEnd` is false.
+    mutating func closeSlot(_ slot: Int, needsEnd: Bool = true) throws(GraphArchiveError) -> Int {
+        var end = frames[slot].end
+        if end < 0 && needsEnd {
+            let source = frames[slot].source
+            var walker = engine.reader
+            walker.offset = source.offset
+            if source.objectIndex >= 0 {
+                for _ in 0..<engine.tables.shapeKeyCount[source.shape] { try engine.scanner.skipValue(&walker) }
+            } else if source.referenceElement < 0 {
+                try engine.scanner.skipValue(&walker)
+            }
+            end = walker.offset
+        }
+        abandonSlot(slot)
+        return end
+    }
+
+    /// Drops slot `slot` and everything opened in it, as after a thrown error.
+    mutating func abandonSlot(_ slot: Int) {
+        guard slot < frames.count && frames[slot].enclosingSlot != CodableDecodingFrame.notASlot else { return }
+        currentSlot = frames[slot].enclosingSlot
+        while frames.count > slot { frames.removeLast() }
+        slotDepth -= 1
+    }
+
+    /// The frame of a container, checked to still belong to a value being decoded.
+    @inline(__always)
+    func checkFrame(_ frame: Int, serial: Int) throws(GraphArchiveError) {
+        guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
+            throw GraphArchiveError(.invalidState, "a decoding container was used after the value it belongs to was decoded")
+        }
+    }
+
+    /// A container of `kind` for value slot `slot`: the slot itself while it has none, else a
+    /// new frame over the same value (a subclass and its superclass each ask for one).
+    mutating func openContainer(_ kind: CodableDecodingFrame.Kind, slot: Int) throws(GraphArchiveError) -> Int {
+        guard frames[slot].kind != .pending else {
+            try open(kind, frame: slot)
+            return slot
+        }
+        return try openContainer(kind, source: frames[slot].source, parent: frames[slot].parent, step: frames[slot].step)
+    }
+
+    /// A new frame with a container of `kind` over `source`.
+    mutating func openContainer(
+        _ kind: CodableDecodingFrame.Kind, source: CodableValueSource, parent: Int, step: DecodingPathStep
+    ) throws(GraphArchiveError) -> Int {
+        nextSerial &+= 1
+        frames.append(
+            CodableDecodingFrame(
+                serial: nextSerial, parent: parent, step: step, source: source, enclosingSlot: CodableDecodingFrame.notASlot))
+        let frame = frames.count - 1
+        do {
+            try open(kind, frame: frame)
+        } catch {
+            frames.removeLast()
+            throw error
+        }
+        return frame
+    }
+
+    private mutating func open(_ kind: CodableDecodingFrame.Kind, frame: Int) throws(GraphArchiveError) {
+        switch kind {
+        case .keyed:
+            try openRecord(frames[frame].source, frame: frame)
+        case .unkeyed:
+            try openArray(frames[frame].source, frame: frame)
+        case .single, .pending:
+            break
+        }
+        frames[frame].kind = kind
+    }
+
+    private mutating func openRecord(_ source: CodableValueSource, frame: Int) throws(GraphArchiveError) {
+        let shape: Int
+        let start: Int
+        if source.objectIndex >= 0 {
+            shape = source.shape
+            start = source.offset
+        } else {
+            try expectTagged(source, "a keyed container")
+            engine.reader.offset = source.offset
+            guard try engine.reader.readByte() == ValueTag.valueRecord else {
+                throw engine.typeMismatch(expected: "a keyed container", tagOffset: source.offset)
+            }
+            shape = try engine.scanner.readShape(&engine.reader)
+            start = engine.reader.offset
+        }
+        // Field by field: assigning a whole container would release and retain its offsets array.
+        frames[frame].record.shape = shape
+        frames[frame].record.keyStart = engine.tables.shapeKeyStart[shape]
+        frames[frame].record.keyCount = engine.tables.shapeKeyCount[shape]
+        frames[frame].record.cursor = start
+        frames[frame].record.valueStart = start
+        frames[frame].record.objectIndex = source.objectIndex
+    }
+
+    private mutating func openArray(_ source: CodableValueSource, frame: Int) throws(GraphArchiveError) {
+        let offset = try taggedValueOffset(source, "an unkeyed container")
+        engine.reader.offset = offset
+        let tag = try engine.reader.readByte()
+        guard tag == ValueTag.array || tag == ValueTag.referenceArray else {
+            throw engine.typeMismatch(expected: "an unkeyed container", tagOffset: offset)
+        }
+        frames[frame].count = try engine.readCollectionCount(at: offset).count
+        frames[frame].packed = tag == ValueTag.referenceArray
+        frames[frame].cursor = engine.reader.offset
+        if frames[frame].count == 0 { frames[frame].end = engine.reader.offset }
+    }
+
+    /// Where the tagged value of `source` starts; an object's body holds one under "$value"
+    /// when its class encoded an unkeyed or single value.
+    mutating func taggedValueOffset(_ source: CodableValueSource, _ expected: String) throws(GraphArchiveError) -> Int {
+        try expectTagged(source, expected)
+        guard source.objectIndex >= 0 else { return source.offset }
+        let start = engine.tables.shapeKeyStart[source.shape]
+        guard engine.tables.shapeKeyCount[source.shape] == 1 && engine.tables.shapeKeys[start] == CodableEncodingState.valueKey else {
+            throw GraphArchiveError(
+                .typeMismatch, "expected \(expected), found an object record with keys", offset: source.offset)
+        }
+        return source.offset
+    }
+
+    private func expectTagged(_ source: CodableValueSource, _ expected: String) throws(GraphArchiveError) {
+        guard source.referenceElement < 0 else {
+            throw GraphArchiveError(.typeMismatch, "expected \(expected), found an object reference", offset: source.offset)
+        }
+    }
+
+    // MARK: - Keyed access
+
+    /// Positions the reader on `key`'s value in keyed `frame`; false if the record has no such key.
+    @inline(__always)
+    mutating func locate(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
+        // Keys read in the order they were written: the next one is at the cursor.
+        let position = frames[frame].record.position
+        if position < frames[frame].record.keyCount
+            && engine.tables.shapeKeys[frames[frame].record.keyStart + position] == key
+        {
+            engine.reader.offset = frames[frame].record.cursor
+            frames[frame].record.current = position
+            return true
+        }
+        return try locateElsewhere(key, in: frame)
+    }
+
+    /// Any other order: the engine's own search, on the frame's record.
+    @inline(never)
+    private mutating func locateElsewhere(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
+        swap(&engine.container, &frames[frame].record)
+        defer { swap(&engine.container, &frames[frame].record) }
+        return try engine.locate(key)
+    }
+
+    /// Marks the value just read in keyed `frame` as done; the reader is right after it.
+    mutating func finishValue(in frame: Int) {
+        let position = frames[frame].record.current + 1
+        frames[frame].record.position = position
+        frames[frame].record.cursor = engine.reader.offset
+        if position == frames[frame].record.keyCount { frames[frame].end = engine.reader.offset }
+    }
+
+    /// Moves the reader past the value it is on.
+    mutating func skipValue() throws(GraphArchiveError) {
+        try engine.scanner.skipValue(&engine.reader)
+    }
+
+    // MARK: - Unkeyed access
+
+    /// Reads the object index of the next element of packed unkeyed `frame`, without consuming it.
+    func peekReference(in frame: Int) throws(GraphArchiveError) -> (index: Int, next: Int) {
+        var reader = engine.reader
+        reader.offset = frames[frame].cursor
+        let index = try ValueScanner.nextReferenceIndex(&reader, previous: frames[frame].previousReference)
+        try engine.scanner.checkObjectIndex(UInt64(index), at: frames[frame].cursor)
+        return (index, reader.offset)
+    }
+
+    /// Counts the element just read from unkeyed `frame`, which ends at `next`.
+    mutating func finishElement(in frame: Int, next: Int, reference: Int = -1) {
+        frames[frame].index += 1
+        frames[frame].cursor = next
+        if reference >= 0 { frames[frame].previousReference = reference }
+        if frames[frame].index == frames[frame].count { frames[frame].end = next }
+    }
+
+    // MARK: - Objects
+
+    /// Where object `index`'s record starts, scanning forward over records not met yet.
+    mutating func locateObject(_ index: Int) throws(GraphArchiveError) -> Int {
+        if index < objectOffsets.count { return objectOffsets[index] }
+        var walker = engine.reader
+        walker.offset = objectOffsets[objectOffsets.count - 1]
+        while objectOffsets.count <= index {
+            try engine.scanner.skipRecord(&walker, depth: 0)
+            objectOffsets.append(walker.offset)
+        }
+        return objectOffsets[index]
+    }
+
+    /// Throws for object `index` if its initializer is still running: the reference is a cycle.
+    func checkBuilt(_ index: Int) throws(GraphArchiveError) {
+        guard objects[index] !== ObjectUnderConstruction.marker else {
+            throw GraphArchiveError(
+                .unresolvedCycle,
+                "object #\(index) refers back to itself through the objects it holds: a reference cycle, which init(from:) cannot restore")
+        }
+    }
+
+    /// Opens the slot of object `source.objectIndex` and marks the object as being built.
+    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError) -> Int {
+        let slot = try pushSlot(source, parent: parent, step: step)
+        objects[source.objectIndex] = ObjectUnderConstruction.marker
+        return slot
+    }
+
+    /// Ends an object's slot and caches the object, noting where its record ended if that was
+    /// not known (the next record starts there).
+    mutating func closeObjectSlot(_ slot: Int, object: AnyObject) throws(GraphArchiveError) {
+        let index = frames[slot].source.objectIndex
+        let needsEnd = objectOffsets.count == index + 1
+        let end = try closeSlot(slot, needsEnd: needsEnd)
+        objects[index] = object
+        if needsEnd { objectOffsets.append(end) }
+    }
+
+    /// Drops an object's slot after a thrown error; the object is not built.
+    mutating func abandonObjectSlot(_ slot: Int) {
+        guard slot < frames.count else { return }
+        objects[frames[slot].source.objectIndex] = nil
+        abandonSlot(slot)
+    }
+
+    /// Reads an object record's shape at its start and checks it belongs to an object type.
+    mutating func readObjectShape(_ index: Int) throws(GraphArchiveError) -> (shape: Int, typeID: Int) {
+        engine.reader.offset = try locateObject(index)
+        let shapeOffset = engine.reader.offset
+        let shape = try engine.scanner.readShape(&engine.reader)
+        let typeID = engine.tables.shapeType[shape]
+        guard engine.tables.typeIsObject[typeID] else {
+            throw GraphArchiveError(
+                .corrupt, "object #\(index) is recorded with the value type \(engine.tables.typeNames[typeID])",
+                offset: shapeOffset)
+        }
+        return (shape, typeID)
+    }
+
+    /// After the root value: checks the records nothing referred to and that nothing follows them.
+    mutating func finish() throws(GraphArchiveError) {
+        let end = try locateObject(engine.objectCount)
+        guard end == engine.reader.end else {
+            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: end)
+        }
+    }
+}

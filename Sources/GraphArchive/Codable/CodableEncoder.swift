@@ -1,0 +1,160 @@
+// Sources/GraphArchive/Codable/CodableEncoder.swift - the Encoder that every value of one archive is given
+
+/// The single-use `Encoder` behind ``GraphArchiveEncoder``: one instance serves every value of
+/// one archive, so encoding a value allocates no encoder; which value is being encoded is
+/// state (the current slot), and its containers are frames of that state.
+final class CodableEncoder: Encoder {
+    private let storage: UncheckedStateBox<CodableEncodingState>
+    let userInfo: [CodingUserInfoKey: Any]
+    private let compression: ArchiveCompression
+
+    /// The encoding state, addressed in place (see `UncheckedStateBox` for why).
+    var state: CodableEncodingState {
+        unsafeAddress { UnsafePointer(storage.pointer) }
+        unsafeMutableAddress { storage.pointer }
+    }
+
+    init(options: GraphArchiver.Options, userInfo: [CodingUserInfoKey: Any]) {
+        storage = UncheckedStateBox(CodableEncodingState(maximumDepth: options.maximumDepth))
+        compression = options.compression
+        self.userInfo = userInfo
+    }
+
+    // MARK: - Encoder
+
+    var codingPath: [any CodingKey] { state.codingPath(to: state.currentSlot) }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let (frame, serial) = state.openSlot(state.currentSlot, .keyed)
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(encoder: self, frame: frame, serial: serial))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let (frame, serial) = state.openSlot(state.currentSlot, .unkeyed)
+        return CodableUnkeyedEncodingContainer(encoder: self, frame: frame, serial: serial)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        let (frame, serial) = state.openSlot(state.currentSlot, .single)
+        return CodableSingleValueEncodingContainer(encoder: self, frame: frame, serial: serial)
+    }
+
+    // MARK: - Archiving
+
+    /// Archives `value` under the root key and returns the finished archive.
+    func archive<T: Encodable>(_ value: T) throws -> ArchiveOutput {
+        try state.engine.writeKey(GraphArchiver.rootKey)
+        do {
+            try encodeValue(value, key: .none)
+        } catch {
+            throw state.fail(converting: error, path: [])
+        }
+        if state.failure != nil { throw state.errorAfterFailure(at: -1) }
+        return try state.assemble(compression: compression)
+    }
+
+    /// Writes `value` at the current position of the current frame.
+    func encodeValue<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws {
+        switch state.kinds.kind(of: T.self) {
+        case .primitive(let type):
+            func write<P: CodablePrimitive>(_: P.Type) {
+                // The kind was looked up for T itself, so T is P.
+                (value as! P).writeTagged(to: &state.engine)
+            }
+            write(type)
+        case .object:
+            let index = try encodeObject(value, key: key())
+            state.writeReference(index)
+        case .array:
+            // T is an Array of Codable elements, as the kind was looked up for T itself.
+            try (value as! any CodableArray).encodeElements(to: self, key: key())
+        case .value:
+            let slot = state.pushSlot(valueType: T.self, isObjectBody: false, key: key())
+            try value.encode(to: self)
+            try state.closeSlot(slot)
+        }
+    }
+
+    /// Writes `array` as its own `encode(to:)` would: an unkeyed container of its elements.
+    func encodeArray<Element: Encodable>(_ array: [Element], key: CodingPathComponent) throws {
+        let slot = state.pushSlot(valueType: [Element].self, isObjectBody: false, key: key)
+        let (frame, serial) = state.openSlot(slot, .unkeyed)
+        if case .object = state.kinds.kind(of: Element.self) { state.reserveObjects(array.count) }
+        for element in array {
+            try encodeElement(element, in: frame, serial: serial)
+        }
+        try state.closeSlot(slot)
+    }
+
+    /// Writes the body of object `value` if it is new and returns its index.
+    ///
+    /// - Throws: `EncodingError.invalidValue` if the object is being encoded already: a cycle.
+    func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
+        let (discovery, known) = state.discover(classInstance(value))
+        if let known {
+            guard known >= 0 else { throw cycle(value, discovery: discovery, key: key()) }
+            state.referenceCount += 1
+            return known
+        }
+        let outer = state.active
+        let body = state.acquireBuffer()
+        state.switchBuffer(to: body)
+        let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key())
+        try value.encode(to: self)
+        try state.closeSlot(slot)
+        state.referenceCount += 1
+        return state.finishObject(discovery, returningTo: outer)
+    }
+
+    @inline(never)
+    private func cycle<T>(_ value: T, discovery: Int, key: CodingPathComponent) -> any Error {
+        var path = state.codingPath(to: state.current)
+        if let key = key.codingKey { path.append(key) }
+        let first = state.codingPath(to: state.bodyFrame(of: discovery))
+        let firstText = first.isEmpty ? "the root" : first.map(\.stringValue).joined(separator: ".")
+        let message = """
+            reference cycle: this \(type(of: value)) instance is already being encoded at \(firstText); \
+            init(from:) cannot restore a cycle, so it is not archived (leave the back reference out of \
+            CodingKeys, or archive the type with GraphCoding, whose decodeLater restores cycles)
+            """
+        let error = EncodingError.invalidValue(value, EncodingError.Context(codingPath: path, debugDescription: message))
+        return state.fail(error)
+    }
+
+    // MARK: - Writing in a frame
+
+    /// Runs `body` with `frame` current; records a thrown error as the encoder's failure, an
+    /// engine error becoming an `EncodingError` at the frame's path plus `key`.
+    @inline(__always)
+    func write<R>(in frame: Int, serial: Int, key: @autoclosure () -> (any CodingKey)?, _ body: () throws -> R) throws -> R {
+        let previous = try state.enter(frame, serial: serial)
+        do {
+            let result = try body()
+            if state.current != previous { state.leave(to: previous) }
+            return result
+        } catch {
+            let path = self.path(frame, key())
+            throw state.fail(converting: error, path: path)
+        }
+    }
+
+    private func path(_ frame: Int, _ key: (any CodingKey)?) -> [any CodingKey] {
+        guard let key else { return state.codingPath(to: frame) }
+        return state.codingPath(to: frame, appending: key)
+    }
+
+    /// Hands out a nested container or super encoder with a buffer of its own, after `announce`
+    /// gave it its place in `frame`. Returns frame -1 on failure (recorded, thrown on use).
+    func openNested(
+        _ kind: CodableEncodingFrame.Kind?, keyType: Any.Type, in frame: Int, serial: Int,
+        key: @autoclosure () -> CodingPathComponent, announce: () throws -> Void
+    ) -> (frame: Int, serial: Int) {
+        let opened = try? write(in: frame, serial: serial, key: nil) { () throws -> (Int, Int) in
+            try announce()
+            let nested = state.pushOwnBufferFrame(key: key(), valueType: keyType)
+            if let kind { try state.startOwnBufferFrame(nested, kind) }
+            return (nested, state.frames[nested].serial)
+        }
+        return opened ?? (-1, 0)
+    }
+}

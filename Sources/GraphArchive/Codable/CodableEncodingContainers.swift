@@ -1,0 +1,292 @@
+// Sources/GraphArchive/Codable/CodableEncodingContainers.swift - keyed, unkeyed and single-value containers and super encoders
+//
+// Each container is a frame number plus a serial number into the encoder's state; the writes
+// themselves live in `CodableEncoder` and `CodableEncodingState`. A container whose value is
+// finished (or that failed to open, frame -1) throws on use instead of writing out of place.
+
+extension CodableEncoder {
+    // MARK: - Keyed
+
+    func encodePrimitive<P: CodablePrimitive>(_ value: P, forKey key: some CodingKey, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: key) {
+            try state.engine.writeKey(key.stringValue)
+            value.writeTagged(to: &state.engine)
+        }
+    }
+
+    func encodeNil(forKey key: some CodingKey, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: key) {
+            try state.engine.writeKey(key.stringValue)
+            state.engine.writeNil()
+        }
+    }
+
+    func encode<T: Encodable>(_ value: T, forKey key: some CodingKey, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: key) {
+            try state.engine.writeKey(key.stringValue)
+            try encodeValue(value, key: .key(key))
+        }
+    }
+
+    // MARK: - Unkeyed
+
+    func encodePrimitiveElement<P: CodablePrimitive>(_ value: P, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
+            state.addValueElement(to: frame)
+            value.writeTagged(to: &state.engine)
+        }
+    }
+
+    func encodeNilElement(in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
+            state.addValueElement(to: frame)
+            state.engine.writeNil()
+        }
+    }
+
+    func encodeElement<T: Encodable>(_ value: T, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
+            let position = state.frames[frame].count
+            if case .object = state.kinds.kind(of: T.self) {
+                let index = try encodeObject(value, key: .index(position))
+                state.addReferenceElement(index, to: frame)
+            } else {
+                state.addValueElement(to: frame)
+                try encodeValue(value, key: .index(position))
+            }
+        }
+    }
+
+    /// Elements in unkeyed `frame` so far (0 for a finished or failed container).
+    func elementCount(in frame: Int, serial: Int) -> Int {
+        guard frame >= 0 && frame < state.frames.count && state.frames[frame].serial == serial else { return 0 }
+        return state.frames[frame].count
+    }
+
+    private func nextIndexKey(_ frame: Int) -> (any CodingKey)? {
+        frame >= 0 && frame < state.frames.count ? GraphArchiveCodingKey(index: state.frames[frame].count) : nil
+    }
+
+    // MARK: - Single value
+
+    func encodeSingle<P: CodablePrimitive>(_ value: P, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nil) {
+            try claimSingleValue(frame)
+            value.writeTagged(to: &state.engine)
+        }
+    }
+
+    func encodeSingleNil(in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nil) {
+            try claimSingleValue(frame)
+            state.engine.writeNil()
+        }
+    }
+
+    func encodeSingle<T: Encodable>(_ value: T, in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nil) {
+            try claimSingleValue(frame)
+            try encodeValue(value, key: .none)
+        }
+    }
+
+    private func claimSingleValue(_ frame: Int) throws {
+        guard !state.frames[frame].hasValue else {
+            throw EncodingError.invalidValue(
+                (),
+                EncodingError.Context(
+                    codingPath: state.codingPath(to: frame),
+                    debugDescription: "a single-value container was asked to encode a second value"))
+        }
+        state.frames[frame].hasValue = true
+    }
+}
+
+// MARK: - Primitive overloads
+
+/// The primitive `encode(_:)` overloads that unkeyed and single-value containers both
+/// declare, each forwarded to the container's one generic write.
+protocol PrimitiveValueEncoding {
+    func encodePrimitive<P: CodablePrimitive>(_ value: P) throws
+}
+
+extension PrimitiveValueEncoding {
+    mutating func encode(_ value: Bool) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: String) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Double) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Float) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int8) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int16) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int32) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: Int64) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt8) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt16) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt32) throws { try encodePrimitive(value) }
+    mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
+}
+
+// MARK: - Keyed container
+
+struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: CodableEncoder
+    let frame: Int
+    let serial: Int
+
+    var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
+
+    mutating func encodeNil(forKey key: Key) throws { try encoder.encodeNil(forKey: key, in: frame, serial: serial) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try encoder.encode(value, forKey: key, in: frame, serial: serial)
+    }
+
+    @inline(__always)
+    private func primitive<P: CodablePrimitive>(_ value: P, _ key: Key) throws {
+        try encoder.encodePrimitive(value, forKey: key, in: frame, serial: serial)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self, forKey: key)
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let (nested, nestedSerial) = openNested(.unkeyed, keyType: Key.self, forKey: key)
+        return CodableUnkeyedEncodingContainer(encoder: encoder, frame: nested, serial: nestedSerial)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: GraphArchiveCodingKey.superKey)
+        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: key)
+        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
+    }
+
+    /// A nested container (or, for kind nil, a super encoder's value) under `key`.
+    private func openNested(
+        _ kind: CodableEncodingFrame.Kind?, keyType: Any.Type, forKey key: some CodingKey
+    ) -> (frame: Int, serial: Int) {
+        encoder.openNested(kind, keyType: keyType, in: frame, serial: serial, key: .key(key)) {
+            try encoder.state.engine.writeKey(key.stringValue)
+        }
+    }
+}
+
+// MARK: - Unkeyed container
+
+struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer, PrimitiveValueEncoding {
+    let encoder: CodableEncoder
+    let frame: Int
+    let serial: Int
+
+    var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
+    var count: Int { encoder.elementCount(in: frame, serial: serial) }
+
+    mutating func encodeNil() throws { try encoder.encodeNilElement(in: frame, serial: serial) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try encoder.encodeElement(value, in: frame, serial: serial)
+    }
+
+    func encodePrimitive<P: CodablePrimitive>(_ value: P) throws {
+        try encoder.encodePrimitiveElement(value, in: frame, serial: serial)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self)
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let (nested, nestedSerial) = openNested(.unkeyed, keyType: EmptySuperValue.self)
+        return CodableUnkeyedEncodingContainer(encoder: encoder, frame: nested, serial: nestedSerial)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self)
+        return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
+    }
+
+    /// A nested container (or, for kind nil, a super encoder's value) as the next element.
+    private func openNested(_ kind: CodableEncodingFrame.Kind?, keyType: Any.Type) -> (frame: Int, serial: Int) {
+        let position = count
+        return encoder.openNested(kind, keyType: keyType, in: frame, serial: serial, key: .index(position)) {
+            encoder.state.addValueElement(to: frame)
+        }
+    }
+}
+
+// MARK: - Single-value container
+
+struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer, PrimitiveValueEncoding {
+    let encoder: CodableEncoder
+    let frame: Int
+    let serial: Int
+
+    var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
+
+    mutating func encodeNil() throws { try encoder.encodeSingleNil(in: frame, serial: serial) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try encoder.encodeSingle(value, in: frame, serial: serial)
+    }
+
+    func encodePrimitive<P: CodablePrimitive>(_ value: P) throws {
+        try encoder.encodeSingle(value, in: frame, serial: serial)
+    }
+}
+
+// MARK: - Super encoder
+
+/// The `Encoder` of `superEncoder()`: its value goes under "super" (or the given key) in the
+/// parent container, in a buffer of its own until the parent closes.
+final class CodableSuperEncoder: Encoder {
+    let encoder: CodableEncoder
+    let frame: Int
+    let serial: Int
+
+    init(encoder: CodableEncoder, frame: Int, serial: Int) {
+        self.encoder = encoder
+        self.frame = frame
+        self.serial = serial
+    }
+
+    var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
+    var userInfo: [CodingUserInfoKey: Any] { encoder.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(frame, serial: serial, .keyed, keyType: Key.self)
+        return KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(encoder: encoder, frame: opened, serial: openedSerial))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(frame, serial: serial, .unkeyed, keyType: EmptySuperValue.self)
+        return CodableUnkeyedEncodingContainer(encoder: encoder, frame: opened, serial: openedSerial)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        let (opened, openedSerial) = encoder.state.openOwnBufferFrame(frame, serial: serial, .single, keyType: EmptySuperValue.self)
+        return CodableSingleValueEncodingContainer(encoder: encoder, frame: opened, serial: openedSerial)
+    }
+}

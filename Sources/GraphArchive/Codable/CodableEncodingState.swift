@@ -1,0 +1,559 @@
+// Sources/GraphArchive/Codable/CodableEncodingState.swift - the state of one Codable value being archived
+//
+// The bridge streams: values are written as they arrive, into the engine's `EncodingState`
+// (tables, shapes, value writers), never into a tree. Two things do not fit a plain stream and
+// get a buffer of their own:
+//
+// - Object bodies. A class instance is written once, the first time it is met, and its body
+//   finishes before the reference to it is written, so indexes follow completion order: a
+//   depth-first post-order, which is the format's construction order (FORMAT.md §5.4). A body
+//   interrupts whatever was being written, so it goes to a scratch buffer and is appended to
+//   the object section when it ends.
+// - Nested containers and super encoders. Codable lets a parent container be written after
+//   (or between writes to) a nested container it handed out. Each one therefore writes into a
+//   buffer of its own, and its bytes are spliced into the parent's at its key's position when
+//   the parent closes.
+
+/// One open container of the encoder, or a value whose container is not chosen yet (a slot).
+struct CodableEncodingFrame: CodingPathNode {
+    enum Kind { case pending, keyed, unkeyed, single }
+
+    var kind = Kind.pending
+    let serial: Int
+    let parent: Int
+    let key: CodingPathComponent
+    /// The buffer this frame's bytes go to.
+    let buffer: Int
+    /// For a frame with a buffer of its own (nested container, super encoder): where its bytes
+    /// go in the parent's buffer when the parent closes. -1 for a value written in place.
+    let splicePosition: Int
+    /// The type that names the frame's record: the value's type, or a nested container's key type.
+    var valueType: Any.Type
+    /// An object's body: a record without a value tag; other container kinds sit under "$value".
+    let isObjectBody: Bool
+    /// For an object's body, its discovery number (to name the path of a cycle); else -1.
+    let object: Int
+    /// For a value slot, the slot that was current before it.
+    let enclosingSlot: Int
+
+    /// The engine's container for this frame while another one is current (own-buffer frames).
+    var savedContainer = EncodingContainer(kind: .record)
+    var savedSlowKeys: [Int] = []
+
+    // Unkeyed containers: the element count is patched into a one-byte placeholder at the end.
+    var count = 0
+    var countPlaceholder = 0
+    /// True while every element so far is an object: the array is a packed reference array.
+    var packsReferences = false
+    var previousReference = -1
+
+    // Single-value containers.
+    var hasValue = false
+
+    var hasOwnBuffer: Bool { splicePosition >= 0 }
+}
+
+/// A scratch buffer, boxed because `ByteWriter` is noncopyable and the pool is an array.
+final class CodableScratchBuffer {
+    // Unchecked for the reason `UncheckedStateBox` gives: only the encoder's own short,
+    // non-reentrant methods touch it, and two dynamic checks per object body showed in callgrind.
+    @exclusivity(unchecked) var writer = ByteWriter(reservingCapacity: 256)
+}
+
+/// A record type named after nothing more specific: what an unused super encoder leaves.
+enum EmptySuperValue {}
+
+struct CodableEncodingState: ~Copyable {
+    /// Tables, shapes, record bookkeeping and value writers; `engine.out` is the active buffer.
+    var engine: EncodingState
+    /// Finished object bodies, in index (completion) order.
+    var objects = ByteWriter(reservingCapacity: 1 << 16)
+    var objectCount = 0
+    var referenceCount = 0
+
+    // MARK: Objects
+    /// Object identity → discovery number.
+    var identity = IdentityTable()
+    /// Per discovery number: the object's index once its body is written, -1 while it is written.
+    var objectIndex: [Int] = []
+    /// Every object met, held so identifiers stay unique until the archive is done.
+    var retained: [AnyObject] = []
+
+    // MARK: Frames
+    var frames: ContiguousArray<CodableEncodingFrame> = []
+    /// The frame whose engine container is `engine.container`: where a write goes now.
+    var current = -1
+    /// The value whose `encode(to:)` is running: what `Encoder.container(keyedBy:)` opens.
+    var currentSlot = -1
+    private var nextSerial = 0
+    /// The first error: the encoder is unusable after it (it may have written part of a value).
+    var failure: (any Error)?
+    /// Whether `failure` reached the caller; if not (a non-throwing container request failed),
+    /// the next call throws it, and calls after that say the encoder stopped.
+    private var failureThrown = false
+
+    // MARK: Buffers
+    /// Buffer 0 is the top-level section; the others are scratch buffers for bodies and nested
+    /// containers. The active buffer's bytes live in `engine.out`, its box holds an empty writer.
+    var buffers = [CodableScratchBuffer()]
+    var freeBuffers: [Int] = []
+    var active = 0
+
+    // MARK: Types
+    var kinds = CodableTypeKinds()
+    private var valueTypeIDs: [ObjectIdentifier: Int] = [:]
+    private var objectTypeIDs: [ObjectIdentifier: Int] = [:]
+    private var lastObjectType: ObjectIdentifier?
+    private var lastObjectTypeID = 0
+
+    /// Key under which an object's body holds an unkeyed or single value.
+    static let valueKey = "$value"
+
+    init(maximumDepth: Int) {
+        engine = EncodingState(maximumDepth: maximumDepth)
+    }
+
+    // MARK: - Paths and errors
+
+    func codingPath(to frame: Int) -> [any CodingKey] {
+        frames.codingPath(to: frame)
+    }
+
+    func codingPath(to frame: Int, appending key: any CodingKey) -> [any CodingKey] {
+        frames.codingPath(to: frame, appending: key)
+    }
+
+    /// What a call made after the encoder failed throws: the failure itself if the caller has
+    /// not seen it yet, else an error saying an earlier (caught and ignored) error stopped it.
+    mutating func errorAfterFailure(at frame: Int) -> any Error {
+        if !failureThrown, let failure {
+            failureThrown = true
+            return failure
+        }
+        return EncodingError.invalidValue(
+            (),
+            EncodingError.Context(
+                codingPath: codingPath(to: frame),
+                debugDescription: "an earlier error stopped this encoder; nothing more can be encoded into it",
+                underlyingError: failure))
+    }
+
+    /// Records `error` as the encoder's failure (the first one is kept) and returns it to throw.
+    mutating func fail(_ error: any Error) -> any Error {
+        if failure == nil { failure = error }
+        failureThrown = true
+        return error
+    }
+
+    /// Records `error` as the failure without throwing it (for calls that cannot throw).
+    mutating func record(_ error: any Error) {
+        if failure == nil { failure = error }
+    }
+
+    /// An `EncodingError.invalidValue` at `frame`'s path.
+    func invalid(_ message: String, value: Any, at frame: Int) -> EncodingError {
+        EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath(to: frame), debugDescription: message))
+    }
+
+    // MARK: - Types
+
+    /// The type id of `type`, by kind: a class and a key type used as a record name never share one.
+    mutating func typeID(for type: Any.Type, isObject: Bool) -> Int {
+        let key = ObjectIdentifier(type)
+        if isObject {
+            if key == lastObjectType { return lastObjectTypeID }
+            let id = objectTypeIDs[key] ?? addType(type, isObject: true, key: key)
+            lastObjectType = key
+            lastObjectTypeID = id
+            return id
+        }
+        return valueTypeIDs[key] ?? addType(type, isObject: false, key: key)
+    }
+
+    private mutating func addType(_ type: Any.Type, isObject: Bool, key: ObjectIdentifier) -> Int {
+        let id = engine.types.count
+        engine.types.append(EncodedType(name: String(describing: type), isObject: isObject, objectType: nil))
+        if isObject { objectTypeIDs[key] = id } else { valueTypeIDs[key] = id }
+        return id
+    }
+
+    // MARK: - Buffers
+
+    mutating func switchBuffer(to buffer: Int) {
+        guard buffer != active else { return }
+        swap(&engine.out, &buffers[active].writer)
+        swap(&engine.out, &buffers[buffer].writer)
+        active = buffer
+    }
+
+    mutating func acquireBuffer() -> Int {
+        if let free = freeBuffers.popLast() { return free }
+        buffers.append(CodableScratchBuffer())
+        return buffers.count - 1
+    }
+
+    /// Empties an inactive buffer and returns it to the pool.
+    mutating func releaseBuffer(_ buffer: Int) {
+        buffers[buffer].writer.truncate(to: 0)
+        freeBuffers.append(buffer)
+    }
+
+    // MARK: - Frames
+
+    /// Opens a slot for a value about to encode itself, in the active buffer, and makes it current.
+    mutating func pushSlot(valueType: Any.Type, isObjectBody: Bool, object: Int = -1, key: CodingPathComponent) -> Int {
+        let slot = frames.count
+        nextSerial &+= 1
+        frames.append(
+            CodableEncodingFrame(
+                serial: nextSerial, parent: current, key: key, buffer: active, splicePosition: -1,
+                valueType: valueType, isObjectBody: isObjectBody, object: object, enclosingSlot: currentSlot))
+        current = slot
+        currentSlot = slot
+        return slot
+    }
+
+    /// Adds a frame with a buffer of its own under the current frame, at the active buffer's end.
+    mutating func pushOwnBufferFrame(key: CodingPathComponent, valueType: Any.Type) -> Int {
+        let frame = frames.count
+        nextSerial &+= 1
+        frames.append(
+            CodableEncodingFrame(
+                serial: nextSerial, parent: current, key: key, buffer: acquireBuffer(),
+                splicePosition: engine.out.count, valueType: valueType, isObjectBody: false, object: -1,
+                enclosingSlot: currentSlot))
+        return frame
+    }
+
+    /// Starts container `kind` in frame `frame`, which must be current (its buffer active).
+    mutating func open(_ kind: CodableEncodingFrame.Kind, frame: Int) throws(GraphArchiveError) {
+        let isObjectBody = frames[frame].isObjectBody
+        if isObjectBody {
+            try engine.beginRecord(typeID: typeID(for: frames[frame].valueType, isObject: true))
+            if kind != .keyed { try engine.writeKey(Self.valueKey) }
+        }
+        switch kind {
+        case .keyed:
+            if !isObjectBody {
+                engine.out.writeByte(ValueTag.valueRecord)
+                try engine.beginRecord(typeID: typeID(for: frames[frame].valueType, isObject: false))
+            }
+        case .unkeyed:
+            try engine.beginNested()
+            engine.out.writeByte(ValueTag.referenceArray)
+            frames[frame].countPlaceholder = engine.out.count
+            engine.out.writeByte(0)
+            frames[frame].packsReferences = true
+        case .single:
+            try engine.beginNested()
+        case .pending:
+            break
+        }
+        frames[frame].kind = kind
+    }
+
+    /// Opens container `kind` for the value slot `slot`; asking again for the same kind returns
+    /// the same container (a subclass and its superclass share one). On failure the returned
+    /// frame is -1, and every use of the container throws the recorded error.
+    mutating func openSlot(_ slot: Int, _ kind: CodableEncodingFrame.Kind) -> (frame: Int, serial: Int) {
+        guard failure == nil else { return (-1, 0) }
+        guard slot >= 0 && slot == current else {
+            record(invalid("a container was requested from an encoder whose value is already encoded", value: (), at: current))
+            return (-1, 0)
+        }
+        return openOnce(slot, kind) { (state) throws(GraphArchiveError) in try state.open(kind, frame: slot) }
+    }
+
+    /// Chooses the container kind of an own-buffer frame that was handed out as a super encoder.
+    mutating func openOwnBufferFrame(_ frame: Int, serial: Int, _ kind: CodableEncodingFrame.Kind, keyType: Any.Type)
+        -> (frame: Int, serial: Int)
+    {
+        guard failure == nil, frame >= 0, frame < frames.count, frames[frame].serial == serial else {
+            record(invalid("a super encoder was used after its container was finished", value: (), at: current))
+            return (-1, 0)
+        }
+        return openOnce(frame, kind) { (state) throws in
+            let parent = state.frames[frame].parent
+            let previous = try state.enter(parent, serial: state.frames[parent].serial)
+            state.frames[frame].valueType = keyType
+            try state.startOwnBufferFrame(frame, kind)
+            state.leave(to: previous)
+        }
+    }
+
+    /// Runs `open` for a frame that has no container yet; the same kind again is the same
+    /// container, another kind is an error (recorded, frame -1).
+    private mutating func openOnce<E: Error>(
+        _ frame: Int, _ kind: CodableEncodingFrame.Kind, _ open: (inout Self) throws(E) -> Void
+    ) -> (frame: Int, serial: Int) {
+        switch frames[frame].kind {
+        case .pending:
+            do {
+                try open(&self)
+            } catch {
+                record(converted(error, path: codingPath(to: frame)))
+                return (-1, 0)
+            }
+        case kind:
+            break
+        case let existing:
+            record(
+                invalid(
+                    "\(frames[frame].valueType) asked for a \(kind) container after a \(existing) one for the same value",
+                    value: (), at: frame))
+            return (-1, 0)
+        }
+        return (frame, frames[frame].serial)
+    }
+
+    /// Opens `kind` in the fresh own-buffer frame `frame`, whose parent is current, leaving the
+    /// parent current again.
+    mutating func startOwnBufferFrame(_ frame: Int, _ kind: CodableEncodingFrame.Kind) throws(GraphArchiveError) {
+        let parent = current
+        switchBuffer(to: frames[frame].buffer)
+        current = frame
+        try open(kind, frame: frame)
+        leave(to: parent)
+    }
+
+    /// Records `error`, an engine error becoming an `EncodingError` at `path`, and returns it to throw.
+    mutating func fail(converting error: any Error, path: [any CodingKey]) -> any Error {
+        fail(converted(error, path: path))
+    }
+
+    /// `error`, an engine error becoming an `EncodingError` at `path`.
+    func converted(_ error: any Error, path: [any CodingKey]) -> any Error {
+        guard let error = error as? GraphArchiveError else { return error }
+        return EncodingError.invalidValue((), EncodingError.Context(codingPath: path, debugDescription: error.message, underlyingError: error))
+    }
+
+    // MARK: - Entering frames
+
+    /// Makes `frame` current for one write and returns the frame to go back to with `leave(to:)`.
+    /// An own-buffer frame is entered through its parents, which must lead to the current frame.
+    @inline(__always)
+    mutating func enter(_ frame: Int, serial: Int) throws -> Int {
+        let previous = current
+        if frame == previous && frame >= 0 && failure == nil && frames[frame].serial == serial { return previous }
+        try enterSlow(frame, serial: serial)
+        return previous
+    }
+
+    @inline(never)
+    private mutating func enterSlow(_ frame: Int, serial: Int) throws {
+        if failure != nil { throw errorAfterFailure(at: current) }
+        guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
+            throw fail(invalid("a container was used after the value it belongs to was encoded", value: (), at: current))
+        }
+        guard frame != current else { return }
+        try enterChain(frame)
+    }
+
+    private mutating func enterChain(_ frame: Int) throws {
+        let parent = frames[frame].parent
+        guard frames[frame].hasOwnBuffer && frames[frame].kind != .pending && parent >= 0 else {
+            throw fail(invalid("a container was used while a value it does not contain was being encoded", value: (), at: current))
+        }
+        if parent != current { try enterChain(parent) }
+        pushLevel(of: frame)
+        current = frame
+    }
+
+    /// Makes own-buffer frame `frame`'s engine container current, keeping the current one below.
+    private mutating func pushLevel(of frame: Int) {
+        engine.stack.append(engine.container)
+        engine.container = frames[frame].savedContainer
+        engine.container.slowKeysStart = engine.slowKeyIDs.count
+        engine.slowKeyIDs.append(contentsOf: frames[frame].savedSlowKeys)
+        frames[frame].savedSlowKeys.removeAll(keepingCapacity: true)
+        switchBuffer(to: frames[frame].buffer)
+    }
+
+    /// Puts away the own-buffer frames entered since `previous` was current.
+    mutating func leave(to previous: Int) {
+        while current != previous {
+            let frame = current
+            let start = engine.container.slowKeysStart
+            frames[frame].savedSlowKeys.append(contentsOf: engine.slowKeyIDs[start...])
+            engine.slowKeyIDs.removeSubrange(start...)
+            frames[frame].savedContainer = engine.container
+            engine.container = engine.stack.removeLast()
+            current = frames[frame].parent
+            switchBuffer(to: frames[current].buffer)
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Finishes value slot `slot` (current) once its `encode(to:)` returned: splices in its
+    /// own-buffer descendants, closes its container and makes its parent current again.
+    mutating func closeSlot(_ slot: Int) throws(GraphArchiveError) {
+        while frames.count - 1 > slot {
+            try finishOwnBufferFrame(frames.count - 1)
+        }
+        try closeLevel(slot)
+        let frame = frames.removeLast()
+        current = frame.parent
+        currentSlot = frame.enclosingSlot
+    }
+
+    /// Closes own-buffer frame `frame` (the last one) and splices its bytes into its parent's buffer.
+    private mutating func finishOwnBufferFrame(_ frame: Int) throws(GraphArchiveError) {
+        let outer = active
+        if frames[frame].kind == .pending {
+            // A super encoder nothing was encoded into: an empty record, as JSONEncoder writes {}.
+            switchBuffer(to: frames[frame].buffer)
+            try writeEmptyRecord(type: EmptySuperValue.self, isObject: false)
+        } else {
+            pushLevel(of: frame)
+            try closeLevel(frame)
+        }
+        switchBuffer(to: outer)
+        let parentBuffer = frames[frames[frame].parent].buffer
+        let bytes = buffers[frames[frame].buffer].writer.bytes
+        if parentBuffer == active {
+            engine.out.insert(bytes, at: frames[frame].splicePosition)
+        } else {
+            buffers[parentBuffer].writer.insert(bytes, at: frames[frame].splicePosition)
+        }
+        releaseBuffer(frames[frame].buffer)
+        frames.removeLast()
+    }
+
+    /// Closes the container of `frame`, whose engine container is current, in the active buffer.
+    private mutating func closeLevel(_ frame: Int) throws(GraphArchiveError) {
+        let isObjectBody = frames[frame].isObjectBody
+        switch frames[frame].kind {
+        case .pending:
+            // The value encoded nothing: an empty record, as JSONEncoder writes {}.
+            try writeEmptyRecord(type: frames[frame].valueType, isObject: isObjectBody)
+            return
+        case .keyed:
+            engine.endRecord()
+            return
+        case .unkeyed:
+            let placeholder = frames[frame].countPlaceholder
+            if frames[frame].count == 0 { engine.out.setByte(ValueTag.array, at: placeholder - 1) }
+            engine.out.patchVarint(frames[frame].count, atPlaceholder: placeholder)
+            engine.endNested()
+        case .single:
+            if !frames[frame].hasValue { try writeEmptyRecord(type: frames[frame].valueType, isObject: false) }
+            engine.endNested()
+        }
+        if isObjectBody { engine.endRecord() }
+    }
+
+    private mutating func writeEmptyRecord(type: Any.Type, isObject: Bool) throws(GraphArchiveError) {
+        if !isObject { engine.out.writeByte(ValueTag.valueRecord) }
+        try engine.beginRecord(typeID: typeID(for: type, isObject: isObject))
+        engine.endRecord()
+    }
+
+    // MARK: - Objects
+
+    /// Looks `object` up: its index if written, -1 if being written, or nil when new (then
+    /// it is numbered for discovery and held).
+    @inline(__always)
+    mutating func discover(_ object: AnyObject) -> (discovery: Int, index: Int?) {
+        let next = UInt32(truncatingIfNeeded: objectIndex.count)
+        let (found, inserted) = identity.indexOrInsert(ObjectIdentifier(object), next: next)
+        let discovery = Int(found)
+        if inserted {
+            objectIndex.append(-1)
+            retained.append(object)
+            return (discovery, nil)
+        }
+        return (discovery, objectIndex[discovery])
+    }
+
+    /// Makes room for `count` more objects, so a large array of them grows the tables once.
+    mutating func reserveObjects(_ count: Int) {
+        identity.reserve(objectIndex.count + count)
+        objectIndex.reserveCapacity(objectIndex.count + count)
+        retained.reserveCapacity(retained.count + count)
+    }
+
+    /// The frame of the body being written for discovery number `discovery`.
+    func bodyFrame(of discovery: Int) -> Int {
+        frames.lastIndex { $0.object == discovery } ?? -1
+    }
+
+    /// Moves the finished body in the active buffer to the object section and numbers it.
+    mutating func finishObject(_ discovery: Int, returningTo buffer: Int) -> Int {
+        objects.writeBytes(of: engine.out)
+        engine.out.truncate(to: 0)
+        let body = active
+        switchBuffer(to: buffer)
+        freeBuffers.append(body)
+        let index = objectCount
+        objectCount += 1
+        objectIndex[discovery] = index
+        return index
+    }
+
+    // MARK: - Unkeyed containers
+
+    /// Counts one more element of unkeyed `frame` (current) that is not an object reference.
+    @inline(__always)
+    mutating func addValueElement(to frame: Int) {
+        if frames[frame].packsReferences { unpackReferences(frame) }
+        frames[frame].count += 1
+    }
+
+    /// Appends a reference to object `index` to unkeyed `frame` (current).
+    @inline(__always)
+    mutating func addReferenceElement(_ index: Int, to frame: Int) {
+        frames[frame].count += 1
+        guard frames[frame].packsReferences else {
+            writeReference(index)
+            return
+        }
+        let delta = index &- frames[frame].previousReference
+        frames[frame].previousReference = index
+        engine.out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+    }
+
+    @inline(__always)
+    mutating func writeReference(_ index: Int) {
+        engine.out.writeByte(ValueTag.objectReference)
+        engine.out.writeVarint(index)
+    }
+
+    /// Turns a packed reference array into a plain array once a non-object element arrives:
+    /// the deltas so far are rewritten as tagged references (FORMAT.md §6.4, §6.5).
+    @inline(never)
+    private mutating func unpackReferences(_ frame: Int) {
+        frames[frame].packsReferences = false
+        let start = frames[frame].countPlaceholder + 1
+        engine.out.setByte(ValueTag.array, at: start - 2)
+        let count = frames[frame].count
+        guard count > 0 else { return }
+        let indexes = engine.out.withUnsafeBytes { raw in
+            ByteReader.withReader(over: raw) { reader in
+                reader.offset = start
+                var indexes: [Int] = []
+                var previous = -1
+                for _ in 0..<count {
+                    // These deltas were written above and cannot be malformed.
+                    previous = (try? ValueScanner.nextReferenceIndex(&reader, previous: previous)) ?? 0
+                    indexes.append(previous)
+                }
+                return indexes
+            }
+        }
+        engine.out.truncate(to: start)
+        for index in indexes { writeReference(index) }
+    }
+
+    // MARK: - Finishing
+
+    mutating func assemble(compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
+        var top = ByteWriter()
+        swap(&top, &engine.out)
+        var objectSection = ByteWriter()
+        swap(&objectSection, &objects)
+        return try ArchiveAssembler.assemble(
+            tablesOf: engine, sections: [OutputChunk(top), OutputChunk(objectSection)], objectCount: objectCount,
+            referenceCount: referenceCount, compression: compression)
+    }
+}

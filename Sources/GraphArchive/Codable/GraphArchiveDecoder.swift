@@ -1,0 +1,87 @@
+// Sources/GraphArchive/Codable/GraphArchiveDecoder.swift - reads Decodable values back, one instance per archived object
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads a gridstore archive back into `Decodable` values: the `JSONDecoder` of GraphArchive,
+/// the counterpart of ``GraphArchiveEncoder``.
+///
+/// ```swift
+/// let states = try GraphArchiveDecoder().decode([GridStateModel].self, fromFile: path)
+/// ```
+///
+/// The archive is checked before any value is built (header, checksums, tables), and every
+/// read is bounds-checked, so a damaged or hostile archive throws a `DecodingError`, never
+/// traps. Decoding is statically typed: the types you ask for are the types built, so no
+/// registry is needed, except for one case below.
+///
+/// - **Objects keep their identity.** Each archived object is built the first time a reference
+///   to it is decoded, with the type that reference asks for, and every later reference gets
+///   the same instance (`===`).
+/// - **Subclasses.** A property typed as a base class may hold a subclass instance. The archive
+///   names the subclass; the decoder builds it only if it was told about it with
+///   ``register(_:forName:)``, and otherwise throws `DecodingError.typeMismatch` naming the
+///   class, rather than silently building a base-class instance. The same registration reads
+///   archives whose class was renamed.
+/// - **Cycles** cannot be written by ``GraphArchiveEncoder``; an archive that holds one anyway
+///   throws `DecodingError.dataCorrupted` when a reference comes back to an object still being built.
+/// - Archives written by ``GraphArchiver`` decode too, where the shapes agree: records are
+///   matched by key, objects by class name.
+///
+/// Errors: `keyNotFound`, `valueNotFound` (nil or a missing element where a value is needed),
+/// `typeMismatch` and `dataCorrupted` (damage, limits, numbers that do not fit), each with the
+/// coding path; the engine's ``GraphArchiveError`` is the context's `underlyingError`. File
+/// errors (missing file, I/O) are thrown as ``GraphArchiveError`` themselves.
+public struct GraphArchiveDecoder: Sendable {
+    /// Limits against hostile input (depth, sizes, counts).
+    public var options: GraphUnarchiver.Options
+    /// Passed to every value as `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    private var classes = CodableClassRegistry()
+
+    public init(options: GraphUnarchiver.Options = GraphUnarchiver.Options()) {
+        self.options = options
+    }
+
+    /// Lets archived objects of class `type` be built where one of its superclasses is asked
+    /// for, under its archived name (`String(describing: type)`) or `name` (for an archive
+    /// written before a rename).
+    public mutating func register<T: AnyObject & Decodable>(_ type: T.Type, forName name: String? = nil) {
+        classes.types[name ?? String(describing: type)] = type
+    }
+
+    /// Decodes the root value of archive `data` as `type`.
+    ///
+    /// - Throws: `DecodingError` (see the type's discussion) and whatever `init(from:)` throws.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decode(type, bytes: ArchiveBytes(copying: data))
+    }
+
+    /// Decodes the root value of the archive at `path` as `type`.
+    ///
+    /// - Throws: ``GraphArchiveError`` `.fileNotFound`, `.ioError` or `.limitExceeded` (file
+    ///   larger than ``GraphUnarchiver/Options/maximumArchiveBytes``), and what
+    ///   ``decode(_:from:)`` throws.
+    public func decode<T: Decodable>(_ type: T.Type, fromFile path: String) throws -> T {
+        try decode(type, bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, bytes: ArchiveBytes) throws -> T {
+        let decoder: CodableDecoder
+        do {
+            decoder = try CodableDecoder(bytes: bytes, options: options, userInfo: userInfo, classes: classes.types)
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
+        }
+        return try decoder.decodeRoot(type)
+    }
+}
+
+/// Registered classes by archived name.
+struct CodableClassRegistry: @unchecked Sendable {
+    // @unchecked: holds only metatypes and strings, copied by value, never mutated while shared.
+    var types: [String: any (AnyObject & Decodable).Type] = [:]
+}

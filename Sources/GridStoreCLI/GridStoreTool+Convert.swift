@@ -1,0 +1,30 @@
+// Sources/GridStoreCLI/GridStoreTool+Convert.swift - `gridstore convert`
+
+import GraphArchive
+import GridStore
+
+extension GridStoreTool {
+    /// Rewrites IN (a gridstore or keyed archive, told apart by its first bytes) as OUT in the
+    /// `--to` format, atomically: OUT is the old file or the whole new one, and IN may be OUT.
+    static func convert(_ options: ConvertOptions) throws {
+        let progress = Progress()
+        defer { progress.finish() }
+        progress.phase("converting \(options.input)")
+        let records = try withArchive(options.input) {
+            try GridStateArchive.convert(
+                file: options.input,
+                toFile: options.output,
+                format: options.format,
+                compression: options.compression
+            )
+        }
+        let info = try withArchive(options.output) { try GridStateArchive.info(fromFile: options.output) }
+        progress.finish()
+        var output = OutputBuffer()
+        output.append(
+            "converted \(records) records (\(info.objectCount) distinct) from \(options.input) to \(options.output): "
+                + "\(info.archiveBytes) bytes, \(describe(options.format, options.compression))\n"
+        )
+        try output.flush()
+    }
+}
