@@ -3,7 +3,7 @@
 import Foundation
 
 #if DEBUG
-Output.progress(Output.debugWarning)
+    Output.progress(Output.debugWarning)
 #endif
 
 // NSKeyedArchiver codes references by recursion, one stack frame chain per level of the graph,

@@ -19,9 +19,6 @@ protocol BenchmarkGraph: AnyObject, SendableMetatype {
     /// Archivers that cannot hold this graph, and why (reported as "n/a" rows).
     static var inapplicablePeers: [InapplicablePeer] { get }
 
-    /// Records at a run's N (N itself unless the shape says otherwise).
-    static func recordCount(forN n: Int) -> Int
-
     init(count: Int, sharedFraction: Double, seed: UInt64)
     var root: Root { get }
     var recordCount: Int { get }
@@ -41,7 +38,6 @@ protocol BenchmarkGraph: AnyObject, SendableMetatype {
 }
 
 extension BenchmarkGraph {
-    static func recordCount(forN n: Int) -> Int { n }
     static func dismantle(_ root: inout Root?) { root = nil }
 }
 

@@ -53,7 +53,9 @@ final class ChainGraph: BenchmarkGraph {
     static var peers: [any Peer<ChainGraph>] { [ChainKeyedPeer()] }
     static let inapplicablePeers = [CodableFormat.json, .binaryPropertyList].map {
         InapplicablePeer(
-            $0, reason: "Codable has no references: a chain would nest one container per link, N levels deep")
+            $0,
+            reason: "Codable has no references: a chain would nest one container per link, N levels deep"
+        )
     }
 
     let values: [Int]
@@ -82,7 +84,9 @@ final class ChainGraph: BenchmarkGraph {
     func verifyChain<Link: ChainLinked>(_ decoded: Link) throws {
         var walk: Link? = decoded
         for (index, value) in values.enumerated() {
-            guard let link = walk else { throw VerificationError("chain ends after \(index) links, expected \(values.count)") }
+            guard let link = walk else {
+                throw VerificationError("chain ends after \(index) links, expected \(values.count)")
+            }
             try expect(link.value == value, "link \(index) decoded as \(link.value), expected \(value)")
             walk = link.next
         }

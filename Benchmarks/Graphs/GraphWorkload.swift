@@ -18,7 +18,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
 
     var name: String { Graph.name }
     var recordName: String { Graph.recordName }
-    var recordCount: Int { Graph.recordCount(forN: settings.count) }
+    var recordCount: Int { settings.count }
 
     var summary: String {
         let graph = graph(recordCount)
@@ -35,7 +35,8 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
         }
         for peer in Graph.inapplicablePeers {
             for (subject, operation) in [(peer.encoderName, OperationKind.encode), (peer.decoderName, .decode)] {
-                var row = makeCase(subject, peer.group, .peer, operation, "none") { _ in throw Unavailable(peer.reason) }
+                var row = makeCase(subject, peer.group, .peer, operation, "none") { _ in throw Unavailable(peer.reason)
+                }
                 row.notApplicable = peer.reason
                 cases.append(row)
             }
@@ -74,21 +75,34 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     private func decodeTrial(bytes: Int?, graph: Graph, _ decode: @escaping () throws -> Graph.Root) -> Trial {
         var decoded: Graph.Root?
         return Trial(
-            bytes: bytes, run: { decoded = try decode() },
+            bytes: bytes,
+            run: { decoded = try decode() },
             check: {
                 defer { Graph.dismantle(&decoded) }
                 guard let root = decoded else { throw VerificationError("no graph was decoded") }
                 try graph.verify(root)
-            })
+            }
+        )
     }
 
     private func makeCase(
-        _ subject: String, _ group: String, _ role: Role, _ operation: OperationKind, _ compression: String,
+        _ subject: String,
+        _ group: String,
+        _ role: Role,
+        _ operation: OperationKind,
+        _ compression: String,
         prepare: @escaping (Int) throws -> Trial
     ) -> Case {
         Case(
-            workload: name, subject: subject, group: group, role: role, operation: operation, compression: compression,
-            records: recordCount, prepare: prepare)
+            workload: name,
+            subject: subject,
+            group: group,
+            role: role,
+            operation: operation,
+            compression: compression,
+            records: recordCount,
+            prepare: prepare
+        )
     }
 
     // MARK: - gridstore
@@ -107,7 +121,8 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
                     defer { output = nil }
                     guard let bytes = output else { throw VerificationError("no archive was produced") }
                     if bytes != reference { try self.verifyArchive(bytes, of: graph) }
-                })
+                }
+            )
         }
         let decode = makeCase("gridstore", "gridstore", .gridstore, .decode, label) { count in
             let graph = self.graph(count)
@@ -126,7 +141,8 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
                 check: {
                     let written = try Data(contentsOf: URL(fileURLWithPath: path))
                     if written != reference { try self.verifyArchive(written, of: graph) }
-                })
+                }
+            )
         }
         let load = makeCase("gridstore", "gridstore", .gridstore, .load, label) { count in
             let graph = self.graph(count)
@@ -138,22 +154,37 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             }
         }
         var cases = [encode, decode, save, load]
-        cases[0].memoryProbe = MemoryProbeSetup(input: { _ in Data() }) { count, _ in
-            let graph = self.graph(count)
-            return { try GraphArchiver.archivedData(withRootObject: graph.root, options: options) }
-        }
-        cases[1].memoryProbe = MemoryProbeSetup(input: { try self.archive($0, compression) }) { _, path in
-            let archive = try Data(contentsOf: URL(fileURLWithPath: path))
-            return { try GraphUnarchiver.unarchivedObject(ofType: Graph.Root.self, from: archive) }
-        }
-        cases[2].memoryProbe = MemoryProbeSetup(input: { _ in Data() }) { count, _ in
-            let graph = self.graph(count)
-            let path = "\(ScratchDirectory.path)/\(self.name)-probe.gsa"
-            return { try GraphArchiver.archiveRootObject(graph.root, toFile: path, options: options) }
-        }
-        cases[3].memoryProbe = MemoryProbeSetup(input: { try self.archive($0, compression) }) { _, path in
-            { try GraphUnarchiver.unarchivedObject(ofType: Graph.Root.self, fromFile: path) }
-        }
+        // Encode and save build the graph in the child; decode and load get the archive as a file.
+        let noInput: (Int) throws -> Data = { _ in Data() }
+        let archiveInput: (Int) throws -> Data = { try self.archive($0, compression) }
+        cases[0].memoryProbe = MemoryProbeSetup(
+            input: noInput,
+            prepare: { count, _ in
+                let graph = self.graph(count)
+                return { try GraphArchiver.archivedData(withRootObject: graph.root, options: options) }
+            }
+        )
+        cases[1].memoryProbe = MemoryProbeSetup(
+            input: archiveInput,
+            prepare: { _, path in
+                let archive = try Data(contentsOf: URL(fileURLWithPath: path))
+                return { try GraphUnarchiver.unarchivedObject(ofType: Graph.Root.self, from: archive) }
+            }
+        )
+        cases[2].memoryProbe = MemoryProbeSetup(
+            input: noInput,
+            prepare: { count, _ in
+                let graph = self.graph(count)
+                let path = "\(ScratchDirectory.path)/\(self.name)-probe.gsa"
+                return { try GraphArchiver.archiveRootObject(graph.root, toFile: path, options: options) }
+            }
+        )
+        cases[3].memoryProbe = MemoryProbeSetup(
+            input: archiveInput,
+            prepare: { _, path in
+                { try GraphUnarchiver.unarchivedObject(ofType: Graph.Root.self, fromFile: path) }
+            }
+        )
         return cases
     }
 
@@ -167,24 +198,28 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             try peer.verify(try peer.decode(reference), against: graph)
             var output: Data?
             return Trial(
-                bytes: reference.count, run: { output = try peer.encode(model) },
+                bytes: reference.count,
+                run: { output = try peer.encode(model) },
                 check: {
                     defer { output = nil }
                     guard let bytes = output else { throw VerificationError("no archive was produced") }
                     if bytes != reference { try peer.verify(try peer.decode(bytes), against: graph) }
-                })
+                }
+            )
         }
         let decode = makeCase(peer.decoderName, peer.group, .peer, .decode, "none") { count in
             let graph = self.graph(count)
             let data = try peer.encode(peer.model(of: graph))
             var decoded: P.Model?
             return Trial(
-                bytes: data.count, run: { decoded = try peer.decode(data) },
+                bytes: data.count,
+                run: { decoded = try peer.decode(data) },
                 check: {
                     defer { decoded = nil }
                     guard let model = decoded else { throw VerificationError("nothing was decoded") }
                     try peer.verify(model, against: graph)
-                })
+                }
+            )
         }
         return [encode, decode].map { original in
             var peerCase = original
@@ -205,23 +240,27 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
                 let source = [UInt8](try self.archive(count, .none))
                 var destination = [UInt8](repeating: 0, count: source.count)
                 return Trial(
-                    bytes: source.count, run: { destination.replaceSubrange(0..<source.count, with: source) },
+                    bytes: source.count,
+                    run: { destination.replaceSubrange(0..<source.count, with: source) },
                     check: {
                         try expect(destination == source, "memcpy copied other bytes")
                         // Spoil one byte so that the next run must copy again to pass.
                         if !destination.isEmpty { destination[0] ^= 0xFF }
-                    })
+                    }
+                )
             },
             makeCase("traversal", "floors", .floor, .traverse, "-") { count in
                 let graph = self.graph(count)
                 let expected = graph.touchEveryField()
                 var result = 0
                 return Trial(
-                    bytes: nil, run: { result = graph.touchEveryField() },
+                    bytes: nil,
+                    run: { result = graph.touchEveryField() },
                     check: {
                         try expect(result == expected, "traversal read \(result), expected \(expected)")
                         result = 0
-                    })
+                    }
+                )
             },
             makeCase("build from arrays", "floors", .floor, .build, "-") { count in
                 let graph = self.graph(count)
@@ -238,20 +277,29 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
                     let compressor = try ZstdFloor(payloadSize: payload.count, level: level)
                     var size = 0
                     return Trial(
-                        bytes: payload.count, run: { size = try compressor.compress(payload) },
+                        bytes: payload.count,
+                        run: { size = try compressor.compress(payload) },
                         check: {
-                            try expect(try compressor.roundTrip(compressedSize: size) == payload, "zstd changed the payload")
-                        })
-                })
+                            try expect(
+                                try compressor.roundTrip(compressedSize: size) == payload,
+                                "zstd changed the payload"
+                            )
+                        }
+                    )
+                }
+            )
             cases.append(
                 makeCase("zstd alone", "floors", .floor, .decompress, label) { count in
                     let payload = [UInt8](try self.archive(count, .none).dropFirst(headerSize))
                     let decompressor = try ZstdFloor(payloadSize: payload.count, level: level)
                     let compressed = try decompressor.compressed(payload)
                     return Trial(
-                        bytes: payload.count, run: { try decompressor.decompress(compressed) },
-                        check: { try expect(decompressor.output == payload, "zstd changed the payload") })
-                })
+                        bytes: payload.count,
+                        run: { try decompressor.decompress(compressed) },
+                        check: { try expect(decompressor.output == payload, "zstd changed the payload") }
+                    )
+                }
+            )
         }
         return cases
     }

@@ -45,7 +45,9 @@ final class GridStateGraph: BenchmarkGraph {
     /// Checks `count` decoded slots: the values in every slot and, given `identity`, that
     /// slots share one record exactly where the source's slots do.
     func verifySlots<Record: GridStateFields>(
-        _ count: Int, record: (Int) -> Record, identity: ((Int) -> ObjectIdentifier)?
+        _ count: Int,
+        record: (Int) -> Record,
+        identity: ((Int) -> ObjectIdentifier)?
     ) throws {
         try expect(count == states.count, "\(count) slots decoded, expected \(states.count)")
         var distinct = Set<ObjectIdentifier>()
@@ -61,7 +63,8 @@ final class GridStateGraph: BenchmarkGraph {
             let source = states[slot]
             try expect(
                 decoded.name == source.name && decoded.color == source.color && decoded.date == source.date,
-                "slot \(slot) decoded with other values")
+                "slot \(slot) decoded with other values"
+            )
             if let identity {
                 try expect(distinct.insert(identity(slot)).inserted, "slot \(slot) shares a record it should not")
             }
@@ -116,8 +119,11 @@ final class GridStateGraph: BenchmarkGraph {
             let dateEnd = parts.dateEnds[record]
             records.append(
                 GridState(
-                    name: String(decoding: parts.utf8[start..<nameEnd], as: UTF8.self), color: parts.colors[record],
-                    date: String(decoding: parts.utf8[nameEnd..<dateEnd], as: UTF8.self)))
+                    name: String(decoding: parts.utf8[start..<nameEnd], as: UTF8.self),
+                    color: parts.colors[record],
+                    date: String(decoding: parts.utf8[nameEnd..<dateEnd], as: UTF8.self)
+                )
+            )
             start = dateEnd
         }
         var slots: [GridState] = []

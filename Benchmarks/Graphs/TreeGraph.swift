@@ -51,11 +51,6 @@ final class TreeGraph: BenchmarkGraph {
     static let summary = "tree with parent links and sibling rings (cycles)"
     static let recordName = "node"
     static let fanOut = 8
-
-    /// A tenth of N: the engine's encode of this shape is quadratic today (a reference array
-    /// per node re-reserves the object tables to the exact size), so at N = 1M it alone would
-    /// take most of an hour; at N/10 the suite still shows that, in minutes.
-    static func recordCount(forN n: Int) -> Int { max(1, n / 10) }
     static var peers: [any Peer<TreeGraph>] { [TreeKeyedPeer()] }
     static let inapplicablePeers = [CodableFormat.json, .binaryPropertyList].map {
         InapplicablePeer($0, reason: "Codable has no references: it cannot hold a cycle")
@@ -96,13 +91,16 @@ final class TreeGraph: BenchmarkGraph {
             try expect(
                 node.label == source.label && node.name == source.name
                     && node.children.count == source.children.count,
-                "node \(index) decoded with other values")
+                "node \(index) decoded with other values"
+            )
             try expect(
                 node.parent.map(ObjectIdentifier.init) == source.parent.map { ObjectIdentifier(order[$0.label]) },
-                "node \(index) has the wrong parent")
+                "node \(index) has the wrong parent"
+            )
             try expect(
                 node.next.map(ObjectIdentifier.init) == source.next.map { ObjectIdentifier(order[$0.label]) },
-                "node \(index) has the wrong next sibling")
+                "node \(index) has the wrong next sibling"
+            )
         }
     }
 

@@ -129,7 +129,8 @@ enum CommandLineSyntax {
         if let unknown = settings.only.first(where: { !known.contains($0) }) {
             throw UsageError(
                 message: "unknown name \"\(unknown)\"; workloads: \(Workloads.names.joined(separator: ", ")); "
-                    + "groups: \(groups.joined(separator: ", "))")
+                    + "groups: \(groups.joined(separator: ", "))"
+            )
         }
         if let probe { return .probe(settings, caseIdentifier: probe, inputPath: probeInput) }
         return .run(settings)
@@ -146,7 +147,7 @@ enum CommandLineSyntax {
             multiplier = 1_000_000
             digits.removeLast()
         }
-        guard let base = Int(digits), case let (value, overflow) = base.multipliedReportingOverflow(by: multiplier),
+        guard let base = Int(digits), case (let value, let overflow) = base.multipliedReportingOverflow(by: multiplier),
             !overflow, value >= minimum
         else {
             throw UsageError(message: "\(flag) needs a whole number of at least \(minimum), not \"\(text)\"")

@@ -20,13 +20,21 @@ enum Comparisons {
             func compare(_ against: String, _ role: Role, _ seconds: Double, scaledFrom: Int? = nil) {
                 comparisons.append(
                     Comparison(
-                        workload: gridstore.workload, operation: gridstore.operation,
-                        compression: gridstore.compression, against: against, againstRole: role,
-                        gridstoreSeconds: gridstoreSeconds, otherSeconds: seconds, ratio: gridstoreSeconds / seconds,
-                        otherScaledFrom: scaledFrom))
+                        workload: gridstore.workload,
+                        operation: gridstore.operation,
+                        compression: gridstore.compression,
+                        against: against,
+                        againstRole: role,
+                        gridstoreSeconds: gridstoreSeconds,
+                        otherSeconds: seconds,
+                        ratio: gridstoreSeconds / seconds,
+                        otherScaledFrom: scaledFrom
+                    )
+                )
             }
             if gridstore.compression == "none" {
-                for peer in results where peer.role == .peer && peer.status == .ok && peer.operation == gridstore.operation {
+                for peer in results
+                where peer.role == .peer && peer.status == .ok && peer.operation == gridstore.operation {
                     guard let seconds = peer.seconds?.median else { continue }
                     compare(peer.subject, .peer, seconds, scaledFrom: peer.isScaled ? peer.measuredRecords : nil)
                 }

@@ -29,7 +29,8 @@ enum Harness {
                 guard !overflow && needed <= available else {
                     Output.error(
                         "--n \(settings.count.grouped) needs about \(overflow ? "too much" : Format.bytes(needed)) of "
-                            + "memory; \(Format.bytes(available)) is available")
+                            + "memory; \(Format.bytes(available)) is available"
+                    )
                     return 1
                 }
             }

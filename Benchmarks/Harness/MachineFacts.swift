@@ -12,9 +12,11 @@ extension MachineFacts {
             .split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
             .map { $0.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
         return MachineFacts(
-            cpuModel: model ?? "unknown", logicalCPUs: ProcessInfo.processInfo.activeProcessorCount,
+            cpuModel: model ?? "unknown",
+            logicalCPUs: ProcessInfo.processInfo.activeProcessorCount,
             memoryBytes: ProcessInfo.processInfo.physicalMemory,
-            operatingSystem: release ?? ProcessInfo.processInfo.operatingSystemVersionString)
+            operatingSystem: release ?? ProcessInfo.processInfo.operatingSystemVersionString
+        )
     }
 
     /// MemAvailable of /proc/meminfo, in bytes.

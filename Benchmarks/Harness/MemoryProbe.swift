@@ -15,7 +15,9 @@ enum MemoryProbe {
         try setup.input(probed.records).write(to: URL(fileURLWithPath: inputPath))
         defer { try? FileManager.default.removeItem(atPath: inputPath) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.executableURL = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        )
         process.arguments = [
             "--probe", probed.identifier, "--probe-input", inputPath, "--n", String(settings.count),
             "--shared", String(settings.sharedFraction), "--seed", String(settings.seed),
@@ -54,8 +56,12 @@ enum MemoryProbe {
             let result = try operation()
             guard let peak = peakBytes() else { throw Unavailable("/proc/self/status has no VmHWM") }
             let figures = MemoryFigures(
-                startBytes: start, baselineBytes: baseline, peakBytes: peak, overBaselineBytes: peak - baseline,
-                peakReset: peakReset)
+                startBytes: start,
+                baselineBytes: baseline,
+                peakBytes: peak,
+                overBaselineBytes: peak - baseline,
+                peakReset: peakReset
+            )
             Output.write(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self) + "\n")
             ScratchDirectory.remove()
             // End with the result alive: freeing a million-object graph only costs time here.

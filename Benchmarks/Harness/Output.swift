@@ -60,6 +60,11 @@ enum Format {
         String(format: "%.3g", value)
     }
 
+    /// A scale factor: "1,000" when whole, else three significant digits.
+    static func factor(_ value: Double) -> String {
+        value == value.rounded() && value.magnitude < 1e15 ? Int(value).grouped : ratio(value)
+    }
+
     /// "312x", "2.4x".
     static func times(_ value: Double) -> String {
         value >= 10 ? String(format: "%.0fx", value) : String(format: "%.2gx", value)

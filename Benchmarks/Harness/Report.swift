@@ -161,9 +161,15 @@ struct SweepPoint: Codable, Sendable {
 extension SweepPoint {
     init(_ result: CaseResult) {
         self.init(
-            workload: result.workload, operation: result.operation, records: result.records, status: result.status,
-            message: result.message, seconds: result.seconds,
-            nanosecondsPerRecord: result.seconds.map { $0.median / Double(result.records) * 1e9 }, bytes: result.bytes)
+            workload: result.workload,
+            operation: result.operation,
+            records: result.records,
+            status: result.status,
+            message: result.message,
+            seconds: result.seconds,
+            nanosecondsPerRecord: result.seconds.map { $0.median / Double(result.records) * 1e9 },
+            bytes: result.bytes
+        )
     }
 }
 

@@ -130,7 +130,8 @@ struct Runner {
             Output.progress("\(workload.name): \(workload.summary)")
             let cases = workload.cases().filter { includes($0.group) }
             // The growth probe (N/10) runs in the same rounds as the rows at N.
-            let probeCases = !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
+            let probeCases =
+                !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
             let measured = timer.measure(cases + probeCases, label: "\(workload.name): ")
             var results = Array(measured.prefix(cases.count))
             report.sweep += measured.dropFirst(cases.count).map(SweepPoint.init)
@@ -150,15 +151,22 @@ struct Runner {
             }
             report.workloads.append(
                 WorkloadReport(
-                    name: workload.name, summary: workload.summary, recordName: workload.recordName,
-                    records: workload.recordCount, results: results, comparisons: Comparisons.make(results)))
+                    name: workload.name,
+                    summary: workload.summary,
+                    recordName: workload.recordName,
+                    records: workload.recordCount,
+                    results: results,
+                    comparisons: Comparisons.make(results)
+                )
+            )
         }
         if settings.sweep && includes("gridstore") {
             report.sweep = SizeGrowth(settings: settings).sweep()
         }
         report.growth = SizeGrowth.exponents(report.sweep, reported: report.workloads)
         report.targets = Targets.judge(report, settings: settings)
-        report.failures = report.workloads.flatMap(\.results).count { $0.status == .failed }
+        report.failures =
+            report.workloads.flatMap(\.results).count { $0.status == .failed }
             + report.sweep.count { $0.status == .failed }
         report.totalSeconds = start.duration(to: .now).seconds
         return report
@@ -168,14 +176,14 @@ struct Runner {
 extension Report {
     init(settings: Settings, arguments: [String]) {
         #if DEBUG
-        build = "debug"
+            build = "debug"
         #else
-        build = "release"
+            build = "release"
         #endif
         #if Zstd
-        zstdInBuild = true
+            zstdInBuild = true
         #else
-        zstdInBuild = false
+            zstdInBuild = false
         #endif
         date = ISO8601DateFormatter().string(from: Date())
         self.arguments = arguments

@@ -53,7 +53,12 @@ struct SizeGrowth {
         func skipped(_ reason: String) -> [SweepPoint] {
             operations.map {
                 SweepPoint(
-                    workload: entry.name, operation: $0, records: records, status: .skipped, message: reason)
+                    workload: entry.name,
+                    operation: $0,
+                    records: records,
+                    status: .skipped,
+                    message: reason
+                )
             }
         }
         let needed = records * Self.bytesPerRecordNeeded  // at most 10^7 records: no overflow
@@ -102,8 +107,12 @@ struct SizeGrowth {
             guard let last = sizes.last, sizes.count >= 2 else { return nil }
             let first = sizes.first { $0.records >= 100_000 && $0.records < last.records } ?? sizes[0]
             return Growth(
-                workload: workload, operation: operation, fromRecords: first.records, toRecords: last.records,
-                exponent: log(last.seconds / first.seconds) / log(Double(last.records) / Double(first.records)))
+                workload: workload,
+                operation: operation,
+                fromRecords: first.records,
+                toRecords: last.records,
+                exponent: log(last.seconds / first.seconds) / log(Double(last.records) / Double(first.records))
+            )
         }
     }
 }

@@ -55,7 +55,8 @@ enum TableRenderer {
         if !report.targets.isEmpty {
             text += "\n== issue 5 targets (\(Targets.workload))\n\n"
             if report.count != Targets.count || report.sharedFraction != Targets.sharedFraction {
-                text += "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "
+                text +=
+                    "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "
                     + "at this run's N and F the verdicts are indicative only)\n\n"
             }
             text += targets(report).render()
@@ -71,11 +72,13 @@ enum TableRenderer {
             header: [
                 "subject", "operation", "compression", "run at N", "median", "min", "max", "\(workload.recordName)s/s",
                 "MB/s", "bytes", "B/\(workload.recordName)", "note",
-            ], leftAligned: [0, 1, 2, 11])
+            ],
+            leftAligned: [0, 1, 2, 11]
+        )
         for result in workload.results {
             var note = [String]()
             if result.isScaled {
-                note.append("scaled ×\(Format.ratio(result.scale)) to N = \(result.records.grouped)")
+                note.append("scaled ×\(Format.factor(result.scale)) to N = \(result.records.grouped)")
             }
             if result.status != .ok { note.append("\(result.status.rawValue.uppercased()): \(result.message ?? "")") }
             if let extra = result.note { note.append(extra) }
@@ -95,8 +98,11 @@ enum TableRenderer {
 
     private static func comparisons(_ workload: WorkloadReport) -> TextTable {
         var table = TextTable(
-            header: ["gridstore against", "operation", "compression", "gridstore", "other", "gridstore/other", "reads"],
-            leftAligned: [0, 1, 2, 6])
+            header: [
+                "gridstore against", "operation", "compression", "gridstore", "other", "gridstore/other", "reads",
+            ],
+            leftAligned: [0, 1, 2, 6]
+        )
         for comparison in workload.comparisons {
             let reading =
                 comparison.againstRole == .floor
@@ -117,10 +123,14 @@ enum TableRenderer {
             header: [
                 "peak memory (child process per operation)", "compression", "before", "peak", "peak − before",
                 "archive", "× archive",
-            ], leftAligned: [0, 1])
+            ],
+            leftAligned: [0, 1]
+        )
         for result in workload.results where result.memory != nil || result.memoryError != nil {
             guard let memory = result.memory else {
-                table.rows.append(["gridstore \(result.operation.rawValue)", result.compression, "error: \(result.memoryError ?? "")"])
+                table.rows.append([
+                    "gridstore \(result.operation.rawValue)", result.compression, "error: \(result.memoryError ?? "")",
+                ])
                 continue
             }
             table.rows.append([
@@ -135,12 +145,15 @@ enum TableRenderer {
 
     private static func sweep(_ report: Report) -> TextTable {
         var table = TextTable(
-            header: ["workload", "operation", "N", "median", "ns/record", "bytes", "note"], leftAligned: [0, 1, 6])
+            header: ["workload", "operation", "N", "median", "ns/record", "bytes", "note"],
+            leftAligned: [0, 1, 6]
+        )
         for point in report.sweep {
             table.rows.append([
                 point.workload, point.operation.rawValue, point.records.grouped,
                 point.seconds.map { Format.seconds($0.median) } ?? "-",
-                point.nanosecondsPerRecord.map { String(format: "%.1f", $0) } ?? "-", point.bytes.map(Format.bytes) ?? "-",
+                point.nanosecondsPerRecord.map { String(format: "%.1f", $0) } ?? "-",
+                point.bytes.map(Format.bytes) ?? "-",
                 point.status == .ok ? "" : "\(point.status.rawValue): \(point.message ?? "")",
             ])
         }

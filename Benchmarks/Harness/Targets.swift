@@ -15,10 +15,19 @@ enum Targets {
         guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
         var targets: [TargetResult] = []
         /// Adds a target; `measured` nil means not measured, and `detail` then says why.
-        func add(_ id: String, _ target: String, limit: Double, atLeast: Bool = false, _ measured: Double?, _ detail: String) {
+        func add(
+            _ id: String,
+            _ target: String,
+            limit: Double,
+            atLeast: Bool = false,
+            _ measured: Double?,
+            _ detail: String
+        ) {
             let verdict: TargetResult.Verdict =
                 measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed } ?? .notMeasured
-            targets.append(TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail))
+            targets.append(
+                TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail)
+            )
         }
         for (operation, peer, speedup) in [
             (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
@@ -27,52 +36,72 @@ enum Targets {
             let comparison = grid.comparisons.first { $0.operation == operation && $0.against == peer }
             let detail = comparison.map { comparison in
                 let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
-                return "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
+                return
+                    "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
             }
             add(
-                "\(operation.rawValue)-vs-\(peer)", "\(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
-                limit: speedup, atLeast: true, comparison.map { 1 / $0.ratio },
-                detail ?? whyMissing(grid, operation, "none", subject: peer))
+                "\(operation.rawValue)-vs-\(peer)",
+                "\(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
+                limit: speedup,
+                atLeast: true,
+                comparison.map { 1 / $0.ratio },
+                detail ?? whyMissing(grid, operation, "none", subject: peer)
+            )
         }
         for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
             let comparison = grid.comparisons.first {
                 $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
             }
             add(
-                "\(operation.rawValue)-vs-floor", "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
-                limit: limit, comparison?.ratio,
+                "\(operation.rawValue)-vs-floor",
+                "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
+                limit: limit,
+                comparison?.ratio,
                 comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
-                    ?? "gridstore or a floor row was not run or did not pass")
+                    ?? "gridstore or a floor row was not run or did not pass"
+            )
         }
         for (compression, limit) in [("none", 40.0), ("zstd:3", 15)] {
             let row = gridstoreRow(grid, .encode, compression)
             add(
-                "bytes-per-slot-\(compression)", "≤ \(Int(limit)) bytes per slot, compression \(compression)", limit: limit,
+                "bytes-per-slot-\(compression)",
+                "≤ \(Int(limit)) bytes per slot, compression \(compression)",
+                limit: limit,
                 row?.bytesPerRecord,
                 row.map { "\(Format.decimal($0.bytesPerRecord ?? 0)) bytes per slot (\(Format.bytes($0.bytes ?? 0)))" }
-                    ?? whyMissing(grid, .encode, compression))
+                    ?? whyMissing(grid, .encode, compression)
+            )
         }
         for compression in settings.compressions.map(\.description) {
             let row = gridstoreRow(grid, .save, compression)
             var measured: Double?
-            var detail = row.map { $0.memoryError ?? "the memory group was not run" } ?? whyMissing(grid, .save, compression)
+            var detail =
+                row.map { $0.memoryError ?? "the memory group was not run" } ?? whyMissing(grid, .save, compression)
             if let memory = row?.memory, let archive = row?.bytes {
                 measured = Double(memory.overBaselineBytes) / Double(archive)
-                detail = "peak − graph = \(Format.bytes(memory.overBaselineBytes)) = \(Format.decimal(measured!)) × archive "
+                detail =
+                    "peak − graph = \(Format.bytes(memory.overBaselineBytes)) = \(Format.decimal(measured!)) × archive "
                     + "(\(Format.bytes(archive)))" + (memory.peakReset ? "" : "; peak not reset, includes setup")
             }
             add(
-                "save-memory-\(compression)", "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
-                limit: 1.5, measured, detail)
+                "save-memory-\(compression)",
+                "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
+                limit: 1.5,
+                measured,
+                detail
+            )
         }
         for operation in [OperationKind.encode, .decode] {
             let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
             add(
-                "linear-\(operation.rawValue)", "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
-                limit: linearExponentLimit, growth?.exponent,
+                "linear-\(operation.rawValue)",
+                "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
+                limit: linearExponentLimit,
+                growth?.exponent,
                 growth.map {
                     "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
-                } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)")
+                } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
+            )
         }
         return targets
     }
@@ -87,7 +116,10 @@ enum Targets {
 
     /// Why a figure is missing: the row was not run, is unavailable, or failed.
     private static func whyMissing(
-        _ grid: WorkloadReport, _ operation: OperationKind, _ compression: String, subject: String = "gridstore"
+        _ grid: WorkloadReport,
+        _ operation: OperationKind,
+        _ compression: String,
+        subject: String = "gridstore"
     ) -> String {
         let row = grid.results.first {
             ($0.subject == subject || $0.subject == "gridstore") && $0.operation == operation

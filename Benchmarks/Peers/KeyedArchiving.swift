@@ -18,7 +18,9 @@ enum KeyedArchiving {
         unarchiver.finishDecoding()
         if let error = unarchiver.error { throw error }
         guard let typed = root as? T else {
-            throw VerificationError("NSKeyedUnarchiver returned \(root.map { "\(type(of: $0))" } ?? "nil"), not \(T.self)")
+            throw VerificationError(
+                "NSKeyedUnarchiver returned \(root.map { "\(type(of: $0))" } ?? "nil"), not \(T.self)"
+            )
         }
         return typed
     }

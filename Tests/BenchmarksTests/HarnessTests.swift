@@ -72,7 +72,12 @@ struct HarnessTests {
 
     @Test func scaledRowsReportFiguresForTheFullSize() {
         let row = Case(
-            workload: "w", subject: "peer", group: "json", role: .peer, operation: .encode, compression: "none",
+            workload: "w",
+            subject: "peer",
+            group: "json",
+            role: .peer,
+            operation: .encode,
+            compression: "none",
             records: 1_000
         ) { _ in throw Unavailable("not run") }
         var result = CaseResult(row, records: 1_000)
@@ -91,6 +96,8 @@ struct HarnessTests {
         #expect(12.grouped == "12")
         #expect(Format.seconds(0.012_34) == "12.34 ms")
         #expect(Format.times(312.4) == "312x")
+        #expect(Format.factor(1_000) == "1,000")
+        #expect(Format.factor(2.5) == "2.5")
     }
 
     // MARK: - Checks catch wrong results
@@ -132,7 +139,9 @@ struct HarnessTests {
     @Test func treeCheckCatchesWrongBackLinks() throws {
         let graph = TreeGraph(count: 100, sharedFraction: 0, seed: 1)
         let decoded = try GraphUnarchiver.unarchivedObject(
-            ofType: TreeNode.self, from: GraphArchiver.archivedData(withRootObject: graph.root))
+            ofType: TreeNode.self,
+            from: GraphArchiver.archivedData(withRootObject: graph.root)
+        )
         try graph.verify(decoded)
         let copy = TreeGraph.assemble(graph.parts())
         try graph.verify(copy)
@@ -186,8 +195,17 @@ struct HarnessTests {
         {
             var result = CaseResult(
                 Case(
-                    workload: "w", subject: subject, group: "g", role: role, operation: operation,
-                    compression: compression, records: 10, prepare: { _ in throw Unavailable("") }), records: 10)
+                    workload: "w",
+                    subject: subject,
+                    group: "g",
+                    role: role,
+                    operation: operation,
+                    compression: compression,
+                    records: 10,
+                    prepare: { _ in throw Unavailable("") }
+                ),
+                records: 10
+            )
             result.record(samples: [seconds], measuredRecords: 10, bytes: nil)
             return result
         }
