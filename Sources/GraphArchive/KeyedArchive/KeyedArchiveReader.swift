@@ -58,8 +58,8 @@ struct KeyedArchiveReader: ~Copyable {
         self.index = index
         self.options = options
         state = EncodingState(maximumDepth: options.maximumDepth)
-        // The native form is smaller than the keyed one; reserving that much up front spares
-        // the copies of growing (untouched pages cost nothing).
+        // The native form is nearly always smaller than the keyed one; reserving that much up
+        // front spares the copies of growing (untouched pages cost nothing).
         state.out = ByteWriter(reservingCapacity: inputBytes)
         position = Array(repeating: Self.unvisited, count: index.entryCount)
         flags = Array(repeating: 0, count: index.entryCount)
