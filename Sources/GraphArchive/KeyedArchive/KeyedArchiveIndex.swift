@@ -253,15 +253,14 @@ struct KeyedArchiveIndex {
         switch object.type {
         case BPlistMarker.dictionary:
             if let classReference = try member(of: object, key: KeyedKey.classReference) {
-                let definition = try plist.object(classReference)
-                guard definition.type == BPlistMarker.uid else {
+                guard let definition = try plist.uidValue(classReference) else {
                     throw GraphArchiveError(
                         .corrupt,
-                        "$objects[\(uid)] has a $class that is a \(BPlistMarker.describe(definition.marker)), not a UID",
-                        offset: plist.offset(of: definition.index)
+                        "$objects[\(uid)] has a $class that is not a UID",
+                        offset: plist.offset(of: classReference)
                     )
                 }
-                let detail = try classDetail(self.uid(definition))
+                let detail = try classDetail(checkedUID(definition, in: classReference))
                 if detail >= 0 {
                     kind = typeIsValue[detail] ? .record : .object
                 } else {
