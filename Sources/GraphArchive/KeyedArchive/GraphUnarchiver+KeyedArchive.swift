@@ -29,11 +29,14 @@ extension GraphUnarchiver {
     /// integers, `Double`/`Float`, `Bool`, arrays, dictionaries, `Data` and `Date`. An instance
     /// referred to from several places comes back as one object; a reference that closes a
     /// cycle is decoded with ``decodeLater(_:forKey:assign:)``, as for gridstore archives.
+    /// Values (strings, arrays…) shared in the keyed archive are copied to each place that
+    /// refers to them, up to 64 times the archive's size in all.
     ///
     /// - Throws: `.badMagic` if `data` is not an NSKeyedArchiver archive, `.unsupportedVersion`
     ///   for a `$version` other than 100000, `.corrupt`, `.truncated` or `.badObjectReference`
-    ///   for damage (a container that contains itself among them), `.limitExceeded`,
-    ///   `.unknownType` for a class the registry lacks, and whatever an initializer throws.
+    ///   for damage (a container that contains itself among them), `.limitExceeded` for a
+    ///   limit of `options` or copies beyond 64 times the archive's size, `.unknownType` for
+    ///   a class the registry lacks, and whatever an initializer throws.
     public convenience init(
         forReadingKeyedArchive data: Data,
         registry: GraphTypeRegistry,

@@ -253,15 +253,14 @@ struct KeyedArchiveIndex {
         switch object.type {
         case BPlistMarker.dictionary:
             if let classReference = try member(of: object, key: KeyedKey.classReference) {
-                let definition = try plist.object(classReference)
-                guard definition.type == BPlistMarker.uid else {
+                guard let definition = try plist.uidValue(classReference) else {
                     throw GraphArchiveError(
                         .corrupt,
-                        "$objects[\(uid)] has a $class that is a \(BPlistMarker.describe(definition.marker)), not a UID",
-                        offset: plist.offset(of: definition.index)
+                        "$objects[\(uid)] has a $class that is not a UID",
+                        offset: plist.offset(of: classReference)
                     )
                 }
-                let detail = try classDetail(self.uid(definition))
+                let detail = try classDetail(checkedUID(definition, in: classReference))
                 if detail >= 0 {
                     kind = typeIsValue[detail] ? .record : .object
                 } else {
@@ -452,15 +451,7 @@ struct KeyedArchiveIndex {
     /// The value under `key` of Foundation-class entry `uid`, following one UID if it is
     /// stored by reference.
     mutating func wrappedValue(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
-        let object = try entryObject(uid)
-        guard let reference = try member(of: object, key: key) else {
-            throw GraphArchiveError(
-                .corrupt,
-                "$objects[\(uid)] has no \(KeyedKey.names[key])",
-                offset: plist.offset(of: object.index)
-            )
-        }
-        let value = try plist.object(reference)
+        let value = try plist.object(requiredMember(of: uid, key: key))
         guard value.type == BPlistMarker.uid else { return value }
         let target = try self.uid(value)
         guard try kind(of: target) == .scalar else {
@@ -471,6 +462,19 @@ struct KeyedArchiveIndex {
             )
         }
         return try entryObject(target)
+    }
+
+    /// The value object under `key` of Foundation-class entry `uid`, which must have one.
+    private mutating func requiredMember(of uid: Int, key: Int) throws(GraphArchiveError) -> Int {
+        let object = try entryObject(uid)
+        guard let reference = try member(of: object, key: key) else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] has no \(KeyedKey.names[key])",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        return reference
     }
 
     /// The `NS.objects` array of array entry `uid`.
@@ -493,15 +497,7 @@ struct KeyedArchiveIndex {
     }
 
     private mutating func containerMember(of uid: Int, key: Int) throws(GraphArchiveError) -> BPlistObject {
-        let object = try entryObject(uid)
-        guard let reference = try member(of: object, key: key) else {
-            throw GraphArchiveError(
-                .corrupt,
-                "$objects[\(uid)] has no \(KeyedKey.names[key])",
-                offset: plist.offset(of: object.index)
-            )
-        }
-        let container = try plist.object(reference)
+        let container = try plist.object(requiredMember(of: uid, key: key))
         guard container.type == BPlistMarker.array || container.type == BPlistMarker.set else {
             throw GraphArchiveError(
                 .corrupt,

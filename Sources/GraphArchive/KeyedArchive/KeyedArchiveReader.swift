@@ -58,8 +58,8 @@ struct KeyedArchiveReader: ~Copyable {
         self.index = index
         self.options = options
         state = EncodingState(maximumDepth: options.maximumDepth)
-        // The native form is smaller than the keyed one; reserving that much up front spares
-        // the copies of growing (untouched pages cost nothing).
+        // The native form is nearly always smaller than the keyed one; reserving that much up
+        // front spares the copies of growing (untouched pages cost nothing).
         state.out = ByteWriter(reservingCapacity: inputBytes)
         position = Array(repeating: Self.unvisited, count: index.entryCount)
         flags = Array(repeating: 0, count: index.entryCount)
@@ -195,10 +195,9 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func collectObjects(inField reference: Int, into edges: inout [Int], depth: Int)
         throws(GraphArchiveError)
     {
-        let object = try index.plist.object(reference)
         // Inline scalars hold no objects; inline containers are refused when written.
-        guard object.type == BPlistMarker.uid else { return }
-        let uid = try index.uid(object)
+        guard let value = try index.plist.uidValue(reference) else { return }
+        let uid = try index.checkedUID(value, in: reference)
         if try index.isPlainValue(uid) { return }
         try collectObjects(inEntry: uid, into: &edges, depth: depth)
     }

@@ -185,12 +185,20 @@ struct KeyedArchiveWriter: ~Copyable {
 
     /// The value under a key: numbers and booleans inline, everything else by UID.
     private mutating func writeField(depth: Int) throws(GraphArchiveError) -> Int {
-        switch try source.reader.peekByte() {
+        if Self.isNumber(try source.reader.peekByte()) {
+            return try writeNumber()
+        }
+        return plist.uid(try writeEntry(depth: depth))
+    }
+
+    /// Whether `tag` starts a number or a boolean.
+    private static func isNumber(_ tag: UInt8) -> Bool {
+        switch tag {
         case ValueTag.falseValue, ValueTag.trueValue, ValueTag.float32, ValueTag.float64,
             ValueTag.unsignedBase...(ValueTag.negativeBase + 7), ValueTag.smallIntegerBase..<ValueTag.shortStringBase:
-            return try writeNumber()
+            true
         default:
-            return plist.uid(try writeEntry(depth: depth))
+            false
         }
     }
 
@@ -243,8 +251,10 @@ struct KeyedArchiveWriter: ~Copyable {
             let uid = reserveEntry()
             entries[uid] = try writeRecord(shape: shape, depth: depth + 1)
             return uid
-        default:
+        case let tag where Self.isNumber(tag):
             return scalarEntry(try writeNumber())
+        case let tag:
+            throw GraphArchiveError(.corrupt, "unknown value tag 0x\(String(tag, radix: 16))", offset: start)
         }
     }
 
