@@ -80,9 +80,17 @@ struct EncodingState: ~Copyable {
     var edges: [Int] = []
     var edgeStart: [Int] = []
     var currentObject = -1
+    /// Where the body being written starts in the object section.
+    var currentBodyStart = 0
     /// False once bodies can no longer be read in table order (FORMAT.md §5.4): a body refers
     /// to an object not written before it, or bodies were written out of index order.
-    var inConstructionOrder = true
+    private(set) var inConstructionOrder = true
+    /// Once out of construction order, the reordering pass needs every body's start: those
+    /// from body `firstTrackedBody` on are recorded in `trackedBodyStarts` as they are written,
+    /// the earlier ones are found by scanning (-1: none recorded yet). Deep graphs leave the
+    /// order at their first body; flat ones never do, and pay nothing.
+    private(set) var firstTrackedBody = -1
+    private(set) var trackedBodyStarts: [Int] = []
     var referenceCount = 0
 
     // MARK: Containers
@@ -271,7 +279,7 @@ struct EncodingState: ~Copyable {
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge.
     @inline(__always)
-    mutating func register(_ object: any GraphCoding & AnyObject, conditional: Bool) -> Int {
+    mutating func register<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) -> Int {
         let next = identity.count
         let (found, inserted) = identity.indexOrInsert(object, next: UInt32(truncatingIfNeeded: next))
         let index = Int(found)
@@ -292,9 +300,22 @@ struct EncodingState: ~Copyable {
         if currentObject >= 0 {
             if edges.isEmpty { edgeStart = Array(repeating: 0, count: bodyCount) }
             edges.append(index)
-            if index >= currentObject { inConstructionOrder = false }
+            if index >= currentObject { leaveConstructionOrder() }
         }
         return index
+    }
+
+    /// Notes that bodies are no longer in construction order, and starts recording body starts
+    /// from the body being written (or the next one).
+    private mutating func leaveConstructionOrder() {
+        guard inConstructionOrder else { return }
+        inConstructionOrder = false
+        if currentObject >= 0 {
+            firstTrackedBody = bodyCount - 1
+            trackedBodyStarts.append(currentBodyStart)
+        } else {
+            firstTrackedBody = bodyCount
+        }
     }
 
     /// Makes room for `count` more references in the queue, so a large array grows it once.
@@ -313,15 +334,11 @@ struct EncodingState: ~Copyable {
         out.writeVarint(count)
     }
 
-    /// Writes the references of `positions`, each as its delta from `previous` (updated).
-    mutating func writeReferences(
-        _ positions: Range<Int>,
-        previous: inout Int,
-        _ object: (Int) -> any GraphCoding & AnyObject
-    ) {
-        reserveObjects(positions.count)
-        for position in positions {
-            let index = register(object(position), conditional: false)
+    /// Writes the references of `objects`, each as its delta from `previous` (updated).
+    mutating func writeReferences<Object: GraphCoding & AnyObject>(_ objects: ArraySlice<Object>, previous: inout Int) {
+        reserveObjects(objects.count)
+        for object in objects {
+            let index = register(object, conditional: false)
             let delta = index &- previous
             out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
             previous = index
@@ -341,8 +358,8 @@ struct EncodingState: ~Copyable {
         let index = next.index
         let object = next.object
         queueHead += 1
-        if queueHead == queue.count {
-            // All queued bodies are being written: start the queue afresh, so it holds only
+        if queueHead == queue.count && queueHead >= 1 << 12 {
+            // Every queued body is being written: start the queue afresh, so it holds only
             // what is still owed (a large one is given back rather than kept).
             if queue.capacity > 1 << 14 { queue = [] } else { queue.removeAll(keepingCapacity: true) }
             queueHead = 0
@@ -351,10 +368,12 @@ struct EncodingState: ~Copyable {
             swap(&out, &parked)
             isWritingObjects = true
         }
-        if index != bodyCount && bodyOwner.isEmpty {
-            inConstructionOrder = false
-            bodyOwner = Array(0..<bodyCount)
+        if index != bodyCount {
+            leaveConstructionOrder()
+            if bodyOwner.isEmpty { bodyOwner = Array(0..<bodyCount) }
         }
+        currentBodyStart = out.count
+        if firstTrackedBody >= 0 { trackedBodyStarts.append(currentBodyStart) }
         if !bodyOwner.isEmpty { bodyOwner.append(index) }
         if !edges.isEmpty { edgeStart.append(edges.count) }
         bodyCount += 1

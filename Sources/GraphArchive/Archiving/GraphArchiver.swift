@@ -147,12 +147,8 @@ public final class GraphArchiver {
             state.writeBytes(array as! [UInt8])
             return
         }
-        if let first = array.first, first._graphObject() != nil {
-            // Elements share one static class type, so all are objects: pack their references
-            // (FORMAT.md §6.5).
-            try writeReferenceArray(array)
-            return
-        }
+        // Arrays of a class type pack their references (FORMAT.md §6.5).
+        if try Element._encodeObjectArray(array, to: self) { return }
         try state.beginNested()
         state.out.writeByte(ValueTag.array)
         state.out.writeVarint(array.count)
@@ -165,7 +161,7 @@ public final class GraphArchiver {
     /// Writes an array of objects as packed references. At the top level, the bodies of the
     /// objects met are written every few thousand references rather than after the whole
     /// array: the queue stays short, and each object is still in cache when its body is read.
-    private func writeReferenceArray<Element: GraphValue>(_ array: [Element]) throws {
+    func writeReferenceArray<Object: GraphCoding & AnyObject>(_ array: [Object]) throws {
         state.beginReferenceArray(count: array.count)
         let writesBodiesBetween = state.isWritingTopLevelValue
         var previous = -1
@@ -173,7 +169,7 @@ public final class GraphArchiver {
         while start < array.count {
             let end =
                 writesBodiesBetween ? min(start + Self.referencesBetweenBodies, array.count) : array.count
-            state.writeReferences(start..<end, previous: &previous) { array[$0]._graphObject()! }
+            state.writeReferences(array[start..<end], previous: &previous)
             if writesBodiesBetween { try writeQueuedObjects() }
             start = end
         }

@@ -25,21 +25,28 @@ enum ObjectOrdering {
             objectCount: count,
             maximumDepth: Int.max
         )
-        // Where each body starts (bodies lie in written order), its object, and its edges.
+        // Each body's object, edges and start: recorded from the first body out of order on,
+        // found by scanning before it (bodies lie in written order from offset 0).
         var bodyStart = [Int](repeating: -1, count: count)
         var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
         var bodyOwners: [Int] = []
         bodyOwners.reserveCapacity(state.bodyCount)
+        for position in 0..<state.bodyCount {
+            let owner = state.owner(ofBody: position)
+            bodyOwners.append(owner)
+            edgeRange[owner] = state.edgeRange(ofBody: position)
+        }
+        let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
         try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
             try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for position in 0..<state.bodyCount {
-                    let owner = state.owner(ofBody: position)
-                    bodyOwners.append(owner)
-                    bodyStart[owner] = reader.offset
-                    edgeRange[owner] = state.edgeRange(ofBody: position)
+                for position in 0..<firstTracked {
+                    bodyStart[bodyOwners[position]] = reader.offset
                     try scanner.skipRecord(&reader, depth: 0)
                 }
             }
+        }
+        for (position, start) in zip(firstTracked..., state.trackedBodyStarts) {
+            bodyStart[bodyOwners[position]] = start
         }
 
         // Iterative post-order DFS from each body in written order.

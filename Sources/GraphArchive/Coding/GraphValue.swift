@@ -14,8 +14,9 @@ import Foundation
 public protocol GraphValue {
     func _encodeGraphValue(to archiver: GraphArchiver) throws
     static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Self
-    /// The instance as an archivable object, if it is one (classes), for packed reference arrays.
-    func _graphObject() -> (any GraphCoding & AnyObject)?
+    /// Writes `array` as a packed array of references and returns true if `Self` is a class;
+    /// returns false, having written nothing, otherwise.
+    static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool
     /// Decodes the object at `index` of the object table as `Self` (classes only).
     static func _decodeGraphObject(at index: Int, from unarchiver: GraphUnarchiver) throws -> Self
     /// Adds the archivable classes this type is built from to `registry`.
@@ -23,7 +24,7 @@ public protocol GraphValue {
 }
 
 extension GraphValue {
-    public func _graphObject() -> (any GraphCoding & AnyObject)? { nil }
+    public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool { false }
 
     public static func _decodeGraphObject(at index: Int, from unarchiver: GraphUnarchiver) throws -> Self {
         throw unarchiver.typeMismatch(expected: Self.self, found: "array of objects")
