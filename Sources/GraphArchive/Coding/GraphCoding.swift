@@ -74,8 +74,9 @@ extension GraphCoding where Self: AnyObject {
         return true
     }
 
-    public static func _decodeGraphObject(at index: Int, from unarchiver: GraphUnarchiver) throws -> Self {
-        try unarchiver.object(at: index, as: Self.self)
+    public static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
+    {
+        try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self)
     }
 
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
