@@ -6,8 +6,8 @@
 //   referred to from several places is stored once and decodes as one instance;
 // - integers, reals and booleans under a key are stored inline (what `encodeInteger(_:forKey:)`,
 //   `encodeDouble`, `encodeBool` write and `decodeInteger(forKey:)` etc. read);
-// - strings and data are `$objects` entries (NSString, NSData; equal ones stored once), dates
-//   are NSDate, arrays NSMutableArray, dictionaries NSMutableDictionary, read with
+// - strings and data are `$objects` entries (NSString, NSData; equal ASCII strings stored
+//   once), dates are NSDate, arrays NSMutableArray, dictionaries NSMutableDictionary, read with
 //   `decodeObject(forKey:)`; numbers inside arrays and dictionaries are NSNumber entries;
 // - structs (inline value records) become a fresh instance of their class at each use.
 
