@@ -52,6 +52,11 @@ struct DecodingState {
     var matchKeys: [String]
     /// Value types checked to match their archived names, by type id.
     var verifiedValueTypes: [ObjectIdentifier?]
+    /// The order initializers read records in another order than stored (keyed archives keep
+    /// Foundation's hash order), learned from the last such read: per shape, the value read
+    /// first, and per shape slot, the value read after it; -1 where not learned.
+    var firstRead: [Int32]
+    var readAfter: [Int32]
 
     init(reader: ByteReader, tables: ArchiveTables, objectCount: Int, options: GraphUnarchiver.Options) {
         self.reader = reader
@@ -66,6 +71,8 @@ struct DecodingState {
         self.verifiedValueTypes = Array(repeating: nil, count: tables.typeNames.count)
         self.shapeKeyBits = tables.shapeKeys.map(StringBits.init)
         self.matchKeys = tables.shapeKeys
+        self.firstRead = Array(repeating: -1, count: tables.shapeKeyCount.count)
+        self.readAfter = Array(repeating: -1, count: tables.shapeKeys.count)
     }
 
     // MARK: - Locating keys
@@ -80,8 +87,24 @@ struct DecodingState {
                 container.current = position
                 return true
             }
+            // Not the next value stored: the one read next in the last record read this way?
+            let predicted = Int(
+                container.current < 0 ? firstRead[container.shape] : readAfter[container.keyStart + container.current]
+            )
+            if predicted >= 0 && shapeKeyBits[container.keyStart + predicted] == StringBits(key) {
+                try locateOutOfOrder(predicted)
+                return true
+            }
         }
         return try locateSlow(key)
+    }
+
+    /// Positions the reader on value `index` of the current record, which is not the next
+    /// value stored.
+    private mutating func locateOutOfOrder(_ index: Int) throws(GraphArchiveError) {
+        try computeOffsets()
+        reader.offset = offsets[container.offsetsStart + index]
+        container.current = index
     }
 
     /// Finds `key` in the top level, or in the current record when it is not the next value
@@ -104,11 +127,16 @@ struct DecodingState {
             let index = slot - container.keyStart
             if index == container.position {
                 reader.offset = container.cursor
-            } else {
-                try computeOffsets()
-                reader.offset = offsets[container.offsetsStart + index]
+                container.current = index
+                return true
             }
-            container.current = index
+            // Learned for the next record of this shape (see `locate`).
+            if container.current < 0 {
+                firstRead[container.shape] = Int32(index)
+            } else {
+                readAfter[container.keyStart + container.current] = Int32(index)
+            }
+            try locateOutOfOrder(index)
             return true
         }
     }
