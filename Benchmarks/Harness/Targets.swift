@@ -11,7 +11,37 @@ enum Targets {
     /// The exponent of time against N above which cost counts as growing faster than linear.
     static let linearExponentLimit = 1.1
 
+    /// Issue 7: reading a keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
+    static let keyedReadSpeedup = 20.0
+
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
+        gridStateTargets(report, settings: settings) + keyedArchiveTargets(report)
+    }
+
+    /// Issue 7's read target, judged on the keyed workload's figures.
+    private static func keyedArchiveTargets(_ report: Report) -> [TargetResult] {
+        guard let keyed = report.workloads.first(where: { $0.name == KeyedArchiveWorkload.name }) else { return [] }
+        let peer = "NSKeyedUnarchiver"
+        let comparison = keyed.comparisons.first { $0.operation == .decode && $0.against == peer }
+        let measured = comparison.map { 1 / $0.ratio }
+        let detail = comparison.map { comparison in
+            let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
+            return "\(Format.times(1 / comparison.ratio)) faster at N = \(keyed.records.grouped) "
+                + "(gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
+        }
+        return [
+            TargetResult(
+                id: "keyed-read-vs-\(peer)",
+                target: "read a keyed archive ≥ \(Int(keyedReadSpeedup))x faster than \(peer) (issue 7)",
+                measured: measured,
+                limit: keyedReadSpeedup,
+                verdict: measured.map { $0 >= keyedReadSpeedup ? .met : .missed } ?? .notMeasured,
+                detail: detail ?? whyMissing(keyed, .decode, "none", subject: peer)
+            )
+        ]
+    }
+
+    private static func gridStateTargets(_ report: Report, settings: Settings) -> [TargetResult] {
         guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
         var targets: [TargetResult] = []
         /// Adds a target; `measured` nil means not measured, and `detail` then says why.
