@@ -355,7 +355,7 @@ struct EncodingState: ~Copyable {
         reserveObjects(positions.count)
         let held = array.count >= Self.arrayKeptAliveMinimum
         if held && positions.lowerBound == 0 { keptAlive.append(array) }
-        for object in array[positions] {
+        array.forEachBorrowed(in: positions) { object in
             let index = register(object, conditional: false, heldByArchiver: held)
             let delta = index &- previous
             out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
