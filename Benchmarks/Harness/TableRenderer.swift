@@ -53,7 +53,7 @@ enum TableRenderer {
             text += "\n== gridstore at other sizes (no compression)\n\n" + sweep(report).render()
         }
         if !report.targets.isEmpty {
-            text += "\n== issue 5 targets (\(Targets.workload))\n\n"
+            text += "\n== targets (issue 5: \(Targets.workload); issue 8: \(Targets.codableWorkload))\n\n"
             if report.count != Targets.count || report.sharedFraction != Targets.sharedFraction {
                 text +=
                     "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "

@@ -11,8 +11,16 @@ enum Targets {
     /// The exponent of time against N above which cost counts as growing faster than linear.
     static let linearExponentLimit = 1.1
 
+    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` at the same N:
+    /// each peer's operation and the speedup required of the bridge.
+    static let codableWorkload = CodableGridStateWorkload.name
+    static let codableSpeedups: [(OperationKind, String, Double)] = [
+        (.encode, CodableFormat.json.encoderName, 5), (.decode, CodableFormat.json.decoderName, 5),
+        (.encode, CodableFormat.binaryPropertyList.encoderName, 3),
+        (.decode, CodableFormat.binaryPropertyList.decoderName, 3),
+    ]
+
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
-        guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
         var targets: [TargetResult] = []
         /// Adds a target; `measured` nil means not measured, and `detail` then says why.
         func add(
@@ -24,93 +32,119 @@ enum Targets {
             _ detail: String
         ) {
             let verdict: TargetResult.Verdict =
-                measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed } ?? .notMeasured
+                measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed }
+                ?? .notMeasured
             targets.append(
-                TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail)
+                TargetResult(
+                    id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail
+                )
             )
         }
-        for (operation, peer, speedup) in [
-            (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
-            (.decode, "NSKeyedUnarchiver", 100), (.decode, "JSONDecoder", 10),
-        ] {
-            let comparison = grid.comparisons.first { $0.operation == operation && $0.against == peer }
+        /// Adds "`operation` ≥ `speedup`x faster than `peer`" for workload `judged`.
+        func addSpeedup(
+            _ judged: WorkloadReport, _ operation: OperationKind, _ peer: String, _ speedup: Double
+        ) {
+            let comparison = judged.comparisons.first { $0.operation == operation && $0.against == peer }
             let detail = comparison.map { comparison in
-                let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
+                let scaled =
+                    comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
                 return
                     "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
             }
+            let isGridState = judged.name == workload
             add(
-                "\(operation.rawValue)-vs-\(peer)",
-                "\(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
+                (isGridState ? "" : "\(judged.name)-") + "\(operation.rawValue)-vs-\(peer)",
+                (isGridState ? "" : "\(judged.name): ")
+                    + "\(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
                 limit: speedup,
                 atLeast: true,
                 comparison.map { 1 / $0.ratio },
-                detail ?? whyMissing(grid, operation, "none", subject: peer)
+                detail ?? whyMissing(judged, operation, "none", subject: peer)
             )
         }
-        for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
-            let comparison = grid.comparisons.first {
-                $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
+        if let grid = report.workloads.first(where: { $0.name == workload }) {
+            for (operation, peer, speedup) in [
+                (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
+                (.decode, "NSKeyedUnarchiver", 100), (.decode, "JSONDecoder", 10),
+            ] {
+                addSpeedup(grid, operation, peer, speedup)
             }
-            add(
-                "\(operation.rawValue)-vs-floor",
-                "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
-                limit: limit,
-                comparison?.ratio,
-                comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
-                    ?? "gridstore or a floor row was not run or did not pass"
-            )
-        }
-        for (compression, limit) in [("none", 40.0), ("zstd:3", 15)] {
-            let row = gridstoreRow(grid, .encode, compression)
-            add(
-                "bytes-per-slot-\(compression)",
-                "≤ \(Int(limit)) bytes per slot, compression \(compression)",
-                limit: limit,
-                row?.bytesPerRecord,
-                row.map { "\(Format.decimal($0.bytesPerRecord ?? 0)) bytes per slot (\(Format.bytes($0.bytes ?? 0)))" }
-                    ?? whyMissing(grid, .encode, compression)
-            )
-        }
-        for compression in settings.compressions.map(\.description) {
-            let row = gridstoreRow(grid, .save, compression)
-            var measured: Double?
-            var detail =
-                row.map { $0.memoryError ?? "the memory group was not run" } ?? whyMissing(grid, .save, compression)
-            if let memory = row?.memory, let archive = row?.bytes {
-                measured = Double(memory.overBaselineBytes) / Double(archive)
-                detail =
-                    "peak − graph = \(Format.bytes(memory.overBaselineBytes)) = \(Format.decimal(measured!)) × archive "
-                    + "(\(Format.bytes(archive)))" + (memory.peakReset ? "" : "; peak not reset, includes setup")
+            for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
+                let comparison = grid.comparisons.first {
+                    $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
+                }
+                add(
+                    "\(operation.rawValue)-vs-floor",
+                    "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
+                    limit: limit,
+                    comparison?.ratio,
+                    comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
+                        ?? "gridstore or a floor row was not run or did not pass"
+                )
             }
-            add(
-                "save-memory-\(compression)",
-                "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
-                limit: 1.5,
-                measured,
-                detail
-            )
+            for (compression, limit) in [("none", 40.0), ("zstd:3", 15)] {
+                let row = gridstoreRow(grid, .encode, compression)
+                add(
+                    "bytes-per-slot-\(compression)",
+                    "≤ \(Int(limit)) bytes per slot, compression \(compression)",
+                    limit: limit,
+                    row?.bytesPerRecord,
+                    row.map {
+                        "\(Format.decimal($0.bytesPerRecord ?? 0)) bytes per slot (\(Format.bytes($0.bytes ?? 0)))"
+                    }
+                        ?? whyMissing(grid, .encode, compression)
+                )
+            }
+            for compression in settings.compressions.map(\.description) {
+                let row = gridstoreRow(grid, .save, compression)
+                var measured: Double?
+                var detail =
+                    row.map { $0.memoryError ?? "the memory group was not run" }
+                    ?? whyMissing(grid, .save, compression)
+                if let memory = row?.memory, let archive = row?.bytes {
+                    measured = Double(memory.overBaselineBytes) / Double(archive)
+                    detail =
+                        "peak − graph = \(Format.bytes(memory.overBaselineBytes)) = \(Format.decimal(measured!)) × archive "
+                        + "(\(Format.bytes(archive)))"
+                        + (memory.peakReset ? "" : "; peak not reset, includes setup")
+                }
+                add(
+                    "save-memory-\(compression)",
+                    "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
+                    limit: 1.5,
+                    measured,
+                    detail
+                )
+            }
+            for operation in [OperationKind.encode, .decode] {
+                let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
+                add(
+                    "linear-\(operation.rawValue)",
+                    "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
+                    limit: linearExponentLimit,
+                    growth?.exponent,
+                    growth.map {
+                        "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
+                    } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
+                )
+            }
         }
-        for operation in [OperationKind.encode, .decode] {
-            let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
-            add(
-                "linear-\(operation.rawValue)",
-                "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
-                limit: linearExponentLimit,
-                growth?.exponent,
-                growth.map {
-                    "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
-                } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
-            )
+        if let codable = report.workloads.first(where: { $0.name == codableWorkload }) {
+            for (operation, peer, speedup) in codableSpeedups {
+                addSpeedup(codable, operation, peer, speedup)
+            }
         }
         return targets
     }
 
-    private static func gridstoreRow(_ grid: WorkloadReport, _ operation: OperationKind, _ compression: String)
+    private static func gridstoreRow(
+        _ grid: WorkloadReport, _ operation: OperationKind, _ compression: String
+    )
         -> CaseResult?
     {
         grid.results.first {
-            $0.role == .gridstore && $0.status == .ok && $0.operation == operation && $0.compression == compression
+            $0.role == .gridstore && $0.status == .ok && $0.operation == operation
+                && $0.compression == compression
         }
     }
 

@@ -32,6 +32,7 @@ enum Workloads {
         .graph(GridStateGraph.self),
         .graph(ChainGraph.self),
         .graph(TreeGraph.self),
+        WorkloadEntry(name: CodableGridStateWorkload.name) { CodableGridStateWorkload(settings: $0) },
     ]
 
     static var names: [String] { all.map(\.name) }
