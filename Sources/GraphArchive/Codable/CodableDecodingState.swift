@@ -77,6 +77,7 @@ struct CodableDecodingState: ~Copyable {
     private var slotDepth = 0
     private var nextSerial = 0
     var kinds = CodableTypeKinds()
+    var keyedContainers = CodableKeyedContainerCache()
 
     /// Checks `bytes` (header, checksum, tables, top section) and prepares to decode.
     ///
