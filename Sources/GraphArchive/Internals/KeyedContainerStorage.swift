@@ -14,7 +14,9 @@ func storageObject<Key>(of container: KeyedDecodingContainer<Key>) -> AnyObject?
     guard MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
         MemoryLayout<KeyedDecodingContainer<Key>>.alignment == MemoryLayout<AnyObject>.alignment
     else { return nil }
-    return unsafeBitCast(container, to: AnyObject.self)
+    let storage = unsafeBitCast(container, to: AnyObject.self)
+    assert(String(describing: type(of: storage)).hasPrefix("_KeyedDecodingContainerBox"), "\(type(of: storage))")
+    return storage
 }
 
 /// The container whose box is `storage`.
