@@ -24,9 +24,12 @@ final class GridStateModel: Codable, GridStateFields {
 /// very same model in the same rounds. gridstore's round trips are checked for identity too;
 /// the peers cannot keep it, and write a shared record once per slot.
 ///
-/// As everywhere in the suite, a peer slower than `--budget` runs at a smaller N and its times
-/// are scaled linearly (labelled so). The targets are ratios at N = 1,000,000: to judge
-/// them with every peer at the full N, raise the budget (`--budget 120`).
+/// The peers run at the full N, not scaled down under `--budget` as elsewhere in the suite: the
+/// issue's targets are ratios at the same N, and a peer's cost per record at the 50,000–100,000
+/// records the default budget allows is well below its cost at 1,000,000, so a linear scale-up
+/// flatters it (decode against JSONDecoder scaled from 100,000: 3.7x; at equal N, in a run
+/// minutes earlier at a similar load: 5.9x). At N = 1,000,000 this workload takes 4–5 minutes,
+/// mostly `PropertyListEncoder`/`Decoder`.
 final class CodableGridStateWorkload: Workload {
     static let name = "codable"
     let settings: Settings
@@ -186,11 +189,7 @@ final class CodableGridStateWorkload: Workload {
                 }
             )
         }
-        return [encode, decode].map { original in
-            var peerCase = original
-            peerCase.scalesDown = true
-            return peerCase
-        }
+        return [encode, decode]
     }
 
     /// Counts and every slot's values; no identity, which JSON and property lists cannot keep.
