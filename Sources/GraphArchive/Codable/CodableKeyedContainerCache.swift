@@ -5,8 +5,10 @@
 ///
 /// A `KeyedDecodingContainer` boxes the decoder's container on the heap, and making one from a
 /// `Key` known only at run time costs two generic metadata lookups, a witness table lookup, an
-/// allocation and a release: about 1,400 instructions per object record (callgrind), a fifth of
-/// decoding a million small objects. A cached container reads its frame through a lease, which
+/// allocation and a release: about 1,500 of the 5,400 instructions callgrind counted per
+/// object of the benchmark's Codable grid states (name, color, date). Reusing a container
+/// leaves one metadata lookup (the returned `KeyedDecodingContainer<Key>`'s) and cut the
+/// decode by 13.5% of its instructions. A cached container reads its frame through a lease, which
 /// is pointed at the new frame when the container is reused. It is reused only while this cache
 /// holds its box's one reference, so a container a value still holds (a parent's, while its
 /// children decode, or one kept past `init(from:)`) is never pointed anywhere else.
