@@ -148,7 +148,11 @@ final class CodableDecoder: CodableContainerSource {
             var elements: [Element] = []
             // Every element takes at least one byte: never reserve more than the input can fill.
             elements.reserveCapacity(min(count, state.engine.reader.remaining))
+            var lookahead = state.frames[frame].packed ? ReferenceLookahead(state.frames[frame]) : nil
             while state.frames[frame].index < count {
+                if lookahead != nil && state.frames[frame].index == lookahead!.position {
+                    state.touchUpcomingObjects(&lookahead)
+                }
                 elements.append(try decodeElement(Element.self, in: frame, serial: serial))
             }
             state.engine.reader.offset = try state.closeSlot(slot)

@@ -88,6 +88,26 @@ extension CodableDecodingFrame {
     }
 }
 
+/// Reading a packed reference array ahead of its decoding, a batch at a time.
+struct ReferenceLookahead {
+    /// References read ahead at once: enough misses to overlap, few enough to stay in cache.
+    static let batch = 16
+    /// The element at which the next batch is read.
+    var position: Int
+    var cursor: Int
+    var previous: Int
+    var remaining: Int
+    var indexes = [Int](repeating: 0, count: batch)
+    var sink: UInt = 0
+
+    init(_ frame: CodableDecodingFrame) {
+        position = frame.index
+        cursor = frame.cursor
+        previous = frame.previousReference
+        remaining = frame.count - frame.index
+    }
+}
+
 /// Marks an object whose initializer is running: meeting it again is a cycle.
 private final class ObjectUnderConstruction: Sendable {
     static let marker = ObjectUnderConstruction()
@@ -109,6 +129,8 @@ struct CodableDecodingState: ~Copyable {
     private var nextSerial = 0
     var kinds = CodableTypeKinds()
     var keyedContainers = CodableKeyedContainerCache()
+    /// What `touchUpcomingObjects` loaded, kept so that the loads stay.
+    private(set) var prefetchSink: UInt = 0
 
     /// Checks `bytes` (header, checksum, tables, top section) and prepares to decode.
     ///
@@ -426,6 +448,30 @@ struct CodableDecodingState: ~Copyable {
     }
 
     // MARK: - Objects
+
+    /// Loads the objects the next `ReferenceLookahead.batch` references of a packed array refer
+    /// to (those already built) into cache together (see `touchObjects`); nil once the array's
+    /// references cannot be read ahead (the decode itself reports why).
+    mutating func touchUpcomingObjects(_ lookahead: inout ReferenceLookahead?) {
+        guard var ahead = lookahead else { return }
+        var reader = engine.reader
+        reader.offset = ahead.cursor
+        let batch = min(ReferenceLookahead.batch, ahead.remaining)
+        for position in 0..<batch {
+            guard let index = try? ValueScanner.nextReferenceIndex(&reader, previous: ahead.previous) else {
+                lookahead = nil
+                return
+            }
+            ahead.indexes[position] = index
+            ahead.previous = index
+        }
+        ahead.sink ^= touchObjects(&ahead.indexes, count: batch, in: objects)
+        ahead.cursor = reader.offset
+        ahead.position += batch
+        ahead.remaining -= batch
+        lookahead = ahead.remaining > 0 ? ahead : nil
+        prefetchSink = ahead.sink
+    }
 
     /// Where object `index`'s record starts, scanning forward over records not met yet.
     mutating func locateObject(_ index: Int) throws(GraphArchiveError) -> Int {
