@@ -3,7 +3,7 @@
 import Foundation
 
 #if Zstd
-    import CZstd
+import CZstd
 #endif
 
 /// Compresses and decompresses with libzstd alone, with the engine's settings (level, frame
@@ -17,43 +17,43 @@ final class ZstdFloor {
     private(set) var output: [UInt8]
     private var compressedBuffer: [UInt8]
     #if Zstd
-        private let context: OpaquePointer
+    private let context: OpaquePointer
     #endif
 
     /// - Throws: ``Unavailable`` when the build has no zstd (`--disable-default-traits`).
     init(payloadSize: Int, level: Int) throws {
         #if Zstd
-            guard let context = ZSTD_createCCtx() else { throw VerificationError("zstd: cannot create a context") }
-            self.context = context
-            output = [UInt8](repeating: 0, count: payloadSize)
-            compressedBuffer = [UInt8](repeating: 0, count: ZSTD_compressBound(payloadSize))
-            try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
-            try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
-            // As the engine does (Zstd.workerCount): one worker per core from 8 MiB on, where the
-            // library has threads; a library without them refuses, and compresses on this thread.
-            if payloadSize >= 8 << 20 && ProcessInfo.processInfo.activeProcessorCount >= 2 {
-                _ = ZSTD_CCtx_setParameter(
-                    context,
-                    ZSTD_c_nbWorkers,
-                    Int32(ProcessInfo.processInfo.activeProcessorCount)
-                )
-            }
+        guard let context = ZSTD_createCCtx() else { throw VerificationError("zstd: cannot create a context") }
+        self.context = context
+        output = [UInt8](repeating: 0, count: payloadSize)
+        compressedBuffer = [UInt8](repeating: 0, count: ZSTD_compressBound(payloadSize))
+        try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
+        try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
+        // As the engine does (Zstd.workerCount): one worker per core from 8 MiB on, where the
+        // library has threads; a library without them refuses, and compresses on this thread.
+        if payloadSize >= 8 << 20 && ProcessInfo.processInfo.activeProcessorCount >= 2 {
+            _ = ZSTD_CCtx_setParameter(
+                context,
+                ZSTD_c_nbWorkers,
+                Int32(ProcessInfo.processInfo.activeProcessorCount)
+            )
+        }
         #else
-            throw Unavailable("built without the Zstd trait: no libzstd to measure")
+        throw Unavailable("built without the Zstd trait: no libzstd to measure")
         #endif
     }
 
     #if Zstd
-        deinit { ZSTD_freeCCtx(context) }
+    deinit { ZSTD_freeCCtx(context) }
     #endif
 
     /// Compresses `payload` into the internal buffer; returns the compressed size.
     @discardableResult
     func compress(_ payload: [UInt8]) throws -> Int {
         #if Zstd
-            try Self.checked(ZSTD_compress2(context, &compressedBuffer, compressedBuffer.count, payload, payload.count))
+        try Self.checked(ZSTD_compress2(context, &compressedBuffer, compressedBuffer.count, payload, payload.count))
         #else
-            throw Unavailable("built without the Zstd trait")
+        throw Unavailable("built without the Zstd trait")
         #endif
     }
 
@@ -66,10 +66,10 @@ final class ZstdFloor {
     /// Decompresses `compressed` into ``output``.
     func decompress(_ compressed: [UInt8]) throws {
         #if Zstd
-            let size = try Self.checked(ZSTD_decompress(&output, output.count, compressed, compressed.count))
-            try expect(size == output.count, "zstd decompressed \(size) bytes, expected \(output.count)")
+        let size = try Self.checked(ZSTD_decompress(&output, output.count, compressed, compressed.count))
+        try expect(size == output.count, "zstd decompressed \(size) bytes, expected \(output.count)")
         #else
-            throw Unavailable("built without the Zstd trait")
+        throw Unavailable("built without the Zstd trait")
         #endif
     }
 
@@ -79,13 +79,32 @@ final class ZstdFloor {
         return output
     }
 
-    #if Zstd
-        @discardableResult
-        private static func checked(_ result: Int) throws -> Int {
-            guard ZSTD_isError(result) == 0 else {
-                throw VerificationError("zstd failed: \(String(cString: ZSTD_getErrorName(result)))")
-            }
-            return result
+    /// The content of one zstd frame: what the engine compressed, taken from its archive
+    /// (for the columnar layout of compressed archives, FORMAT.md §5.5, is not the row-wise
+    /// payload of an uncompressed archive).
+    static func content(ofFrame frame: [UInt8]) throws -> [UInt8] {
+        #if Zstd
+        let size = ZSTD_getFrameContentSize(frame, frame.count)
+        // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the two largest values; the engine always records the size.
+        guard size < UInt64.max - 1, size < 1 << 40 else {
+            throw VerificationError("zstd frame without a usable content size")
         }
+        var content = [UInt8](repeating: 0, count: Int(size))
+        let written = try checked(ZSTD_decompress(&content, content.count, frame, frame.count))
+        try expect(written == content.count, "zstd decompressed \(written) bytes, expected \(content.count)")
+        return content
+        #else
+        throw Unavailable("built without the Zstd trait")
+        #endif
+    }
+
+    #if Zstd
+    @discardableResult
+    private static func checked(_ result: Int) throws -> Int {
+        guard ZSTD_isError(result) == 0 else {
+            throw VerificationError("zstd failed: \(String(cString: ZSTD_getErrorName(result)))")
+        }
+        return result
+    }
     #endif
 }

@@ -232,9 +232,14 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
 
     // MARK: - Floors
 
-    private func floorCases() -> [Case] {
-        /// The archive's header is 64 bytes (FORMAT.md); the rest is the payload zstd compresses.
+    /// The payload gridstore compressed in its `compression` archive: the bytes zstd alone
+    /// is timed on. (The archive's header is 64 bytes, FORMAT.md §3; the rest is one frame.)
+    private func compressedPayload(_ count: Int, _ compression: ArchiveCompression) throws -> [UInt8] {
         let headerSize = 64
+        return try ZstdFloor.content(ofFrame: [UInt8](try archive(count, compression).dropFirst(headerSize)))
+    }
+
+    private func floorCases() -> [Case] {
         var cases = [
             makeCase("memcpy", "floors", .floor, .memcpy, "-") { count in
                 let source = [UInt8](try self.archive(count, .none))
@@ -273,7 +278,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             let label = compression.description
             cases.append(
                 makeCase("zstd alone", "floors", .floor, .compress, label) { count in
-                    let payload = [UInt8](try self.archive(count, .none).dropFirst(headerSize))
+                    let payload = try self.compressedPayload(count, compression)
                     let compressor = try ZstdFloor(payloadSize: payload.count, level: level)
                     var size = 0
                     return Trial(
@@ -290,7 +295,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             )
             cases.append(
                 makeCase("zstd alone", "floors", .floor, .decompress, label) { count in
-                    let payload = [UInt8](try self.archive(count, .none).dropFirst(headerSize))
+                    let payload = try self.compressedPayload(count, compression)
                     let decompressor = try ZstdFloor(payloadSize: payload.count, level: level)
                     let compressed = try decompressor.compressed(payload)
                     return Trial(

@@ -11,8 +11,11 @@ enum Targets {
     /// The exponent of time against N above which cost counts as growing faster than linear.
     static let linearExponentLimit = 1.1
 
-    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` at the same N:
-    /// each peer's operation and the speedup required of the bridge.
+    /// Issue 7: reading a keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
+    static let keyedReadSpeedup = 20.0
+
+    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (every peer at
+    /// the same N): each peer's operation and how many times faster the bridge must be.
     static let codableWorkload = CodableGridStateWorkload.name
     static let codableSpeedups: [(OperationKind, String, Double)] = [
         (.encode, CodableFormat.json.encoderName, 5), (.decode, CodableFormat.json.decoderName, 5),
@@ -21,6 +24,54 @@ enum Targets {
     ]
 
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
+        gridStateTargets(report, settings: settings) + keyedArchiveTargets(report) + codableTargets(report)
+    }
+
+    /// Issue 8's speed targets, judged on the codable workload's figures.
+    private static func codableTargets(_ report: Report) -> [TargetResult] {
+        guard let codable = report.workloads.first(where: { $0.name == codableWorkload }) else { return [] }
+        return codableSpeedups.map { operation, peer, speedup in
+            let comparison = codable.comparisons.first { $0.operation == operation && $0.against == peer }
+            let measured = comparison.map { 1 / $0.ratio }
+            let detail = comparison.map { comparison in
+                "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio)))"
+            }
+            return TargetResult(
+                id: "codable-\(operation.rawValue)-vs-\(peer)",
+                target: "codable: \(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer) (issue 8)",
+                measured: measured,
+                limit: speedup,
+                verdict: measured.map { $0 >= speedup ? .met : .missed } ?? .notMeasured,
+                detail: detail ?? whyMissing(codable, operation, "none", subject: peer)
+            )
+        }
+    }
+
+    /// Issue 7's read target, judged on the keyed workload's figures.
+    private static func keyedArchiveTargets(_ report: Report) -> [TargetResult] {
+        guard let keyed = report.workloads.first(where: { $0.name == KeyedArchiveWorkload.name }) else { return [] }
+        let peer = "NSKeyedUnarchiver"
+        let comparison = keyed.comparisons.first { $0.operation == .decode && $0.against == peer }
+        let measured = comparison.map { 1 / $0.ratio }
+        let detail = comparison.map { comparison in
+            let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
+            return "\(Format.times(1 / comparison.ratio)) faster at N = \(keyed.records.grouped) "
+                + "(gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
+        }
+        return [
+            TargetResult(
+                id: "keyed-read-vs-\(peer)",
+                target: "read a keyed archive ≥ \(Int(keyedReadSpeedup))x faster than \(peer) (issue 7)",
+                measured: measured,
+                limit: keyedReadSpeedup,
+                verdict: measured.map { $0 >= keyedReadSpeedup ? .met : .missed } ?? .notMeasured,
+                detail: detail ?? whyMissing(keyed, .decode, "none", subject: peer)
+            )
+        ]
+    }
+
+    private static func gridStateTargets(_ report: Report, settings: Settings) -> [TargetResult] {
+        guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
         var targets: [TargetResult] = []
         /// Adds a target; `measured` nil means not measured, and `detail` then says why.
         func add(
@@ -32,119 +83,93 @@ enum Targets {
             _ detail: String
         ) {
             let verdict: TargetResult.Verdict =
-                measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed }
-                ?? .notMeasured
+                measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed } ?? .notMeasured
             targets.append(
-                TargetResult(
-                    id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail
-                )
+                TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail)
             )
         }
-        /// Adds "`operation` ≥ `speedup`x faster than `peer`" for workload `judged`.
-        func addSpeedup(
-            _ judged: WorkloadReport, _ operation: OperationKind, _ peer: String, _ speedup: Double
-        ) {
-            let comparison = judged.comparisons.first { $0.operation == operation && $0.against == peer }
+        for (operation, peer, speedup) in [
+            (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
+            (.decode, "NSKeyedUnarchiver", 100), (.decode, "JSONDecoder", 10),
+        ] {
+            let comparison = grid.comparisons.first { $0.operation == operation && $0.against == peer }
             let detail = comparison.map { comparison in
-                let scaled =
-                    comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
+                let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
                 return
                     "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
             }
-            let isGridState = judged.name == workload
             add(
-                (isGridState ? "" : "\(judged.name)-") + "\(operation.rawValue)-vs-\(peer)",
-                (isGridState ? "" : "\(judged.name): ")
-                    + "\(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
+                "\(operation.rawValue)-vs-\(peer)",
+                "\(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
                 limit: speedup,
                 atLeast: true,
                 comparison.map { 1 / $0.ratio },
-                detail ?? whyMissing(judged, operation, "none", subject: peer)
+                detail ?? whyMissing(grid, operation, "none", subject: peer)
             )
         }
-        if let grid = report.workloads.first(where: { $0.name == workload }) {
-            for (operation, peer, speedup) in [
-                (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
-                (.decode, "NSKeyedUnarchiver", 100), (.decode, "JSONDecoder", 10),
-            ] {
-                addSpeedup(grid, operation, peer, speedup)
+        for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
+            let comparison = grid.comparisons.first {
+                $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
             }
-            for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
-                let comparison = grid.comparisons.first {
-                    $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
-                }
-                add(
-                    "\(operation.rawValue)-vs-floor",
-                    "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
-                    limit: limit,
-                    comparison?.ratio,
-                    comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
-                        ?? "gridstore or a floor row was not run or did not pass"
-                )
-            }
-            for (compression, limit) in [("none", 40.0), ("zstd:3", 15)] {
-                let row = gridstoreRow(grid, .encode, compression)
-                add(
-                    "bytes-per-slot-\(compression)",
-                    "≤ \(Int(limit)) bytes per slot, compression \(compression)",
-                    limit: limit,
-                    row?.bytesPerRecord,
-                    row.map {
-                        "\(Format.decimal($0.bytesPerRecord ?? 0)) bytes per slot (\(Format.bytes($0.bytes ?? 0)))"
-                    }
-                        ?? whyMissing(grid, .encode, compression)
-                )
-            }
-            for compression in settings.compressions.map(\.description) {
-                let row = gridstoreRow(grid, .save, compression)
-                var measured: Double?
-                var detail =
-                    row.map { $0.memoryError ?? "the memory group was not run" }
-                    ?? whyMissing(grid, .save, compression)
-                if let memory = row?.memory, let archive = row?.bytes {
-                    measured = Double(memory.overBaselineBytes) / Double(archive)
-                    detail =
-                        "peak − graph = \(Format.bytes(memory.overBaselineBytes)) = \(Format.decimal(measured!)) × archive "
-                        + "(\(Format.bytes(archive)))"
-                        + (memory.peakReset ? "" : "; peak not reset, includes setup")
-                }
-                add(
-                    "save-memory-\(compression)",
-                    "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
-                    limit: 1.5,
-                    measured,
-                    detail
-                )
-            }
-            for operation in [OperationKind.encode, .decode] {
-                let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
-                add(
-                    "linear-\(operation.rawValue)",
-                    "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
-                    limit: linearExponentLimit,
-                    growth?.exponent,
-                    growth.map {
-                        "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
-                    } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
-                )
-            }
+            add(
+                "\(operation.rawValue)-vs-floor",
+                "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
+                limit: limit,
+                comparison?.ratio,
+                comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
+                    ?? "gridstore or a floor row was not run or did not pass"
+            )
         }
-        if let codable = report.workloads.first(where: { $0.name == codableWorkload }) {
-            for (operation, peer, speedup) in codableSpeedups {
-                addSpeedup(codable, operation, peer, speedup)
+        for (compression, limit) in [("none", 40.0), ("zstd:3", 15)] {
+            let row = gridstoreRow(grid, .encode, compression)
+            add(
+                "bytes-per-slot-\(compression)",
+                "≤ \(Int(limit)) bytes per slot, compression \(compression)",
+                limit: limit,
+                row?.bytesPerRecord,
+                row.map { "\(Format.decimal($0.bytesPerRecord ?? 0)) bytes per slot (\(Format.bytes($0.bytes ?? 0)))" }
+                    ?? whyMissing(grid, .encode, compression)
+            )
+        }
+        for compression in settings.compressions.map(\.description) {
+            let row = gridstoreRow(grid, .save, compression)
+            var measured: Double?
+            var detail =
+                row.map { $0.memoryError ?? "the memory group was not run" } ?? whyMissing(grid, .save, compression)
+            if let memory = row?.memory, let archive = row?.bytes {
+                measured = Double(memory.overBaselineBytes) / Double(archive)
+                detail =
+                    "peak − graph = \(Format.bytes(memory.overBaselineBytes)) = \(Format.decimal(measured!)) × archive "
+                    + "(\(Format.bytes(archive)))" + (memory.peakReset ? "" : "; peak not reset, includes setup")
             }
+            add(
+                "save-memory-\(compression)",
+                "peak memory while saving (\(compression)) ≤ graph + 1.5 × archive",
+                limit: 1.5,
+                measured,
+                detail
+            )
+        }
+        for operation in [OperationKind.encode, .decode] {
+            let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
+            add(
+                "linear-\(operation.rawValue)",
+                "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
+                limit: linearExponentLimit,
+                growth?.exponent,
+                growth.map {
+                    "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
+                } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
+            )
         }
         return targets
     }
 
-    private static func gridstoreRow(
-        _ grid: WorkloadReport, _ operation: OperationKind, _ compression: String
-    )
+    private static func gridstoreRow(_ grid: WorkloadReport, _ operation: OperationKind, _ compression: String)
         -> CaseResult?
     {
         grid.results.first {
-            $0.role == .gridstore && $0.status == .ok && $0.operation == operation
-                && $0.compression == compression
+            $0.role == .gridstore && $0.status == .ok && $0.operation == operation && $0.compression == compression
         }
     }
 

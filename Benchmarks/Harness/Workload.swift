@@ -32,6 +32,7 @@ enum Workloads {
         .graph(GridStateGraph.self),
         .graph(ChainGraph.self),
         .graph(TreeGraph.self),
+        .keyedArchive,
         WorkloadEntry(name: CodableGridStateWorkload.name) { CodableGridStateWorkload(settings: $0) },
     ]
 

@@ -19,6 +19,52 @@ final class Backwards: GraphCoding {
     func encode(with archiver: GraphArchiver) throws {}
 }
 
+/// Reads Record's keys in an order that depends on the record: the decoder's learned read
+/// order (kept from the last out-of-order record of a shape) must not be trusted blindly.
+final class Shuffled: GraphCoding {
+    static var archivedTypeName: String { "Record" }
+    let name: String
+    let color: Int
+    let date: String
+    init(from unarchiver: GraphUnarchiver) throws {
+        var name = ""
+        var color = -1
+        var date = ""
+        let orders = [["d", "n", "c"], ["c", "d", "n"], ["n", "c", "d"], ["d", "c", "n"]]
+        // The record's position picks the order; a present-key check in between exercises lookups.
+        let index = try unarchiver.decodeIfPresent(Int.self, forKey: "index") ?? 0
+        for step in orders[index % orders.count] {
+            switch step {
+            case "d": date = try unarchiver.decode(String.self, forKey: "kEncodeKeyDate")
+            case "c": color = try unarchiver.decode(Int.self, forKey: "kEncodeKeyColor")
+            default: name = try unarchiver.decode(String.self, forKey: "kEncodeKeyName")
+            }
+            #expect(try unarchiver.decodeIfPresent(String.self, forKey: "absent") == nil)
+        }
+        (self.name, self.color, self.date) = (name, color, date)
+    }
+    func encode(with archiver: GraphArchiver) throws {}
+}
+
+/// Record with its position, written first: what `Shuffled` reads its order from.
+final class Indexed: GraphCoding {
+    static var archivedTypeName: String { "Record" }
+    let record: Record
+    let index: Int
+    init(_ record: Record, index: Int) {
+        self.record = record
+        self.index = index
+    }
+    init(from unarchiver: GraphUnarchiver) throws {
+        index = try unarchiver.decode(Int.self, forKey: "index")
+        record = try Record(from: unarchiver)
+    }
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(index, forKey: "index")
+        try record.encode(with: archiver)
+    }
+}
+
 /// A struct holding objects, to check values carry references.
 struct Pair: GraphCoding, Equatable {
     var left: Record
@@ -48,6 +94,15 @@ struct KeyedAccessTests {
         #expect(back.map(\.date) == records.map(\.date))
     }
 
+    @Test func keysReadInAnOrderThatChangesFromRecordToRecord() throws {
+        let records = (0..<40).map { Indexed(Record(name: "n\($0)", color: $0, date: "d\($0)"), index: $0 / 3) }
+        let data = try GraphArchiver.archivedData(withRootObject: records)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Shuffled].self, from: data)
+        #expect(back.map(\.name) == records.map(\.record.name))
+        #expect(back.map(\.color) == records.map(\.record.color))
+        #expect(back.map(\.date) == records.map(\.record.date))
+    }
+
     @Test func dictionaryRootKeepsSharing() throws {
         let shared = Record(name: "s", color: 1, date: "d")
         let root = ["a": shared, "b": shared, "c": Record(name: "t", color: 2, date: "e")]
@@ -63,9 +118,15 @@ struct KeyedAccessTests {
         let pairs = [Pair(left: shared, right: nil), Pair(left: shared, right: shared)]
         let data = try GraphArchiver.archivedData(withRootObject: pairs)
         // A struct's classes are not discovered from its type: register them.
-        #expect(archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Pair].self, from: data) }?.code == .unknownType)
+        #expect(
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Pair].self, from: data) }?.code
+                == .unknownType
+        )
         let back = try GraphUnarchiver.unarchivedObject(
-            ofType: [Pair].self, from: data, registry: GraphTypeRegistry([Record.self]))
+            ofType: [Pair].self,
+            from: data,
+            registry: GraphTypeRegistry([Record.self])
+        )
         #expect(back[0].left === back[1].left && back[1].right === back[0].left)
         #expect(back[0].right == nil)
         let copy = try GraphArchiver.deepCopy(of: pairs)
@@ -108,7 +169,9 @@ struct KeyedAccessTests {
         }
         let values = (0..<300).map { Sparse(fields: ["k\($0)": $0, "k\(($0 + 1) % 300)": -$0]) }
         let back = try GraphUnarchiver.unarchivedObject(
-            ofType: [Sparse].self, from: GraphArchiver.archivedData(withRootObject: values))
+            ofType: [Sparse].self,
+            from: GraphArchiver.archivedData(withRootObject: values)
+        )
         #expect(back == values)
     }
 }

@@ -278,6 +278,19 @@ struct KeyedArchiveWritingTests {
         #expect(back.records[10] === back.records[0] && back.records[11] === back.records[7])
     }
 
+    @Test func canonicallyEquivalentStringsKeepTheirBytes() throws {
+        // Swift's == calls these equal (é precomposed and decomposed, K and the Kelvin sign);
+        // a string table keyed by String would store one for both and lose the other's bytes.
+        let strings = ["caf\u{E9}", "cafe\u{301}", "K", "\u{212A}", "caf\u{E9}", "K"]
+        let data = try KeyedArchive.archivedData(withRootObject: strings)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [String].self, fromKeyedArchive: data)
+        #expect(back.map { Array($0.utf8) } == strings.map { Array($0.utf8) })
+        let foundation = try #require(
+            try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, NSString.self], from: data) as? [String]
+        )
+        #expect(foundation.map { Array($0.utf8) } == strings.map { Array($0.utf8) })
+    }
+
     @Test func structRootRoundTripsAsAValueType() throws {
         // Everything holds every primitive width, nested arrays and dictionaries with Int keys.
         let data = try KeyedArchive.archivedData(withRootObject: Everything())

@@ -16,7 +16,9 @@ struct RoundTripTests {
     }
 
     @Test func nanRoundTripsBitForBit() throws {
-        let values: [Double] = [.nan, -.infinity, .leastNonzeroMagnitude, -0.0, .greatestFiniteMagnitude]
+        let values: [Double] = [
+            .nan, -.infinity, .leastNonzeroMagnitude, -0.0, .greatestFiniteMagnitude,
+        ]
         let data = try GraphArchiver.archivedData(withRootObject: values)
         let back = try GraphUnarchiver.unarchivedObject(ofType: [Double].self, from: data)
         #expect(back.map(\.bitPattern) == values.map(\.bitPattern))
@@ -40,7 +42,10 @@ struct RoundTripTests {
     @Test func selfReferenceRestored() throws {
         let node = Node(1)
         node.next = node
-        let back = try GraphUnarchiver.unarchivedObject(ofType: Node.self, from: GraphArchiver.archivedData(withRootObject: node))
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: Node.self,
+            from: GraphArchiver.archivedData(withRootObject: node)
+        )
         #expect(back.next === back)
         back.next = nil
     }
@@ -68,7 +73,10 @@ struct RoundTripTests {
         parent.children = children
         for child in children { child.parent = parent }
         for root in [parent, children[1]] {
-            let back = try GraphUnarchiver.unarchivedObject(ofType: Node.self, from: GraphArchiver.archivedData(withRootObject: root))
+            let back = try GraphUnarchiver.unarchivedObject(
+                ofType: Node.self,
+                from: GraphArchiver.archivedData(withRootObject: root)
+            )
             let top = root === parent ? back : back.parent!
             #expect(top.label == 0)
             #expect(top.children.map(\.label) == [1, 2, 3])
@@ -85,7 +93,11 @@ struct RoundTripTests {
         registry.register(LinkAsNode.self, forName: "Node")
         let data = try GraphArchiver.archivedData(withRootObject: ring)
         #expect {
-            _ = try GraphUnarchiver.unarchivedObject(ofType: LinkAsNode.self, from: data, registry: registry)
+            _ = try GraphUnarchiver.unarchivedObject(
+                ofType: LinkAsNode.self,
+                from: data,
+                registry: registry
+            )
         } throws: { error in
             (error as? GraphArchiveError)?.code == .unresolvedCycle
         }
@@ -120,19 +132,65 @@ struct RoundTripTests {
         let node = Node(1)
         node.buddy = friend
         // The buddy is never encoded unconditionally: nil.
-        let alone = try GraphUnarchiver.unarchivedObject(ofType: Node.self, from: GraphArchiver.archivedData(withRootObject: node))
+        let alone = try GraphUnarchiver.unarchivedObject(
+            ofType: Node.self,
+            from: GraphArchiver.archivedData(withRootObject: node)
+        )
         #expect(alone.buddy == nil)
         // Encoded unconditionally after the conditional reference.
         let after = try GraphUnarchiver.unarchivedObject(
-            ofType: [Node].self, from: GraphArchiver.archivedData(withRootObject: [node, friend]))
+            ofType: [Node].self,
+            from: GraphArchiver.archivedData(withRootObject: [node, friend])
+        )
         #expect(after[0].buddy === after[1])
         // Encoded unconditionally before it.
         let before = try GraphUnarchiver.unarchivedObject(
-            ofType: [Node].self, from: GraphArchiver.archivedData(withRootObject: [friend, node]))
+            ofType: [Node].self,
+            from: GraphArchiver.archivedData(withRootObject: [friend, node])
+        )
         #expect(before[1].buddy === before[0])
         // Only unconditional references count towards the shared-reference statistics.
-        let info = try GraphUnarchiver.archiveInfo(from: GraphArchiver.archivedData(withRootObject: node))
+        let info = try GraphUnarchiver.archiveInfo(
+            from: GraphArchiver.archivedData(withRootObject: node)
+        )
         #expect(info.objectCount == 1)
+    }
+
+    /// A long top-level array has its bodies written between runs of references: references
+    /// that reach across those runs (forward, backward, conditional, to objects outside the
+    /// array) must come back exactly as they were.
+    @Test func longTopLevelArrayWithReferencesAcrossItsRuns() throws {
+        let count = 10_000
+        let nodes = (0..<count).map(Node.init)
+        let outsiders = (0..<100).map { Node(-1 - $0) }
+        for (position, node) in nodes.enumerated() {
+            node.next = nodes[(position * 7_919 + 4_099) % count]  // far ahead or far behind
+            if position % 3 == 0 { node.parent = outsiders[position % outsiders.count] }
+            if position % 5 == 0 { node.buddy = nodes[(position + 5_000) % count] }
+            if position % 11 == 0 { node.buddy = Node(-10_000 - position) }  // never kept
+        }
+        let array = nodes + [nodes[9_999], nodes[0]]
+        let data = try GraphArchiver.archivedData(withRootObject: array)
+        let info = try GraphUnarchiver.archiveInfo(from: data)
+        #expect(info.objectCount == count + outsiders.count)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Node].self, from: data)
+        #expect(back.count == count + 2)
+        #expect(back[count] === back[count - 1] && back[count + 1] === back[0])
+        var parents: [Int: Node] = [:]
+        for position in 0..<count {
+            let node = back[position]
+            #expect(node.label == position)
+            #expect(node.next === back[(position * 7_919 + 4_099) % count])
+            #expect((node.parent?.label) == (position % 3 == 0 ? -1 - position % outsiders.count : nil))
+            if let parent = node.parent { #expect(parent === parents[parent.label, default: parent]) }
+            parents[node.parent?.label ?? 0] = node.parent
+            if position % 11 == 0 {
+                #expect(node.buddy == nil)
+            } else if position % 5 == 0 {
+                #expect(node.buddy === back[(position + 5_000) % count])
+            }
+        }
+        for node in back + nodes { node.next = nil }
     }
 
     @Test func incrementalFormWithSeveralRootKeys() throws {
@@ -144,7 +202,10 @@ struct RoundTripTests {
         try archiver.finishEncoding()
         let data = try archiver.encodedData
 
-        let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry([Record.self]))
+        let unarchiver = try GraphUnarchiver(
+            forReadingFrom: data,
+            registry: GraphTypeRegistry([Record.self])
+        )
         #expect(unarchiver.containsValue(forKey: "Data"))
         #expect(!unarchiver.containsValue(forKey: "root"))
         let one = try unarchiver.decode(Record.self, forKey: "Data")

@@ -95,13 +95,19 @@ final class ArchiveOutput {
             storedLength += piece.count
             try sink.write(piece)
         }
-        try sink.write(sealedHeader(storedLength: storedLength, checksum: checksum.finalize()), at: start)
+        try sink.write(
+            sealedHeader(storedLength: storedLength, checksum: checksum.finalize()),
+            at: start
+        )
     }
 
     private func sealedHeader(storedPieces: [OutputChunk]) -> [UInt8] {
         var checksum = XXH64()
         for piece in storedPieces { piece.withUnsafeBytes { checksum.update($0) } }
-        return sealedHeader(storedLength: storedPieces.reduce(0) { $0 + $1.count }, checksum: checksum.finalize())
+        return sealedHeader(
+            storedLength: storedPieces.reduce(0) { $0 + $1.count },
+            checksum: checksum.finalize()
+        )
     }
 
     private func sealedHeader(storedLength: Int, checksum: UInt64) -> [UInt8] {
@@ -113,7 +119,9 @@ final class ArchiveOutput {
 }
 
 enum ArchiveAssembler {
-    static func assemble(state: inout EncodingState, compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
+    static func assemble(state: inout EncodingState, compression: ArchiveCompression)
+        throws(GraphArchiveError) -> ArchiveOutput
+    {
         // Refuse a compression this build cannot write before doing any work; compressing
         // itself waits for the output's destination (see `ArchiveOutput`).
         try PayloadCompression.validate(compression)
@@ -122,10 +130,10 @@ enum ArchiveAssembler {
         swap(&top, &state.out)
         var objects = ByteWriter()
         swap(&objects, &state.parked)
-        var objectCount = state.entries.count
+        var objectCount = state.identity.count
         var referenceCount = state.referenceCount
 
-        let everyObjectHasBody = state.bodyOwner.count == state.entries.count
+        let everyObjectHasBody = state.bodyCount == objectCount
         if !state.inConstructionOrder || !everyObjectHasBody {
             var reordered = try ObjectOrdering.reorder(state: state, top: top, objects: objects)
             swap(&top, &reordered.top)
@@ -133,16 +141,26 @@ enum ArchiveAssembler {
             objectCount = reordered.objectCount
             referenceCount = reordered.referenceCount
         }
+        // The objects are numbered: let go of the table (and of the objects it holds) before
+        // the output is compressed or written, which is when an encode holds the most.
+        state.identity = IdentityTable()
         return try assemble(
-            tablesOf: state, sections: [OutputChunk(top), OutputChunk(objects)], objectCount: objectCount,
-            referenceCount: referenceCount, compression: compression)
+            tablesOf: state,
+            sections: [OutputChunk(top), OutputChunk(objects)],
+            objectCount: objectCount,
+            referenceCount: referenceCount,
+            compression: compression
+        )
     }
 
     /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
     /// then the object section) and wraps the payload in a header. Also used by writers that
     /// produce the sections themselves (the KeyedArchive transcoder, the Codable bridge).
     static func assemble(
-        tablesOf state: borrowing EncodingState, sections: [OutputChunk], objectCount: Int, referenceCount: Int,
+        tablesOf state: borrowing EncodingState,
+        sections: [OutputChunk],
+        objectCount: Int,
+        referenceCount: Int,
         compression: ArchiveCompression
     ) throws(GraphArchiveError) -> ArchiveOutput {
         // FORMAT.md §4: key table, type table, shape table, top section, object section.
@@ -177,8 +195,11 @@ enum ArchiveAssembler {
             // decode them straight from the file's bytes.
             header.flags.insert([.zstdPayload, .columnarObjects])
             let columnar = try ColumnarObjects.columnar(
-                sections: sections, topCount: state.topCount, objectCount: objectCount,
-                shapeValueCounts: state.shapes.map(\.keyIDs.count))
+                sections: sections,
+                topCount: state.topCount,
+                objectCount: objectCount,
+                shapeValueCounts: state.shapes.map(\.keyIDs.count)
+            )
             payload = [OutputChunk(tables)] + columnar
         } else {
             payload = [OutputChunk(tables)] + sections

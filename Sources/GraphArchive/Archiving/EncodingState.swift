@@ -30,20 +30,6 @@ struct EncodedType {
     var lastShape: Int = -1
 }
 
-/// One numbered object.
-struct ObjectEntry {
-    let object: any GraphCoding & AnyObject
-    /// Offset of its body in the object section, or -1 while it has none.
-    var bodyStart = -1
-    /// Whether its body is (or will be) written: false while only conditionally referenced.
-    var isQueued: Bool
-
-    init(object: any GraphCoding & AnyObject, isQueued: Bool) {
-        self.object = object
-        self.isQueued = isQueued
-    }
-}
-
 struct EncodedShape: Hashable {
     var typeID: Int
     var keyIDs: [Int]
@@ -75,21 +61,36 @@ struct EncodingState: ~Copyable {
     var shapeKeyCount: [Int] = []
 
     // MARK: Objects
+    /// Object → index, in discovery order; it also holds every numbered object, so
+    /// identifiers stay unique while the archive is written.
     var identity = IdentityTable()
-    /// Every numbered object, in discovery order; holding them keeps identifiers unique.
-    var entries: [ObjectEntry] = []
-    /// Objects owed a body, in the order they will be written.
-    var queue: [Int] = []
+    /// Objects owed a body, in the order they will be written; emptied whenever all are written.
+    var queue: [QueuedObject] = []
     var queueHead = 0
-    /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]`).
+    /// Objects numbered by conditional references only, so far: each gets a body (and leaves
+    /// this table) if it is also encoded unconditionally.
+    var conditionalOnly: [Int: any GraphCoding & AnyObject] = [:]
+    /// Bodies begun.
+    var bodyCount = 0
+    /// The object of each body, in written order, once that differs from 0, 1, 2, …;
+    /// empty while body `i` is object `i`'s (flat collections: the common case).
+    var bodyOwner: [Int] = []
+    /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]` for body `i`);
+    /// `edgeStart` stays empty until the first reference from a body.
     var edges: [Int] = []
     var edgeStart: [Int] = []
-    /// Bodies in the order written, for the reordering pass.
-    var bodyOwner: [Int] = []
     var currentObject = -1
+    /// Where the body being written starts in the object section.
+    var currentBodyStart = 0
     /// False once bodies can no longer be read in table order (FORMAT.md §5.4): a body refers
     /// to an object not written before it, or bodies were written out of index order.
-    var inConstructionOrder = true
+    private(set) var inConstructionOrder = true
+    /// Once out of construction order, the reordering pass needs every body's start: those
+    /// from body `firstTrackedBody` on are recorded in `trackedBodyStarts` as they are written,
+    /// the earlier ones are found by scanning (-1: none recorded yet). Deep graphs leave the
+    /// order at their first body; flat ones never do, and pay nothing.
+    private(set) var firstTrackedBody = -1
+    private(set) var trackedBodyStarts: [Int] = []
     var referenceCount = 0
 
     // MARK: Containers
@@ -122,7 +123,9 @@ struct EncodingState: ~Copyable {
             let position = container.position
             let start = shapeKeyStart[shape]
             if position < shapeKeyCount[shape] {
-                if shapeKeyBits[start + position] == StringBits(key) || shapeKeyStrings[start + position] == key {
+                if shapeKeyBits[start + position] == StringBits(key)
+                    || shapeKeyStrings[start + position] == key
+                {
                     container.position = position + 1
                     return
                 }
@@ -137,7 +140,11 @@ struct EncodingState: ~Copyable {
         switch container.kind {
         case .top:
             guard topKeys.insert(id).inserted else {
-                throw GraphArchiveError(.duplicateKey, "key \"\(key)\" encoded twice at the top level", keyPath: [key])
+                throw GraphArchiveError(
+                    .duplicateKey,
+                    "key \"\(key)\" encoded twice at the top level",
+                    keyPath: [key]
+                )
             }
             out.writeVarint(id)
             topCount += 1
@@ -145,8 +152,10 @@ struct EncodingState: ~Copyable {
             leaveFastPath()
             guard !slowKeyIDs[container.slowKeysStart...].contains(id) else {
                 throw GraphArchiveError(
-                    .duplicateKey, "key \"\(key)\" encoded twice in one \(types[container.typeID].name)",
-                    keyPath: [types[container.typeID].name, key])
+                    .duplicateKey,
+                    "key \"\(key)\" encoded twice in one \(types[container.typeID].name)",
+                    keyPath: [types[container.typeID].name, key]
+                )
             }
             slowKeyIDs.append(id)
             container.position += 1
@@ -163,7 +172,10 @@ struct EncodingState: ~Copyable {
 
     // MARK: - Types and records
 
-    mutating func typeID(for type: any GraphCoding.Type, object: (any (GraphCoding & AnyObject).Type)?) -> Int {
+    mutating func typeID(
+        for type: any GraphCoding.Type,
+        object: (any (GraphCoding & AnyObject).Type)?
+    ) -> Int {
         let key = ObjectIdentifier(type)
         if key == lastTypeKey { return lastTypeID }
         let id: Int
@@ -171,7 +183,9 @@ struct EncodingState: ~Copyable {
             id = known
         } else {
             id = types.count
-            types.append(EncodedType(name: type.archivedTypeName, isObject: object != nil, objectType: object))
+            types.append(
+                EncodedType(name: type.archivedTypeName, isObject: object != nil, objectType: object)
+            )
             typeIndex[key] = id
         }
         lastTypeKey = key
@@ -182,13 +196,21 @@ struct EncodingState: ~Copyable {
     /// Opens a record of `typeID`; the caller has written any tag before it.
     mutating func beginRecord(typeID: Int) throws(GraphArchiveError) {
         guard stack.count < maximumDepth else {
-            throw GraphArchiveError(.invalidValue, "values nest deeper than maximumDepth (\(maximumDepth))")
+            throw GraphArchiveError(
+                .invalidValue,
+                "values nest deeper than maximumDepth (\(maximumDepth))"
+            )
         }
         stack.append(container)
         let candidate = types[typeID].lastShape
         container = EncodingContainer(
-            kind: .record, typeID: typeID, candidateShape: candidate, matching: candidate >= 0,
-            slowKeysStart: slowKeyIDs.count, placeholder: out.count)
+            kind: .record,
+            typeID: typeID,
+            candidateShape: candidate,
+            matching: candidate >= 0,
+            slowKeysStart: slowKeyIDs.count,
+            placeholder: out.count
+        )
         out.writeByte(0)  // shape id placeholder, patched in endRecord
     }
 
@@ -198,7 +220,10 @@ struct EncodingState: ~Copyable {
             shape = container.candidateShape
         } else {
             leaveFastPath()
-            let key = EncodedShape(typeID: container.typeID, keyIDs: Array(slowKeyIDs[container.slowKeysStart...]))
+            let key = EncodedShape(
+                typeID: container.typeID,
+                keyIDs: Array(slowKeyIDs[container.slowKeysStart...])
+            )
             slowKeyIDs.removeSubrange(container.slowKeysStart...)
             if let known = shapeIndex[key] {
                 shape = known
@@ -229,7 +254,10 @@ struct EncodingState: ~Copyable {
 
     mutating func beginNested() throws(GraphArchiveError) {
         guard stack.count < maximumDepth else {
-            throw GraphArchiveError(.invalidValue, "values nest deeper than maximumDepth (\(maximumDepth))")
+            throw GraphArchiveError(
+                .invalidValue,
+                "values nest deeper than maximumDepth (\(maximumDepth))"
+            )
         }
         stack.append(container)
         container = EncodingContainer(kind: .record, slowKeysStart: slowKeyIDs.count)
@@ -251,72 +279,120 @@ struct EncodingState: ~Copyable {
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge.
     @inline(__always)
-    mutating func register(_ object: any GraphCoding & AnyObject, conditional: Bool) -> Int {
-        let (found, inserted) = identity.indexOrInsert(ObjectIdentifier(object), next: UInt32(truncatingIfNeeded: entries.count))
+    mutating func register<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) -> Int {
+        let next = identity.count
+        let (found, inserted) = identity.indexOrInsert(object, next: UInt32(truncatingIfNeeded: next))
         let index = Int(found)
         if inserted {
-            entries.append(ObjectEntry(object: object, isQueued: !conditional))
-            if !conditional { queue.append(index) }
-        } else if !conditional && !entries[index].isQueued {
-            entries[index].isQueued = true
-            queue.append(index)
+            if conditional {
+                conditionalOnly[index] = object
+            } else {
+                queue.append(QueuedObject(index: index, object: object))
+            }
+        } else if !conditional && !conditionalOnly.isEmpty,
+            let waiting = conditionalOnly.removeValue(forKey: index)
+        {
+            queue.append(QueuedObject(index: index, object: waiting))
         }
         if !conditional {
             referenceCount += 1
         }
         if currentObject >= 0 {
+            if edges.isEmpty { edgeStart = Array(repeating: 0, count: bodyCount) }
             edges.append(index)
-            if index >= currentObject { inConstructionOrder = false }
+            if index >= currentObject { leaveConstructionOrder() }
         }
         return index
     }
 
-    /// Makes room for `count` more objects, so a large array of references grows the tables once.
-    /// Grows geometrically: reserving the exact size for every small array would copy the
-    /// whole table at almost every object of a tree (quadratic; found by the benchmark harness).
-    mutating func reserveObjects(_ count: Int) {
-        let needed = entries.count + count
-        if needed > entries.capacity {
-            entries.reserveCapacity(max(needed, entries.capacity * 2))
+    /// Notes that bodies are no longer in construction order, and starts recording body starts
+    /// from the body being written (or the next one).
+    private mutating func leaveConstructionOrder() {
+        guard inConstructionOrder else { return }
+        inConstructionOrder = false
+        if currentObject >= 0 {
+            firstTrackedBody = bodyCount - 1
+            trackedBodyStarts.append(currentBodyStart)
+        } else {
+            firstTrackedBody = bodyCount
         }
+    }
+
+    /// Makes room for `count` more references in the queue, so a large array grows it once.
+    /// Grows geometrically: reserving the exact size for every small array would copy the
+    /// whole queue at almost every object of a tree (quadratic; found by the benchmark harness).
+    /// The identity table grows by itself: an array's count overstates its distinct objects.
+    mutating func reserveObjects(_ count: Int) {
         if queue.count + count > queue.capacity {
             queue.reserveCapacity(max(queue.count + count, queue.capacity * 2))
         }
-        identity.reserve(needed)
     }
 
-    /// Writes a packed array of `count` references (FORMAT.md §6.5).
-    mutating func writeReferenceArray(count: Int, _ object: (Int) -> any GraphCoding & AnyObject) {
-        reserveObjects(count)
+    /// Starts a packed array of `count` references (FORMAT.md §6.5); `writeReferences` writes them.
+    mutating func beginReferenceArray(count: Int) {
         out.writeByte(ValueTag.referenceArray)
         out.writeVarint(count)
-        var previous = -1
-        for position in 0..<count {
-            let index = register(object(position), conditional: false)
+    }
+
+    /// Writes the references of `objects`, each as its delta from `previous` (updated).
+    mutating func writeReferences<Object: GraphCoding & AnyObject>(_ objects: ArraySlice<Object>, previous: inout Int) {
+        reserveObjects(objects.count)
+        for object in objects {
+            let index = register(object, conditional: false)
             let delta = index &- previous
             out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
             previous = index
         }
     }
 
+    /// True while a value is being written straight into the top-level section, outside any
+    /// body or nested value: the moment queued bodies may be written in between.
+    var isWritingTopLevelValue: Bool {
+        !isWritingObjects && container.kind == .top && stack.isEmpty
+    }
+
     /// Switches output to the next queued object's body, or returns nil when none is left.
     mutating func beginNextObject() throws(GraphArchiveError) -> (any GraphCoding & AnyObject)? {
         guard queueHead < queue.count else { return nil }
-        let index = queue[queueHead]
+        let next = queue[queueHead]
+        let index = next.index
+        let object = next.object
         queueHead += 1
+        if queueHead == queue.count && queueHead >= 1 << 12 {
+            // Every queued body is being written: start the queue afresh, so it holds only
+            // what is still owed (a large one is given back rather than kept).
+            if queue.capacity > 1 << 14 { queue = [] } else { queue.removeAll(keepingCapacity: true) }
+            queueHead = 0
+        }
         if !isWritingObjects {
             swap(&out, &parked)
             isWritingObjects = true
         }
-        if index != bodyOwner.count { inConstructionOrder = false }
+        if index != bodyCount {
+            leaveConstructionOrder()
+            if bodyOwner.isEmpty { bodyOwner = Array(0..<bodyCount) }
+        }
+        currentBodyStart = out.count
+        if firstTrackedBody >= 0 { trackedBodyStarts.append(currentBodyStart) }
+        if !bodyOwner.isEmpty { bodyOwner.append(index) }
+        if !edges.isEmpty { edgeStart.append(edges.count) }
+        bodyCount += 1
         currentObject = index
-        entries[index].bodyStart = out.count
-        edgeStart.append(edges.count)
-        bodyOwner.append(index)
-        let object = entries[index].object
         let type = type(of: object)
         try beginRecord(typeID: typeID(for: type, object: type))
         return object
+    }
+
+    /// The object whose body was written `position`-th.
+    func owner(ofBody position: Int) -> Int {
+        bodyOwner.isEmpty ? position : bodyOwner[position]
+    }
+
+    /// The references made by the body written `position`-th.
+    func edgeRange(ofBody position: Int) -> Range<Int> {
+        guard !edgeStart.isEmpty else { return 0..<0 }
+        let end = position + 1 < edgeStart.count ? edgeStart[position + 1] : edges.count
+        return edgeStart[position]..<end
     }
 
     mutating func endObject() {

@@ -12,7 +12,10 @@ extension GraphArchiver {
         try archiver.encode(value, forKey: rootKey)
         try archiver.finishEncoding()
         let unarchiver = try GraphUnarchiver(
-            bytes: ArchiveBytes(copying: archiver.encodedBytes), registry: archiver.encounteredTypes, options: .init())
+            bytes: ArchiveBytes(copying: archiver.encodedBytes),
+            registry: archiver.encounteredTypes,
+            options: .init()
+        )
         return try unarchiver.decodeRoot(T.self)
     }
 }

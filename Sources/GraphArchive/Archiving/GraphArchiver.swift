@@ -118,7 +118,9 @@ public final class GraphArchiver {
     /// Encodes a reference that is kept only if `object` is also encoded unconditionally
     /// somewhere in the archive (before or after this call); otherwise it decodes as nil.
     /// The `encodeConditionalObject(_:forKey:)` of `NSCoder`.
-    public func encodeConditionalObject<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+    public func encodeConditionalObject<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String)
+        throws
+    {
         try state.writeKey(key)
         if let object {
             state.writeReference(object, conditional: true)
@@ -145,12 +147,8 @@ public final class GraphArchiver {
             state.writeBytes(array as! [UInt8])
             return
         }
-        if let first = array.first, first._graphObject() != nil {
-            // Elements share one static class type, so all are objects: pack their references
-            // (FORMAT.md §6.5).
-            state.writeReferenceArray(count: array.count) { array[$0]._graphObject()! }
-            return
-        }
+        // Arrays of a class type pack their references (FORMAT.md §6.5).
+        if try Element._encodeObjectArray(array, to: self) { return }
         try state.beginNested()
         state.out.writeByte(ValueTag.array)
         state.out.writeVarint(array.count)
@@ -159,6 +157,26 @@ public final class GraphArchiver {
         }
         state.endNested()
     }
+
+    /// Writes an array of objects as packed references. At the top level, the bodies of the
+    /// objects met are written every few thousand references rather than after the whole
+    /// array: the queue stays short, and each object is still in cache when its body is read.
+    func writeReferenceArray<Object: GraphCoding & AnyObject>(_ array: [Object]) throws {
+        state.beginReferenceArray(count: array.count)
+        let writesBodiesBetween = state.isWritingTopLevelValue
+        var previous = -1
+        var start = 0
+        while start < array.count {
+            let end =
+                writesBodiesBetween ? min(start + Self.referencesBetweenBodies, array.count) : array.count
+            state.writeReferences(array[start..<end], previous: &previous)
+            if writesBodiesBetween { try writeQueuedObjects() }
+            start = end
+        }
+    }
+
+    /// How many top-level references are written before the bodies they queued.
+    private static let referencesBetweenBodies = 2048
 
     func writeDictionary<Key: GraphValue, Value: GraphValue>(_ dictionary: [Key: Value]) throws {
         try state.beginNested()
@@ -191,7 +209,10 @@ public final class GraphArchiver {
     public func finishEncoding() throws {
         guard output == nil else { return }
         guard state.isAtTop else {
-            throw GraphArchiveError(.invalidState, "finishEncoding() called while a value is still being encoded")
+            throw GraphArchiveError(
+                .invalidState,
+                "finishEncoding() called while a value is still being encoded"
+            )
         }
         output = try ArchiveAssembler.assemble(state: &state, compression: options.compression)
     }
@@ -240,7 +261,10 @@ public final class GraphArchiver {
 
     /// Archives `rootObject` under the key ``rootKey`` and returns the bytes.
     /// The `archivedData(withRootObject:)` of `NSKeyedArchiver`.
-    public static func archivedData<T: GraphValue>(withRootObject rootObject: T, options: Options = Options()) throws -> Data {
+    public static func archivedData<T: GraphValue>(
+        withRootObject rootObject: T,
+        options: Options = Options()
+    ) throws -> Data {
         let archiver = GraphArchiver(options: options)
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()
@@ -250,7 +274,11 @@ public final class GraphArchiver {
     /// Archives `rootObject` under ``rootKey`` and saves it to `path` atomically: the file is
     /// either the previous archive or the whole new one, never a mix. The
     /// `archiveRootObject(_:toFile:)` of `NSKeyedArchiver`, throwing instead of returning `false`.
-    public static func archiveRootObject<T: GraphValue>(_ rootObject: T, toFile path: String, options: Options = Options()) throws {
+    public static func archiveRootObject<T: GraphValue>(
+        _ rootObject: T,
+        toFile path: String,
+        options: Options = Options()
+    ) throws {
         let archiver = GraphArchiver(options: options)
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()

@@ -14,23 +14,48 @@ enum ObjectOrdering {
         var referenceCount: Int
     }
 
-    static func reorder(state: borrowing EncodingState, top: borrowing ByteWriter, objects: borrowing ByteWriter) throws(GraphArchiveError) -> Result {
-        let count = state.entries.count
-        // Edges per object index (bodies were written in `bodyOwner` order).
+    static func reorder(
+        state: borrowing EncodingState,
+        top: borrowing ByteWriter,
+        objects: borrowing ByteWriter
+    ) throws(GraphArchiveError) -> Result {
+        let count = state.identity.count
+        let scanner = ValueScanner(
+            shapeValueCounts: state.shapes.map(\.keyIDs.count),
+            objectCount: count,
+            maximumDepth: Int.max
+        )
+        // Each body's object, edges and start: recorded from the first body out of order on,
+        // found by scanning before it (bodies lie in written order from offset 0).
+        var bodyStart = [Int](repeating: -1, count: count)
         var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
-        for (position, owner) in state.bodyOwner.enumerated() {
-            let end = position + 1 < state.edgeStart.count ? state.edgeStart[position + 1] : state.edges.count
-            edgeRange[owner] = state.edgeStart[position]..<end
+        var bodyOwners: [Int] = []
+        bodyOwners.reserveCapacity(state.bodyCount)
+        for position in 0..<state.bodyCount {
+            let owner = state.owner(ofBody: position)
+            bodyOwners.append(owner)
+            edgeRange[owner] = state.edgeRange(ofBody: position)
         }
-        let hasBody = state.entries.map { $0.bodyStart >= 0 }
+        let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
+        try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for position in 0..<firstTracked {
+                    bodyStart[bodyOwners[position]] = reader.offset
+                    try scanner.skipRecord(&reader, depth: 0)
+                }
+            }
+        }
+        for (position, start) in zip(firstTracked..., state.trackedBodyStarts) {
+            bodyStart[bodyOwners[position]] = start
+        }
 
         // Iterative post-order DFS from each body in written order.
         var newIndex = [Int](repeating: -1, count: count)
         var order: [Int] = []
-        order.reserveCapacity(state.bodyOwner.count)
+        order.reserveCapacity(state.bodyCount)
         var visited = [Bool](repeating: false, count: count)
         var stack: [(object: Int, nextEdge: Int)] = []
-        for root in state.bodyOwner where !visited[root] {
+        for root in bodyOwners where !visited[root] {
             visited[root] = true
             stack.append((root, edgeRange[root].lowerBound))
             while !stack.isEmpty {
@@ -38,7 +63,7 @@ enum ObjectOrdering {
                 if edge < edgeRange[object].upperBound {
                     stack[stack.count - 1].nextEdge = edge + 1
                     let target = state.edges[edge]
-                    if hasBody[target] && !visited[target] {
+                    if bodyStart[target] >= 0 && !visited[target] {
                         visited[target] = true
                         stack.append((target, edgeRange[target].lowerBound))
                     }
@@ -50,31 +75,31 @@ enum ObjectOrdering {
             }
         }
 
-        let scanner = ValueScanner(
-            shapeValueCounts: state.shapes.map(\.keyIDs.count), objectCount: count,
-            maximumDepth: Int.max)
         var translator = Translator(scanner: scanner, newIndex: newIndex)
         var newObjects = ByteWriter(reservingCapacity: objects.count)
         try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-          try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-            for object in order {
-                reader.offset = state.entries[object].bodyStart
-                try translator.copyRecord(&reader, into: &newObjects)
+            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for object in order {
+                    reader.offset = bodyStart[object]
+                    try translator.copyRecord(&reader, into: &newObjects)
+                }
             }
-          }
         }
         var newTop = ByteWriter(reservingCapacity: top.count)
         try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-          try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-            for _ in 0..<state.topCount {
-                newTop.writeVarint(try reader.readVarint())
-                try translator.copyValue(&reader, into: &newTop)
+            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for _ in 0..<state.topCount {
+                    newTop.writeVarint(try reader.readVarint())
+                    try translator.copyValue(&reader, into: &newTop)
+                }
             }
-          }
         }
         return Result(
-            top: newTop, objects: newObjects, objectCount: order.count,
-            referenceCount: translator.referenceCount)
+            top: newTop,
+            objects: newObjects,
+            objectCount: order.count,
+            referenceCount: translator.referenceCount
+        )
     }
 
     /// Copies values, rewriting object indexes through `newIndex` (-1: no body, becomes nil).
@@ -83,7 +108,9 @@ enum ObjectOrdering {
         let newIndex: [Int]
         var referenceCount = 0
 
-        mutating func copyRecord(_ reader: inout ByteReader, into writer: inout ByteWriter) throws(GraphArchiveError) {
+        mutating func copyRecord(_ reader: inout ByteReader, into writer: inout ByteWriter)
+            throws(GraphArchiveError)
+        {
             let shape = try scanner.readShape(&reader)
             writer.writeVarint(shape)
             for _ in 0..<scanner.shapeValueCounts[shape] {
@@ -91,7 +118,9 @@ enum ObjectOrdering {
             }
         }
 
-        mutating func copyValue(_ reader: inout ByteReader, into writer: inout ByteWriter) throws(GraphArchiveError) {
+        mutating func copyValue(_ reader: inout ByteReader, into writer: inout ByteWriter)
+            throws(GraphArchiveError)
+        {
             let start = reader.offset
             let tag = try reader.peekByte()
             switch tag {

@@ -78,12 +78,10 @@ struct CodableEncodingState: ~Copyable {
     var referenceCount = 0
 
     // MARK: Objects
-    /// Object identity → discovery number.
+    /// Object identity → discovery number; holds every object met, so identifiers stay unique.
     var identity = IdentityTable()
     /// Per discovery number: the object's index once its body is written, -1 while it is written.
     var objectIndex: [Int] = []
-    /// Every object met, held so identifiers stay unique until the archive is done.
-    var retained: [AnyObject] = []
 
     // MARK: Frames
     var frames: ContiguousArray<CodableEncodingFrame> = []
@@ -512,11 +510,10 @@ struct CodableEncodingState: ~Copyable {
     @inline(__always)
     mutating func discover(_ object: AnyObject) -> (discovery: Int, index: Int?) {
         let next = UInt32(truncatingIfNeeded: objectIndex.count)
-        let (found, inserted) = identity.indexOrInsert(ObjectIdentifier(object), next: next)
+        let (found, inserted) = identity.indexOrInsert(object, next: next)
         let discovery = Int(found)
         if inserted {
             objectIndex.append(-1)
-            retained.append(object)
             return (discovery, nil)
         }
         return (discovery, objectIndex[discovery])
@@ -526,7 +523,6 @@ struct CodableEncodingState: ~Copyable {
     mutating func reserveObjects(_ count: Int) {
         identity.reserve(objectIndex.count + count)
         objectIndex.reserveCapacity(objectIndex.count + count)
-        retained.reserveCapacity(retained.count + count)
     }
 
     /// The frame of the body being written for discovery number `discovery`.

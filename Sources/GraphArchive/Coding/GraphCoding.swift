@@ -69,10 +69,14 @@ extension GraphCoding where Self: AnyObject {
         try unarchiver.readObjectReference(Self.self)
     }
 
-    public func _graphObject() -> (any GraphCoding & AnyObject)? { self }
+    public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool {
+        try archiver.writeReferenceArray(array)
+        return true
+    }
 
-    public static func _decodeGraphObject(at index: Int, from unarchiver: GraphUnarchiver) throws -> Self {
-        try unarchiver.object(at: index, as: Self.self)
+    public static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
+    {
+        try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self)
     }
 
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {

@@ -14,19 +14,23 @@ import Foundation
 public protocol GraphValue {
     func _encodeGraphValue(to archiver: GraphArchiver) throws
     static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Self
-    /// The instance as an archivable object, if it is one (classes), for packed reference arrays.
-    func _graphObject() -> (any GraphCoding & AnyObject)?
-    /// Decodes the object at `index` of the object table as `Self` (classes only).
-    static func _decodeGraphObject(at index: Int, from unarchiver: GraphUnarchiver) throws -> Self
+    /// Writes `array` as a packed array of references and returns true if `Self` is a class;
+    /// returns false, having written nothing, otherwise.
+    static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool
+    /// Decodes a packed array of `count` references as `[Self]` (classes only); `capacity` is
+    /// the most elements the input can hold.
+    static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
     /// Adds the archivable classes this type is built from to `registry`.
     static func _registerGraphTypes(in registry: inout GraphTypeRegistry)
 }
 
 extension GraphValue {
-    public func _graphObject() -> (any GraphCoding & AnyObject)? { nil }
+    public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool { false }
 
-    public static func _decodeGraphObject(at index: Int, from unarchiver: GraphUnarchiver) throws -> Self {
-        throw unarchiver.typeMismatch(expected: Self.self, found: "array of objects")
+    public static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
+    {
+        guard count == 0 else { throw unarchiver.typeMismatch(expected: Self.self, found: "array of objects") }
+        return []
     }
 
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {}

@@ -270,23 +270,33 @@ struct BPlist {
         return Int(UInt32(clamping: try cursor.readBigEndian(width: Int(marker & 0x0F) + 1)))
     }
 
-    /// The bytes of object `index` as two zero-padded little-endian words and the length, if
-    /// it is an ASCII string of fewer than 15 bytes (its length in the marker), else nil: the
-    /// short way for dictionary keys, compared without making a `String`.
+    /// The bytes of object `index` as three zero-padded little-endian words and the length, if
+    /// it is an ASCII string of at most 24 bytes, else nil: the short way for dictionary keys,
+    /// compared without making a `String`.
     @inline(__always)
-    func shortASCIIWords(_ index: Int) throws(GraphArchiveError) -> (first: UInt64, second: UInt64, length: Int)? {
+    func shortASCIIWords(_ index: Int) throws(GraphArchiveError) -> (
+        first: UInt64, second: UInt64, third: UInt64, length: Int
+    )? {
         guard index >= 0 && index < offsets.count else { throw outOfRange(index) }
         var cursor = reader
         cursor.offset = Int(offsets[index])
         let marker = try cursor.readByte()
-        guard marker & 0xF0 == BPlistMarker.asciiString, marker & 0x0F < 0x0F else { return nil }
-        let length = Int(marker & 0x0F)
+        guard marker & 0xF0 == BPlistMarker.asciiString else { return nil }
+        var length = Int(marker & 0x0F)
+        if length == 0x0F {
+            // A longer key ("kEncodeKeyColor" has 15 bytes) has its length in a 1-byte integer
+            // object next; longer lengths take the general path.
+            guard try cursor.readByte() == BPlistMarker.integer else { return nil }
+            length = Int(try cursor.readByte())
+            guard length <= 24 else { return nil }
+        }
         guard length <= objectsEnd - cursor.offset else {
             throw malformed(index, "claims \(length) elements, more than the object data holds")
         }
         let first = length > 0 ? try cursor.readPadded(min(length, 8)) : 0
-        let second = length > 8 ? try cursor.readPadded(length - 8) : 0
-        return (first, second, length)
+        let second = length > 8 ? try cursor.readPadded(min(length - 8, 8)) : 0
+        let third = length > 16 ? try cursor.readPadded(length - 16) : 0
+        return (first, second, third, length)
     }
 
     /// The marker of object `index`, which must exist.

@@ -2,11 +2,11 @@
 
 /// Builds a binary property list object by object, then writes it in one go.
 ///
-/// Scalars are encoded as they are added (equal strings, numbers, booleans and UIDs are stored
-/// once, as CF's writer does); containers keep their references until ``finish(top:)``, when
-/// the object count, and so the reference width, is known. Containers are built on a stack:
-/// push the references of the elements (for a dictionary: key, value, key, value…), then
-/// close the container from the stack position where it began.
+/// Scalars are encoded as they are added (equal ASCII strings, numbers, booleans and UIDs are
+/// stored once, as CF's writer does); containers keep their references until
+/// ``finish(top:)``, when the object count, and so the reference width, is known. Containers
+/// are built on a stack: push the references of the elements (for a dictionary: key, value,
+/// key, value…), then close the container from the stack position where it began.
 struct BPlistWriter: ~Copyable {
     /// Encoded scalars, back to back.
     private var scalars = ByteWriter(reservingCapacity: 1 << 12)
@@ -30,26 +30,46 @@ struct BPlistWriter: ~Copyable {
 
     // MARK: - Scalars
 
+    /// A string object. ASCII strings are stored once each; others every time, since the
+    /// table is keyed by `String`, whose `==` also matches canonically equivalent strings ("é"
+    /// and "e" + U+0301, "K" and the Kelvin sign), which must keep their own bytes. (An ASCII
+    /// string is equivalent to no other ASCII string, and non-ASCII ones never enter the table.)
     mutating func string(_ value: String) -> Int {
-        if let known = strings[value] { return known }
-        let id = beginScalar()
-        let isASCII = value.utf8.allSatisfy { $0 < 0x80 }
-        if isASCII {
-            Self.writeHeader(BPlistMarker.asciiString, count: value.utf8.count, into: &scalars)
-            scalars.writeUTF8(value)
-        } else {
+        // Only ASCII has as many UTF-16 units as UTF-8 bytes (any other scalar takes more
+        // bytes than units), and an ASCII string knows its UTF-16 count without a pass.
+        guard value.utf8.count == value.utf16.count else {
+            let id = beginScalar()
             Self.writeHeader(BPlistMarker.utf16String, count: value.utf16.count, into: &scalars)
             for unit in value.utf16 { scalars.writeBigEndian(UInt64(unit), width: 2) }
+            return id
         }
-        strings[value] = id
+        // One lookup, which also inserts a new string under the id it is about to get.
+        let next = locations.count
+        let id = Self.value(&strings[value, default: next])
+        guard id == next else { return id }
+        _ = beginScalar()
+        Self.writeHeader(BPlistMarker.asciiString, count: value.utf8.count, into: &scalars)
+        scalars.writeUTF8(value)
         return id
     }
 
+    /// Reads an `inout` access: `&dictionary[key, default: value]` inserts `value` when `key`
+    /// is new, in the same lookup.
+    private static func value(_ slot: inout Int) -> Int { slot }
+
+    /// Makes room for `count` distinct strings and as many numbers, so that the tables that
+    /// store each once do not grow (rehashing everything) while a large archive is written.
+    mutating func reserveScalars(_ count: Int) {
+        strings.reserveCapacity(count)
+        integers.reserveCapacity(count)
+    }
+
     mutating func integer(_ value: Int64) -> Int {
-        if let known = integers[value] { return known }
-        let id = beginScalar()
+        let next = locations.count
+        let id = Self.value(&integers[value, default: next])
+        guard id == next else { return id }
+        _ = beginScalar()
         Self.writeInteger(value, into: &scalars)
-        integers[value] = id
         return id
     }
 
@@ -65,11 +85,12 @@ struct BPlistWriter: ~Copyable {
 
     mutating func double(_ value: Double) -> Int {
         let key = value.bitPattern
-        if let known = reals[key] { return known }
-        let id = beginScalar()
+        let next = locations.count
+        let id = Self.value(&reals[key, default: next])
+        guard id == next else { return id }
+        _ = beginScalar()
         scalars.writeByte(BPlistMarker.real | 3)
         scalars.writeBigEndian(key, width: 8)
-        reals[key] = id
         return id
     }
 

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/KeyedArchive/GraphUnarchiver+KeyedArchive.swift - reading NSKeyedArchiver archives
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension GraphUnarchiver {
@@ -49,7 +49,7 @@ extension GraphUnarchiver {
             valueTypeNames: Self.names(of: valueTypes),
             options: options
         )
-        try self.init(bytes: ArchiveBytes(joining: native.stored()), registry: registry, options: options)
+        try self.init(transcoded: native, registry: registry, options: options)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -101,7 +101,14 @@ extension GraphUnarchiver {
             valueTypeNames: Self.names(of: valueTypes),
             options: options
         )
-        try self.init(bytes: ArchiveBytes(joining: native.stored()), registry: registry, options: options)
+        try self.init(transcoded: native, registry: registry, options: options)
+    }
+
+    /// Opens the native archive the keyed reader just made; its payload checksum was computed
+    /// while assembling it and is not computed again.
+    private convenience init(transcoded native: ArchiveOutput, registry: GraphTypeRegistry, options: Options) throws {
+        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options, isOwnOutput: true)
+        try self.init(loaded: loaded, registry: registry, options: options)
     }
 
     /// The archived names and aliases of the structs among `types`.

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/KeyedArchive/KeyedArchive.swift - Apple NSKeyedArchiver archives: writing, converting, inspecting
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Apple's `NSKeyedArchiver` format (a binary property list), written and converted without
@@ -169,7 +169,7 @@ public enum KeyedArchive {
         -> ArchiveInfo
     {
         let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options)
-        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options)
+        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options, isOwnOutput: true)
         var info = try GraphUnarchiver.archiveInfo(loaded: loaded, options: options)
         info.formatVersion = "\(KeyedArchiveIndex.archiverName) \(KeyedArchiveIndex.version)"
         info.archiveBytes = bytes.count

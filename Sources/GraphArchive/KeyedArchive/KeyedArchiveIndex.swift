@@ -370,7 +370,7 @@ struct KeyedArchiveIndex {
     private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
         let id: Int
         if let key = try plist.shortASCIIWords(index) {
-            id = try shortKeyID(KeyWords((key.first, key.second, 0), length: key.length), index)
+            id = try shortKeyID(KeyWords((key.first, key.second, key.third), length: key.length), index)
             keyIDs[index] = Int32(truncatingIfNeeded: id)
             return id
         }

@@ -6,8 +6,8 @@
 //   referred to from several places is stored once and decodes as one instance;
 // - integers, reals and booleans under a key are stored inline (what `encodeInteger(_:forKey:)`,
 //   `encodeDouble`, `encodeBool` write and `decodeInteger(forKey:)` etc. read);
-// - strings and data are `$objects` entries (NSString, NSData; equal ones stored once), dates
-//   are NSDate, arrays NSMutableArray, dictionaries NSMutableDictionary, read with
+// - strings and data are `$objects` entries (NSString, NSData; equal ASCII strings stored
+//   once), dates are NSDate, arrays NSMutableArray, dictionaries NSMutableDictionary, read with
 //   `decodeObject(forKey:)`; numbers inside arrays and dictionaries are NSNumber entries;
 // - structs (inline value records) become a fresh instance of their class at each use.
 
@@ -22,12 +22,15 @@ struct KeyedArchiveWriter: ~Copyable {
     private let maximumDepth: Int
     /// `$objects`: the property list object of each UID; -1 until an entry is finished.
     private var entries: [Int]
-    /// The UID of each scalar already in `$objects`, by property list object.
-    private var scalarUIDs: [Int: Int] = [:]
+    /// The UID of each scalar already in `$objects`, by property list object (ids are dense,
+    /// so an array, not a hashed table), or -1.
+    private var scalarUIDs: [Int] = []
     /// The UID of each class definition, by class name.
     private var classUIDs: [String: Int] = [:]
     /// The property list string of each native key, or -1.
     private var keyStrings: [Int]
+    /// The UID of each shape's class definition, or -1: saves hashing its name per record.
+    private var shapeClassUIDs: [Int]
     private var classKey = -1
 
     private init(
@@ -41,7 +44,11 @@ struct KeyedArchiveWriter: ~Copyable {
         self.classNames = classNames
         self.maximumDepth = maximumDepth
         keyStrings = Array(repeating: -1, count: self.source.tables.keys.count)
+        shapeClassUIDs = Array(repeating: -1, count: self.source.tables.shapeKeyCount.count)
         entries = Array(repeating: -1, count: 1 + self.source.objectCount)
+        // Records hold a string or number or two each, most of them distinct: a guess, kept to
+        // a share of the payload's size so that a forged object count cannot make it large.
+        plist.reserveScalars(min(2 * self.source.objectCount, self.source.reader.remaining / 16))
     }
 
     /// The keyed archive (binary property list bytes) holding what native archive `bytes` holds.
@@ -139,9 +146,7 @@ struct KeyedArchiveWriter: ~Copyable {
     /// A record (object body or struct) as an instance dictionary: its keys, then `$class`.
     private mutating func writeRecord(shape: Int, depth: Int) throws(GraphArchiveError) -> Int {
         let tables = source.tables
-        let typeName = tables.typeNames[tables.shapeType[shape]]
-        let name = classNames[typeName] ?? typeName
-        let classUID = classDefinition(name, superclasses: ["NSObject"])
+        let classUID = shapeClassUID(shape)
         let start = plist.stackPosition
         let keyStart = tables.shapeKeyStart[shape]
         for position in 0..<tables.shapeKeyCount[shape] {
@@ -151,6 +156,14 @@ struct KeyedArchiveWriter: ~Copyable {
         plist.push(classKey)
         plist.push(plist.uid(classUID))
         return plist.closeDictionary(from: start)
+    }
+
+    private mutating func shapeClassUID(_ shape: Int) -> Int {
+        if shapeClassUIDs[shape] < 0 {
+            let typeName = source.tables.typeNames[source.tables.shapeType[shape]]
+            shapeClassUIDs[shape] = classDefinition(classNames[typeName] ?? typeName, superclasses: ["NSObject"])
+        }
+        return shapeClassUIDs[shape]
     }
 
     private mutating func keyString(_ key: Int) -> Int {
@@ -259,9 +272,12 @@ struct KeyedArchiveWriter: ~Copyable {
     }
 
     private mutating func scalarEntry(_ object: Int) -> Int {
-        if let known = scalarUIDs[object] { return known }
+        if object < scalarUIDs.count && scalarUIDs[object] >= 0 { return scalarUIDs[object] }
         let uid = reserveEntry()
         entries[uid] = object
+        if object >= scalarUIDs.count {
+            scalarUIDs.append(contentsOf: repeatElement(-1, count: object + 1 - scalarUIDs.count))
+        }
         scalarUIDs[object] = uid
         return uid
     }

@@ -15,8 +15,9 @@ struct DecodingContainer {
     var cursor = 0
     /// Offset of value 0.
     var valueStart = 0
-    /// Offsets of every value plus the record's end, computed on the first out-of-order read.
-    var offsets: [Int] = []
+    /// Where this record's value offsets start in `DecodingState.offsets` (every value's, then
+    /// the record's end), computed on the first out-of-order read; -1 until then.
+    var offsetsStart = -1
     /// Value being read (for `finishValue` and error messages).
     var current = -1
     /// The object this record belongs to, or -1 for an inline value.
@@ -35,6 +36,12 @@ struct DecodingState {
     var objectClasses: ContiguousArray<ObjectIdentifier> = []
     var container = DecodingContainer(kind: .top)
     var stack: ContiguousArray<DecodingContainer> = []
+    /// Value offsets of the open records that were read out of order, innermost last: one
+    /// buffer for the whole archive, so that reading keys in another order than they were
+    /// written (Foundation's keyed archives store them in hash order) allocates nothing per record.
+    var offsets: ContiguousArray<Int> = []
+    /// Entries of `offsets` in use (it keeps its size for the next record).
+    var offsetsEnd = 0
     /// Top-level key → offset of its value.
     var topValues: [String: Int] = [:]
     var currentTopKey: String?
@@ -45,6 +52,11 @@ struct DecodingState {
     var matchKeys: [String]
     /// Value types checked to match their archived names, by type id.
     var verifiedValueTypes: [ObjectIdentifier?]
+    /// The order initializers read records in another order than stored (keyed archives keep
+    /// Foundation's hash order), learned from the last such read: per shape, the value read
+    /// first, and per shape slot, the value read after it; -1 where not learned.
+    var firstRead: [Int32]
+    var readAfter: [Int32]
 
     init(reader: ByteReader, tables: ArchiveTables, objectCount: Int, options: GraphUnarchiver.Options) {
         self.reader = reader
@@ -52,10 +64,15 @@ struct DecodingState {
         self.objectCount = objectCount
         self.options = options
         self.scanner = ValueScanner(
-            shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
+            shapeValueCounts: tables.shapeKeyCount,
+            objectCount: objectCount,
+            maximumDepth: options.maximumDepth
+        )
         self.verifiedValueTypes = Array(repeating: nil, count: tables.typeNames.count)
         self.shapeKeyBits = tables.shapeKeys.map(StringBits.init)
         self.matchKeys = tables.shapeKeys
+        self.firstRead = Array(repeating: -1, count: tables.shapeKeyCount.count)
+        self.readAfter = Array(repeating: -1, count: tables.shapeKeys.count)
     }
 
     // MARK: - Locating keys
@@ -65,26 +82,34 @@ struct DecodingState {
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         if container.kind == .record {
             let position = container.position
-            if position < container.keyCount {
-                let slot = container.keyStart + position
-                if shapeKeyBits[slot] == StringBits(key) {
-                    reader.offset = container.cursor
-                    container.current = position
-                    return true
-                }
-                if matchKeys[slot] == key {
-                    // Hold the caller's string so its storage, and so its words, stay unique.
-                    matchKeys[slot] = key
-                    shapeKeyBits[slot] = StringBits(key)
-                    reader.offset = container.cursor
-                    container.current = position
-                    return true
-                }
+            if position < container.keyCount && shapeKeyBits[container.keyStart + position] == StringBits(key) {
+                reader.offset = container.cursor
+                container.current = position
+                return true
+            }
+            // Not the next value stored: the one read next in the last record read this way?
+            let predicted = Int(
+                container.current < 0 ? firstRead[container.shape] : readAfter[container.keyStart + container.current]
+            )
+            if predicted >= 0 && shapeKeyBits[container.keyStart + predicted] == StringBits(key) {
+                try locateOutOfOrder(predicted)
+                return true
             }
         }
         return try locateSlow(key)
     }
 
+    /// Positions the reader on value `index` of the current record, which is not the next
+    /// value stored.
+    private mutating func locateOutOfOrder(_ index: Int) throws(GraphArchiveError) {
+        try computeOffsets()
+        reader.offset = offsets[container.offsetsStart + index]
+        container.current = index
+    }
+
+    /// Finds `key` in the top level, or in the current record when it is not the next value
+    /// stored: by the key's words first (a caller's literal keys match so after their first
+    /// use), then by `==`, which learns the caller's string for the next time.
     @inline(never)
     private mutating func locateSlow(_ key: String) throws(GraphArchiveError) -> Bool {
         switch container.kind {
@@ -94,32 +119,65 @@ struct DecodingState {
             currentTopKey = key
             return true
         case .record:
-            var index = -1
-            for candidate in 0..<container.keyCount where tables.shapeKeys[container.keyStart + candidate] == key {
-                index = candidate
-                break
+            let bits = StringBits(key)
+            let keys = container.keyStart..<(container.keyStart + container.keyCount)
+            guard let slot = keys.first(where: { shapeKeyBits[$0] == bits }) ?? learnedSlot(key, in: keys) else {
+                return false
             }
-            guard index >= 0 else { return false }
-            try computeOffsets()
-            reader.offset = container.offsets[index]
-            container.current = index
+            let index = slot - container.keyStart
+            if index == container.position {
+                reader.offset = container.cursor
+                container.current = index
+                return true
+            }
+            // Learned for the next record of this shape (see `locate`).
+            if container.current < 0 {
+                firstRead[container.shape] = Int32(index)
+            } else {
+                readAfter[container.keyStart + container.current] = Int32(index)
+            }
+            try locateOutOfOrder(index)
             return true
         }
     }
 
+    /// The slot among `keys` whose key equals `key` (the next one stored first), which then
+    /// holds the caller's string so that its words, and so the fast comparison, match next time.
+    private mutating func learnedSlot(_ key: String, in keys: Range<Int>) -> Int? {
+        let next = container.keyStart + container.position
+        guard
+            let slot = keys.contains(next) && matchKeys[next] == key
+                ? next : keys.first(where: { matchKeys[$0] == key })
+        else { return nil }
+        // Hold the caller's string so its storage, and so its words, stay unique.
+        matchKeys[slot] = key
+        shapeKeyBits[slot] = StringBits(key)
+        return slot
+    }
+
     /// Records where each value of the current record starts (one walk, once per record).
+    ///
+    /// They go at the end of `offsets`: anything there after an open record's entries belongs
+    /// to records nested in it, which are closed (and their entries dropped) before it is.
     private mutating func computeOffsets() throws(GraphArchiveError) {
-        guard container.offsets.isEmpty else { return }
+        guard container.offsetsStart < 0 else { return }
         var walker = reader
         walker.offset = container.valueStart
-        var offsets: [Int] = []
-        offsets.reserveCapacity(container.keyCount + 1)
-        for _ in 0..<container.keyCount {
-            offsets.append(walker.offset)
+        let start = offsetsEnd
+        // Worked on as a local, so the loop checks the buffer's uniqueness once, not per value.
+        var buffer: ContiguousArray<Int> = []
+        swap(&buffer, &offsets)
+        defer { swap(&buffer, &offsets) }
+        if buffer.count < start + container.keyCount + 1 {
+            buffer.append(contentsOf: repeatElement(0, count: start + container.keyCount + 1 - buffer.count))
+        }
+        for index in 0..<container.keyCount {
+            buffer[start + index] = walker.offset
             try scanner.skipValue(&walker, depth: stack.count)
         }
-        offsets.append(walker.offset)
-        container.offsets = offsets
+        buffer[start + container.keyCount] = walker.offset
+        offsetsEnd = start + container.keyCount + 1
+        container.offsetsStart = start
     }
 
     /// Marks the value just read as done; the reader is right after it.
@@ -146,14 +204,23 @@ struct DecodingState {
     mutating func beginRecord(objectIndex: Int) throws(GraphArchiveError) -> Int {
         guard stack.count < options.maximumDepth else {
             throw GraphArchiveError(
-                .limitExceeded, "values nest deeper than maximumDepth (\(options.maximumDepth))", offset: reader.offset,
-                keyPath: keyPath())
+                .limitExceeded,
+                "values nest deeper than maximumDepth (\(options.maximumDepth))",
+                offset: reader.offset,
+                keyPath: keyPath()
+            )
         }
         let shape = try scanner.readShape(&reader)
         stack.append(container)
         container = DecodingContainer(
-            kind: .record, shape: shape, keyStart: tables.shapeKeyStart[shape], keyCount: tables.shapeKeyCount[shape],
-            cursor: reader.offset, valueStart: reader.offset, objectIndex: objectIndex)
+            kind: .record,
+            shape: shape,
+            keyStart: tables.shapeKeyStart[shape],
+            keyCount: tables.shapeKeyCount[shape],
+            cursor: reader.offset,
+            valueStart: reader.offset,
+            objectIndex: objectIndex
+        )
         return shape
     }
 
@@ -162,22 +229,26 @@ struct DecodingState {
     mutating func endRecord() throws(GraphArchiveError) {
         if container.position == container.keyCount {
             reader.offset = container.cursor
-        } else if !container.offsets.isEmpty {
-            reader.offset = container.offsets[container.keyCount]
+        } else if container.offsetsStart >= 0 {
+            reader.offset = offsets[container.offsetsStart + container.keyCount]
         } else {
             reader.offset = container.cursor
             for _ in container.position..<container.keyCount {
                 try scanner.skipValue(&reader, depth: stack.count)
             }
         }
+        if container.offsetsStart >= 0 { offsetsEnd = container.offsetsStart }
         container = stack.removeLast()
     }
 
     mutating func beginNested() throws(GraphArchiveError) {
         guard stack.count < options.maximumDepth else {
             throw GraphArchiveError(
-                .limitExceeded, "values nest deeper than maximumDepth (\(options.maximumDepth))", offset: reader.offset,
-                keyPath: keyPath())
+                .limitExceeded,
+                "values nest deeper than maximumDepth (\(options.maximumDepth))",
+                offset: reader.offset,
+                keyPath: keyPath()
+            )
         }
         stack.append(container)
     }
@@ -209,7 +280,9 @@ struct DecodingState {
         guard shape < tables.shapeType.count else { return [] }
         let type = tables.typeNames[tables.shapeType[shape]]
         var path = [objectIndex >= 0 ? "\(type)#\(objectIndex)" : type]
-        if key >= 0 && key < tables.shapeKeyCount[shape] { path.append(tables.shapeKeys[tables.shapeKeyStart[shape] + key]) }
+        if key >= 0 && key < tables.shapeKeyCount[shape] {
+            path.append(tables.shapeKeys[tables.shapeKeyStart[shape] + key])
+        }
         return path
     }
 
@@ -224,7 +297,11 @@ struct DecodingState {
             found = "nothing"
         }
         return GraphArchiveError(
-            .typeMismatch, "expected \(expected), found \(found)", offset: tagOffset, keyPath: keyPath())
+            .typeMismatch,
+            "expected \(expected), found \(found)",
+            offset: tagOffset,
+            keyPath: keyPath()
+        )
     }
 
     @inline(never)

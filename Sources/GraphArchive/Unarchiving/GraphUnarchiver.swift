@@ -268,8 +268,15 @@ public final class GraphUnarchiver {
         return try state.object(at: index, as: T.self, offset: start)
     }
 
-    func object<T: GraphCoding & AnyObject>(at index: Int, as _: T.Type) throws -> T {
-        try state.object(at: index, as: T.self, offset: state.reader.offset)
+    /// The `count` objects of a packed reference array (FORMAT.md §6.5), its tag and count read.
+    func readReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type) throws -> [T] {
+        var previous = -1
+        return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
+            let offset = state.reader.offset
+            previous = try ValueScanner.nextReferenceIndex(&state.reader, previous: previous)
+            try state.scanner.checkObjectIndex(UInt64(previous), at: offset)
+            return try state.object(at: previous, as: T.self, offset: offset)
+        }
     }
 
     func readValueRecord<T: GraphCoding>(_: T.Type) throws -> T {
@@ -303,16 +310,7 @@ public final class GraphUnarchiver {
         case ValueTag.referenceArray:
             state.reader.offset += 1
             let (count, capacity) = try state.readCollectionCount(at: start)
-            var result: [Element] = []
-            result.reserveCapacity(capacity)
-            var previous = -1
-            for _ in 0..<count {
-                let offset = state.reader.offset
-                previous = try ValueScanner.nextReferenceIndex(&state.reader, previous: previous)
-                try state.scanner.checkObjectIndex(UInt64(previous), at: offset)
-                result.append(try Element._decodeGraphObject(at: previous, from: self))
-            }
-            return result
+            return try Element._decodeObjectArray(count: count, capacity: capacity, from: self)
         case ValueTag.array:
             state.reader.offset += 1
             let (count, capacity) = try state.readCollectionCount(at: start)

@@ -10,28 +10,38 @@ struct LoadedArchive {
 
     /// Checks `bytes` and returns its uncompressed payload.
     ///
+    /// - Parameter isOwnOutput: `bytes` were just assembled in this process (the keyed-archive
+    ///   reader's transcoded payload), so their payload checksum, computed while assembling, is
+    ///   not computed again; every other check is made.
     /// - Throws: `.badMagic`, `.truncated`, `.trailingGarbage`, `.headerChecksumMismatch`,
     ///   `.checksumMismatch`, `.unsupportedVersion`, `.limitExceeded`, `.corrupt`,
     ///   `.compressionUnavailable`, `.compressionFailed`.
-    static func load(_ bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> LoadedArchive {
+    static func load(_ bytes: ArchiveBytes, options: GraphUnarchiver.Options, isOwnOutput: Bool = false)
+        throws(GraphArchiveError) -> LoadedArchive
+    {
         // Files are checked before they are read; bytes handed over in memory obey the same limit.
         guard bytes.count <= options.maximumArchiveBytes else {
             throw GraphArchiveError(
-                .limitExceeded, "archive of \(bytes.count) bytes exceeds maximumArchiveBytes (\(options.maximumArchiveBytes))")
+                .limitExceeded,
+                "archive of \(bytes.count) bytes exceeds maximumArchiveBytes (\(options.maximumArchiveBytes))"
+            )
         }
         var reader = bytes.reader()
         let header = try ArchiveHeader.decode(from: &reader)
         let payloadStart = reader.offset
         let storedRange = payloadStart..<bytes.count
         try checkStoredPayload(header, available: storedRange.count, payloadStart: payloadStart, options: options) {
-            bytes.withUnsafeBytes(storedRange) { XXH64.hash($0) }
+            isOwnOutput ? header.payloadChecksum : bytes.withUnsafeBytes(storedRange) { XXH64.hash($0) }
         }
         guard header.flags.contains(.zstdPayload) else {
             return LoadedArchive(header: header, archiveBytes: bytes.count, payload: bytes, payloadRange: storedRange)
         }
         let payload = try PayloadCompression.decompress(
-            payloadLength: Int(header.payloadLength), storedLength: storedRange.count,
-            frameStart: bytes.copyBytes(payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count))
+            payloadLength: Int(header.payloadLength),
+            storedLength: storedRange.count,
+            frameStart: bytes.copyBytes(
+                payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count)
+            )
         ) { (decompress) throws(GraphArchiveError) in
             // All in one piece: zstd then decodes the frame straight into the output in one pass.
             try bytes.withUnsafeBytes(storedRange, decompress)
@@ -60,13 +70,20 @@ struct LoadedArchive {
 
         let storedRange = ArchiveHeader.size..<file.size
         var frameStart: [UInt8] = []
-        try checkStoredPayload(header, available: storedRange.count, payloadStart: storedRange.lowerBound, options: options) {
+        try checkStoredPayload(
+            header,
+            available: storedRange.count,
+            payloadStart: storedRange.lowerBound,
+            options: options
+        ) {
             () throws(GraphArchiveError) -> UInt64 in
             var checksum = XXH64()
             try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
                 checksum.update(piece)
                 if frameStart.count < PayloadCompression.frameHeaderMaximumSize {
-                    frameStart.append(contentsOf: piece.prefix(PayloadCompression.frameHeaderMaximumSize - frameStart.count))
+                    frameStart.append(
+                        contentsOf: piece.prefix(PayloadCompression.frameHeaderMaximumSize - frameStart.count)
+                    )
                 }
             }
             return checksum.finalize()
@@ -74,7 +91,9 @@ struct LoadedArchive {
         // The second pass hashes again: a file changed in place between the passes is caught.
         var checksum = XXH64()
         let payload = try PayloadCompression.decompress(
-            payloadLength: Int(header.payloadLength), storedLength: storedRange.count, frameStart: frameStart
+            payloadLength: Int(header.payloadLength),
+            storedLength: storedRange.count,
+            frameStart: frameStart
         ) { (decompress) throws(GraphArchiveError) in
             try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
                 checksum.update(piece)
@@ -92,9 +111,13 @@ struct LoadedArchive {
     ///
     /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:options:)``.
     private static func decompressed(
-        _ payload: ArchiveBytes, header: ArchiveHeader, archiveBytes: Int, options: GraphUnarchiver.Options
+        _ payload: ArchiveBytes,
+        header: ArchiveHeader,
+        archiveBytes: Int,
+        options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> LoadedArchive {
-        let rows = header.flags.contains(.columnarObjects)
+        let rows =
+            header.flags.contains(.columnarObjects)
             ? try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options) : payload
         return LoadedArchive(header: header, archiveBytes: archiveBytes, payload: rows, payloadRange: 0..<rows.count)
     }
@@ -113,13 +136,17 @@ struct LoadedArchive {
         // The header says how long the payload is: less is a cut-off file, more is appended junk.
         guard header.storedLength <= UInt64(available) else {
             throw GraphArchiveError(
-                .truncated, "archive is truncated: header promises \(header.storedLength) payload bytes, file has \(available)",
-                offset: payloadStart + available)
+                .truncated,
+                "archive is truncated: header promises \(header.storedLength) payload bytes, file has \(available)",
+                offset: payloadStart + available
+            )
         }
         guard header.storedLength == UInt64(available) else {
             throw GraphArchiveError(
-                .trailingGarbage, "\(UInt64(available) - header.storedLength) unexpected bytes after the archive",
-                offset: payloadStart + Int(header.storedLength))
+                .trailingGarbage,
+                "\(UInt64(available) - header.storedLength) unexpected bytes after the archive",
+                offset: payloadStart + Int(header.storedLength)
+            )
         }
         // Checksum before anything else reads the payload: damaged bytes never reach the decoder.
         let actual = try checksum()
@@ -127,13 +154,15 @@ struct LoadedArchive {
             throw GraphArchiveError(
                 .checksumMismatch,
                 "archive is damaged: payload checksum is \(hex(actual)), header expects \(hex(header.payloadChecksum))",
-                offset: payloadStart)
+                offset: payloadStart
+            )
         }
         guard header.payloadLength <= UInt64(options.maximumDecompressedBytes) else {
             throw GraphArchiveError(
                 .limitExceeded,
                 "payload of \(header.payloadLength) bytes exceeds maximumDecompressedBytes (\(options.maximumDecompressedBytes))",
-                offset: 16)
+                offset: 16
+            )
         }
     }
 }

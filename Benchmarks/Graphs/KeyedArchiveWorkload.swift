@@ -1,0 +1,332 @@
+// Benchmarks/Graphs/KeyedArchiveWorkload.swift - issue 7: reading and writing NSKeyedArchiver archives
+
+import Foundation
+import GraphArchive
+import GridStore
+
+/// The grid-state array as an app keeps it: an `NSKeyedArchiver` archive of an NSArray of
+/// `NSObject, NSCoding` records with the seed app's keys. gridstore's keyed reader and writer
+/// against NSKeyedUnarchiver and NSKeyedArchiver on the same graph, in the same run.
+///
+/// The archives gridstore reads are written by Foundation's own NSKeyedArchiver, in this process,
+/// once per size: keys in Foundation's order (hash order, not the order `init(from:)` reads
+/// them), shared slots as one UID, and the `$classname` a Swift class gets on Linux,
+/// "Benchmarks.GridStateObject" (Linux Foundation does not honour `setClassName(_:for:)`), which
+/// gridstore maps to GridState with its registry: the `setClass(_:forClassName:)` of the API.
+/// NSKeyedArchiver needs over a minute for a million records, so the workload runs at
+/// N = 100,000 at most (issue 7's target size); the peers scale down under the time budget like
+/// every peer.
+final class KeyedArchiveWorkload: Workload {
+    static let name = "keyed"
+    /// Largest N this workload runs at: NSKeyedArchiver writes the input in seconds there.
+    static let maximumCount = 100_000
+
+    /// The class name Foundation writes for the peer model, and resolves when reading.
+    static let className = NSStringFromClass(GridStateObject.self)
+
+    /// gridstore writes grid states under ``className``, so NSKeyedUnarchiver decodes them into
+    /// ``GridStateObject``s.
+    static let writeOptions: KeyedArchive.Options = {
+        var options = KeyedArchive.Options()
+        options.setClassName(className, for: GridState.self)
+        return options
+    }()
+
+    /// gridstore reads ``className`` (unqualified, as it tries names) as GridState.
+    static let registry: GraphTypeRegistry = {
+        var registry = GraphTypeRegistry([GridState.self])
+        registry.register(GridState.self, forName: "GridStateObject")
+        return registry
+    }()
+
+    let settings: Settings
+    private var graphs: [Int: GridStateGraph] = [:]
+    private var foundationArchives: [Int: Data] = [:]
+    private var gridstoreArchives: [Int: Data] = [:]
+
+    init(settings: Settings) {
+        self.settings = settings
+    }
+
+    var name: String { Self.name }
+    var recordName: String { "slot" }
+    var recordCount: Int { min(settings.count, Self.maximumCount) }
+
+    var summary: String {
+        let graph = graph(recordCount)
+        let capped = settings.count > recordCount ? " (N capped at \(Self.maximumCount.grouped))" : ""
+        return "NSKeyedArchiver archive of the grid-state array: \(graph.recordCount.grouped) slots, "
+            + "\(graph.objectCount.grouped) objects\(capped)"
+    }
+
+    func cases() -> [Case] {
+        [readCase(), loadCase(), writeCase(), saveCase(), unarchiverCase(), archiverCase(), floorCase()]
+    }
+
+    // MARK: - Shared setup
+
+    /// The `count`-slot grid-state graph, built once.
+    func graph(_ count: Int) -> GridStateGraph {
+        if let graph = graphs[count] { return graph }
+        let graph = GridStateGraph(
+            count: count,
+            sharedFraction: settings.sharedFraction,
+            seed: settings.seed
+        )
+        graphs[count] = graph
+        return graph
+    }
+
+    /// NSKeyedArchiver's archive of the `count`-slot graph, made once and checked by reading it
+    /// back with NSKeyedUnarchiver.
+    func foundationArchive(_ count: Int) throws -> Data {
+        if let data = foundationArchives[count] { return data }
+        let graph = graph(count)
+        let data = try Self.foundationArchive(of: graph)
+        try graph.verifySlots(using: Self.foundationUnarchive(data))
+        foundationArchives[count] = data
+        return data
+    }
+
+    /// gridstore's keyed archive of the `count`-slot graph, made once and checked by reading it
+    /// back with gridstore and with Foundation's NSKeyedUnarchiver (issue 7: archives we write
+    /// decode in Foundation with the same values and the same sharing).
+    func gridstoreArchive(_ count: Int) throws -> Data {
+        if let data = gridstoreArchives[count] { return data }
+        let graph = graph(count)
+        let data = try KeyedArchive.archivedData(
+            withRootObject: graph.root,
+            options: Self.writeOptions
+        )
+        try graph.verify(Self.read(data))
+        try graph.verifySlots(using: Self.foundationUnarchive(data))
+        gridstoreArchives[count] = data
+        return data
+    }
+
+    // MARK: - The calls measured
+
+    /// What an app's `archivedData(withRootObject:)` writes for the graph's peer model.
+    static func foundationArchive(of graph: GridStateGraph) throws -> Data {
+        try KeyedArchiving.archive(NSArray(array: GridStateKeyedPeer().model(of: graph)))
+    }
+
+    /// The root array of keyed archive `data`, read by Foundation's NSKeyedUnarchiver.
+    static func foundationUnarchive(_ data: Data) throws -> [GridStateObject] {
+        try KeyedArchiving.unarchive(data, as: [GridStateObject].self)
+    }
+
+    /// The root array of keyed archive `data`, read by gridstore.
+    static func read(_ data: Data) throws -> [GridState] {
+        try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromKeyedArchive: data, registry: registry)
+    }
+
+    // MARK: - gridstore
+
+    /// A trial that times `decode` and checks (then frees) the array it returns.
+    private func readTrial<Record: GridStateFields & AnyObject>(
+        bytes: Int?,
+        graph: GridStateGraph,
+        _ decode: @escaping () throws -> [Record]
+    ) -> Trial {
+        var decoded: [Record]?
+        return Trial(
+            bytes: bytes,
+            run: { decoded = try decode() },
+            check: {
+                defer { decoded = nil }
+                guard let records = decoded else { throw VerificationError("nothing was decoded") }
+                try graph.verifySlots(using: records)
+            }
+        )
+    }
+
+    /// A trial that times `encode` and checks its output: the reference bytes, or else an
+    /// archive `decode` reads back into the graph.
+    private func writeTrial<Record: GridStateFields & AnyObject>(
+        reference: Data,
+        graph: GridStateGraph,
+        encode: @escaping () throws -> Data,
+        decode: @escaping (Data) throws -> [Record]
+    ) -> Trial {
+        var output: Data?
+        return Trial(
+            bytes: reference.count,
+            run: { output = try encode() },
+            check: {
+                defer { output = nil }
+                guard let bytes = output else { throw VerificationError("no archive was produced") }
+                if bytes != reference { try graph.verifySlots(using: decode(bytes)) }
+            }
+        )
+    }
+
+    /// A row of this workload: gridstore's rows and the peers' have no compression (keyed
+    /// archives have none), floors none that applies.
+    private func makeCase(
+        _ subject: String,
+        _ role: Role,
+        _ operation: OperationKind,
+        prepare: @escaping (Int) throws -> Trial
+    ) -> Case {
+        let group = [Role.gridstore: "gridstore", .peer: "nskeyed", .floor: "floors"][role]!
+        return Case(
+            workload: name,
+            subject: subject,
+            group: group,
+            role: role,
+            operation: operation,
+            compression: role == .floor ? "-" : "none",
+            records: recordCount,
+            scalesDown: role == .peer,
+            note: role == .peer ? "identity kept" : nil,
+            prepare: prepare
+        )
+    }
+
+    /// Reading Foundation's archive from memory: the figure issue 7's target is about.
+    private func readCase() -> Case {
+        var read = makeCase("gridstore", .gridstore, .decode) { count in
+            let data = try self.foundationArchive(count)
+            return self.readTrial(bytes: data.count, graph: self.graph(count)) { try Self.read(data) }
+        }
+        read.note = "reads NSKeyedArchiver's archive"
+        read.memoryProbe = MemoryProbeSetup(
+            input: { try self.foundationArchive($0) },
+            prepare: { _, path in
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                return { try Self.read(data) }
+            }
+        )
+        return read
+    }
+
+    /// Reading Foundation's archive from a file: `unarchiveObject(withFile:)`.
+    private func loadCase() -> Case {
+        var load = makeCase("gridstore", .gridstore, .load) { count in
+            let data = try self.foundationArchive(count)
+            let path = "\(ScratchDirectory.path)/\(self.name)-\(count)-load.plist"
+            try data.write(to: URL(fileURLWithPath: path))
+            return self.readTrial(bytes: data.count, graph: self.graph(count)) {
+                try GraphUnarchiver.unarchivedObject(
+                    ofType: [GridState].self,
+                    fromKeyedArchiveFile: path,
+                    registry: Self.registry
+                )
+            }
+        }
+        load.note = "reads NSKeyedArchiver's archive"
+        return load
+    }
+
+    /// Writing a keyed archive in memory; the reference was checked with NSKeyedUnarchiver.
+    private func writeCase() -> Case {
+        var write = makeCase("gridstore", .gridstore, .encode) { count in
+            let graph = self.graph(count)
+            return self.writeTrial(
+                reference: try self.gridstoreArchive(count),
+                graph: graph,
+                encode: {
+                    try KeyedArchive.archivedData(
+                        withRootObject: graph.root,
+                        options: Self.writeOptions
+                    )
+                },
+                decode: Self.read
+            )
+        }
+        write.note = "NSKeyedUnarchiver reads it"
+        write.memoryProbe = MemoryProbeSetup(
+            input: { _ in Data() },
+            prepare: { count, _ in
+                let graph = self.graph(count)
+                return {
+                    try KeyedArchive.archivedData(
+                        withRootObject: graph.root,
+                        options: Self.writeOptions
+                    )
+                }
+            }
+        )
+        return write
+    }
+
+    /// Writing a keyed archive to a file: `archiveRootObject(_:toFile:)`.
+    private func saveCase() -> Case {
+        var save = makeCase("gridstore", .gridstore, .save) { count in
+            let graph = self.graph(count)
+            let reference = try self.gridstoreArchive(count)
+            let path = "\(ScratchDirectory.path)/\(self.name)-\(count)-save.plist"
+            return Trial(
+                bytes: reference.count,
+                run: {
+                    try KeyedArchive.archiveRootObject(
+                        graph.root,
+                        toFile: path,
+                        options: Self.writeOptions
+                    )
+                },
+                check: {
+                    let written = try Data(contentsOf: URL(fileURLWithPath: path))
+                    try FileManager.default.removeItem(atPath: path)
+                    if written != reference { try graph.verifySlots(using: Self.read(written)) }
+                }
+            )
+        }
+        save.note = "NSKeyedUnarchiver reads it"
+        return save
+    }
+
+    // MARK: - Peers
+
+    private func unarchiverCase() -> Case {
+        makeCase("NSKeyedUnarchiver", .peer, .decode) { count in
+            let data = try self.foundationArchive(count)
+            return self.readTrial(bytes: data.count, graph: self.graph(count)) {
+                try Self.foundationUnarchive(data)
+            }
+        }
+    }
+
+    private func archiverCase() -> Case {
+        makeCase("NSKeyedArchiver", .peer, .encode) { count in
+            let graph = self.graph(count)
+            let model = NSArray(array: GridStateKeyedPeer().model(of: graph))
+            return self.writeTrial(
+                reference: try self.foundationArchive(count),
+                graph: graph,
+                encode: { try KeyedArchiving.archive(model) },
+                decode: Self.foundationUnarchive
+            )
+        }
+    }
+
+    // MARK: - Floors
+
+    /// Building the graph from arrays with no parsing: the decode floor of the grid-state
+    /// workload, at this workload's N.
+    private func floorCase() -> Case {
+        makeCase("build from arrays", .floor, .build) { count in
+            let graph = self.graph(count)
+            let parts = graph.parts()
+            return self.readTrial(bytes: nil, graph: graph) { GridStateGraph.assemble(parts) }
+        }
+    }
+}
+
+extension GridStateGraph {
+    /// Checks decoded `records` slot by slot: values, and sharing exactly where the source shares.
+    func verifySlots<Record: GridStateFields & AnyObject>(using records: [Record]) throws {
+        try verifySlots(
+            records.count,
+            record: { records[$0] },
+            identity: { ObjectIdentifier(records[$0]) }
+        )
+    }
+}
+
+extension WorkloadEntry {
+    static let keyedArchive = WorkloadEntry(name: KeyedArchiveWorkload.name) {
+        KeyedArchiveWorkload(settings: $0)
+    }
+}

@@ -1,0 +1,93 @@
+// Tests/BenchmarksTests/KeyedArchiveWorkloadTests.swift - the keyed-archive workload (issue 7) and its target
+
+import Foundation
+import GraphArchive
+import GridStore
+import Testing
+
+@testable import Benchmarks
+
+@Suite("Keyed-archive workload")
+struct KeyedArchiveWorkloadTests {
+    private func workload(count: Int) -> KeyedArchiveWorkload {
+        var settings = Settings()
+        settings.count = count
+        return KeyedArchiveWorkload(settings: settings)
+    }
+
+    @Test func runsAtMostTheTargetSize() {
+        #expect(workload(count: 1_000_000).recordCount == KeyedArchiveWorkload.maximumCount)
+        #expect(workload(count: 1_000_000).summary.contains("capped"))
+        #expect(workload(count: 2_000).recordCount == 2_000)
+        #expect(!workload(count: 2_000).summary.contains("capped"))
+    }
+
+    @Test func readsFoundationsArchiveWithItsSharing() throws {
+        let keyed = workload(count: 300)
+        let graph = keyed.graph(300)
+        let data = try keyed.foundationArchive(300)
+        // Foundation's own output: a binary plist with the module-qualified class name.
+        #expect(KeyedArchive.isKeyedArchive(data))
+        #expect(data.range(of: Data(KeyedArchiveWorkload.className.utf8)) != nil)
+        let states = try KeyedArchiveWorkload.read(data)
+        try graph.verify(states)
+        // A lost shared slot fails the check.
+        let shared = try #require(graph.firstSlot.indices.first { graph.firstSlot[$0] != Int32($0) })
+        var copy = states
+        let first = states[Int(graph.firstSlot[shared])]
+        copy[shared] = GridState(name: first.name, color: first.color, date: first.date)
+        #expect(throws: VerificationError.self) { try graph.verify(copy) }
+    }
+
+    @Test func foundationReadsWhatGridstoreWrites() throws {
+        let keyed = workload(count: 300)
+        let graph = keyed.graph(300)
+        let objects = try KeyedArchiveWorkload.foundationUnarchive(keyed.gridstoreArchive(300))
+        try graph.verifySlots(using: objects)
+    }
+
+    @Test func judgesTheReadTarget() {
+        func report(ratio: Double?) -> Report {
+            var report = Report(settings: Settings(), arguments: [])
+            let comparisons = ratio.map {
+                [
+                    Comparison(
+                        workload: KeyedArchiveWorkload.name,
+                        operation: .decode,
+                        compression: "none",
+                        against: "NSKeyedUnarchiver",
+                        againstRole: .peer,
+                        gridstoreSeconds: $0,
+                        otherSeconds: 1,
+                        ratio: $0,
+                        otherScaledFrom: 20_000
+                    )
+                ]
+            }
+            report.workloads = [
+                WorkloadReport(
+                    name: KeyedArchiveWorkload.name,
+                    summary: "",
+                    recordName: "slot",
+                    records: 100_000,
+                    results: [],
+                    comparisons: comparisons ?? []
+                )
+            ]
+            return report
+        }
+        func keyedTarget(_ ratio: Double?) -> TargetResult? {
+            Targets.judge(report(ratio: ratio), settings: Settings()).first {
+                $0.id == "keyed-read-vs-NSKeyedUnarchiver"
+            }
+        }
+        #expect(keyedTarget(1.0 / 25)?.verdict == .met)
+        #expect(keyedTarget(1.0 / 25)?.measured.map { abs($0 - 25) < 1e-9 } == true)
+        #expect(keyedTarget(1.0 / 15)?.verdict == .missed)
+        #expect(keyedTarget(nil)?.verdict == .notMeasured)
+        // No keyed workload in the run: no keyed target.
+        var none = report(ratio: nil)
+        none.workloads = []
+        #expect(Targets.judge(none, settings: Settings()).isEmpty)
+    }
+}
