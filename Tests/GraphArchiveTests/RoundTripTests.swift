@@ -193,6 +193,24 @@ struct RoundTripTests {
         for node in back + nodes { node.next = nil }
     }
 
+    /// Objects made on the fly while encoding (a computed property) die as soon as the call
+    /// returns unless the archiver holds them: their addresses would then be reused by the next
+    /// ones, which would wrongly be taken for the same objects. Large arrays and single objects
+    /// are held in different ways; both must keep distinct objects distinct.
+    @Test func objectsMadeWhileEncodingStayDistinct() throws {
+        let data = try GraphArchiver.archivedData(withRootObject: FreshRecords(batches: 6, perBatch: 100))
+        #expect(try GraphUnarchiver.archiveInfo(from: data).objectCount == 6 * 100 + 6 * 3 + 1)
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: FreshRecords.self,
+            from: data,
+            registry: GraphTypeRegistry([Record.self])
+        )
+        let all = back.decoded.flatMap { $0 }
+        #expect(all.count == 6 * (100 + 3))
+        #expect(Set(all.map(ObjectIdentifier.init)).count == all.count)
+        #expect(all.map(\.color) == (0..<6).flatMap { batch in (0..<103).map { batch * 1_000 + $0 } })
+    }
+
     @Test func incrementalFormWithSeveralRootKeys() throws {
         let archiver = GraphArchiver()
         let shared = Record(name: "s", color: 7, date: "d")

@@ -163,3 +163,44 @@ struct Everything: GraphCoding, Equatable {
         longString = try unarchiver.decode(String.self, forKey: "longString")
     }
 }
+
+/// Encodes records it makes on the spot, dropped as soon as each call returns: per batch, one
+/// array of `perBatch` (held by the archiver as an array) and three single ones (held one by one).
+final class FreshRecords: GraphCoding {
+    let batches: Int
+    let perBatch: Int
+    /// What decoding found: per batch, the array's records then the three single ones.
+    private(set) var decoded: [[Record]] = []
+
+    init(batches: Int, perBatch: Int) {
+        self.batches = batches
+        self.perBatch = perBatch
+    }
+
+    private func record(_ batch: Int, _ number: Int) -> Record {
+        Record(name: "fresh \(batch).\(number)", color: batch * 1_000 + number, date: "2024-01-01")
+    }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(batches, forKey: "batches")
+        try archiver.encode(perBatch, forKey: "perBatch")
+        for batch in 0..<batches {
+            try archiver.encode((0..<perBatch).map { record(batch, $0) }, forKey: "array\(batch)")
+            for single in 0..<3 {
+                try archiver.encode(record(batch, perBatch + single), forKey: "single\(batch).\(single)")
+            }
+        }
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        batches = try unarchiver.decode(Int.self, forKey: "batches")
+        perBatch = try unarchiver.decode(Int.self, forKey: "perBatch")
+        for batch in 0..<batches {
+            var records = try unarchiver.decode([Record].self, forKey: "array\(batch)")
+            for single in 0..<3 {
+                records.append(try unarchiver.decode(Record.self, forKey: "single\(batch).\(single)"))
+            }
+            decoded.append(records)
+        }
+    }
+}

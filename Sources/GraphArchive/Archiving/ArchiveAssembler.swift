@@ -144,6 +144,7 @@ enum ArchiveAssembler {
         // The objects are numbered: let go of the table (and of the objects it holds) before
         // the output is compressed or written, which is when an encode holds the most.
         state.identity = IdentityTable()
+        state.keptAlive = []
         return try assemble(
             tablesOf: state,
             sections: [OutputChunk(top), OutputChunk(objects)],

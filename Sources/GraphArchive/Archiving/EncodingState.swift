@@ -64,6 +64,8 @@ struct EncodingState: ~Copyable {
     /// Object → index, in discovery order; it also holds every numbered object, so
     /// identifiers stay unique while the archive is written.
     var identity = IdentityTable()
+    /// Arrays whose objects the identity table holds without a retain: kept until it ends.
+    var keptAlive: [Any] = []
     /// Objects owed a body, in the order they will be written; emptied whenever all are written.
     var queue: [QueuedObject] = []
     var queueHead = 0
@@ -279,9 +281,17 @@ struct EncodingState: ~Copyable {
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge.
     @inline(__always)
-    mutating func register<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) -> Int {
+    mutating func register<Object: GraphCoding & AnyObject>(
+        _ object: Object,
+        conditional: Bool,
+        heldByArchiver: Bool = false
+    ) -> Int {
         let next = identity.count
-        let (found, inserted) = identity.indexOrInsert(object, next: UInt32(truncatingIfNeeded: next))
+        let (found, inserted) = identity.indexOrInsert(
+            object,
+            next: UInt32(truncatingIfNeeded: next),
+            heldByCaller: heldByArchiver
+        )
         let index = Int(found)
         if inserted {
             if conditional {
@@ -334,16 +344,28 @@ struct EncodingState: ~Copyable {
         out.writeVarint(count)
     }
 
-    /// Writes the references of `objects`, each as its delta from `previous` (updated).
-    mutating func writeReferences<Object: GraphCoding & AnyObject>(_ objects: ArraySlice<Object>, previous: inout Int) {
-        reserveObjects(objects.count)
-        for object in objects {
-            let index = register(object, conditional: false)
+    /// Writes the references of `array[positions]`, each as its delta from `previous` (updated).
+    /// An array of at least `arrayKeptAliveMinimum` objects is kept (from its first positions
+    /// on), so its objects need no retain of their own (see `IdentityTable`).
+    mutating func writeReferences<Object: GraphCoding & AnyObject>(
+        _ array: [Object],
+        _ positions: Range<Int>,
+        previous: inout Int
+    ) {
+        reserveObjects(positions.count)
+        let held = array.count >= Self.arrayKeptAliveMinimum
+        if held && positions.lowerBound == 0 { keptAlive.append(array) }
+        for object in array[positions] {
+            let index = register(object, conditional: false, heldByArchiver: held)
             let delta = index &- previous
             out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
             previous = index
         }
     }
+
+    /// Arrays of objects at least this long are kept whole rather than each object retained:
+    /// one reference instead of one per object, for arrays large enough to make that pay.
+    static let arrayKeptAliveMinimum = 64
 
     /// True while a value is being written straight into the top-level section, outside any
     /// body or nested value: the moment queued bodies may be written in between.

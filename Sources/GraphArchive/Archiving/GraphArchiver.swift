@@ -169,7 +169,7 @@ public final class GraphArchiver {
         while start < array.count {
             let end =
                 writesBodiesBetween ? min(start + Self.referencesBetweenBodies, array.count) : array.count
-            state.writeReferences(array[start..<end], previous: &previous)
+            state.writeReferences(array, start..<end, previous: &previous)
             if writesBodiesBetween { try writeQueuedObjects() }
             start = end
         }

@@ -14,8 +14,11 @@
 /// - Keys and values live in two arrays (8 + 4 bytes a slot, no padding) at a load factor of
 ///   up to three quarters: the table is most of what an encode holds besides its output
 ///   (12.6 MB for 750,000 objects), and probes read only the keys until they hit.
-/// - The keys are the objects' retained addresses: holding them here spares a second array of
-///   references. They are released when the table ends.
+/// - The keys are the objects' addresses, retained: holding them here spares a second array of
+///   references. They are released when the table ends. A caller that keeps an object alive by
+///   other means (the archiver holding the array it came from) inserts it without a retain:
+///   its key carries a set low bit (addresses are 16-byte aligned), and is not released. On a
+///   large graph that spares a retain and a release, each a cache miss, per object.
 struct IdentityTable: ~Copyable {
     private var keys: [UInt]
     private var values: [UInt32]
@@ -34,10 +37,13 @@ struct IdentityTable: ~Copyable {
     }
 
     deinit {
-        for key in keys where key != 0 {
+        for key in keys where key != 0 && key & Self.heldElsewhere == 0 {
             Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: key)!).release()
         }
     }
+
+    /// The key bit of an object inserted without a retain.
+    private static let heldElsewhere: UInt = 1
 
     /// Slots for `count` keys at a load factor of at most three quarters.
     private static func capacity(for count: Int) -> Int {
@@ -50,12 +56,14 @@ struct IdentityTable: ~Copyable {
         (count + added) * 4 > keys.count * 3
     }
 
+    /// The home slot of `key`, from its address bits only (not the `heldElsewhere` bit).
     @inline(__always)
     private func slot(for key: UInt) -> Int {
+        let address = UInt64(key >> 4)
         if scrambles {
-            return Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+            return Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
         }
-        return Int(truncatingIfNeeded: key >> 4) & mask
+        return Int(truncatingIfNeeded: address) & mask
     }
 
     /// The index stored for `object`, or nil.
@@ -64,26 +72,35 @@ struct IdentityTable: ~Copyable {
         var slot = slot(for: key)
         while true {
             let found = keys[slot]
-            if found == key { return values[slot] }
+            if found & ~Self.heldElsewhere == key { return values[slot] }
             if found == 0 { return nil }
             slot = (slot &+ 1) & mask
         }
     }
 
-    /// The index stored for `object`; if there is none, stores `next`, retains `object` and
-    /// returns `next` with `inserted` true. One probe sequence serves both.
+    /// The index stored for `object`; if there is none, stores `next`, retains `object` (unless
+    /// `heldByCaller`: the caller keeps it alive until the table ends) and returns `next` with
+    /// `inserted` true. One probe sequence serves both.
     @inline(__always)
-    mutating func indexOrInsert(_ object: AnyObject, next: UInt32) -> (index: UInt32, inserted: Bool) {
+    mutating func indexOrInsert(
+        _ object: AnyObject,
+        next: UInt32,
+        heldByCaller: Bool = false
+    ) -> (index: UInt32, inserted: Bool) {
         if isFull(adding: 1) { grow(to: count + 1) }
         let key = UInt(bitPattern: ObjectIdentifier(object))
         var slot = slot(for: key)
         var probes = 0
         while true {
             let found = keys[slot]
-            if found == key { return (values[slot], false) }
+            if found & ~Self.heldElsewhere == key { return (values[slot], false) }
             if found == 0 {
-                _ = Unmanaged.passRetained(object)
-                keys[slot] = key
+                if heldByCaller {
+                    keys[slot] = key | Self.heldElsewhere
+                } else {
+                    _ = Unmanaged.passRetained(object)
+                    keys[slot] = key
+                }
                 values[slot] = next
                 count += 1
                 if probes > Self.longProbe && !scrambles {
