@@ -53,7 +53,8 @@ enum TableRenderer {
             text += "\n== gridstore at other sizes (no compression)\n\n" + sweep(report).render()
         }
         if !report.targets.isEmpty {
-            text += "\n== targets (issue 5 on \(Targets.workload), issue 7 on \(KeyedArchiveWorkload.name))\n\n"
+            text +=
+                "\n== targets (issue 5 on \(Targets.workload), issue 7 on \(KeyedArchiveWorkload.name), issue 8 on \(Targets.codableWorkload))\n\n"
             if report.count != Targets.count || report.sharedFraction != Targets.sharedFraction {
                 text +=
                     "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "

@@ -14,8 +14,37 @@ enum Targets {
     /// Issue 7: reading a keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
     static let keyedReadSpeedup = 20.0
 
+    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (every peer at
+    /// the same N): each peer's operation and how many times faster the bridge must be.
+    static let codableWorkload = CodableGridStateWorkload.name
+    static let codableSpeedups: [(OperationKind, String, Double)] = [
+        (.encode, CodableFormat.json.encoderName, 5), (.decode, CodableFormat.json.decoderName, 5),
+        (.encode, CodableFormat.binaryPropertyList.encoderName, 3),
+        (.decode, CodableFormat.binaryPropertyList.decoderName, 3),
+    ]
+
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
-        gridStateTargets(report, settings: settings) + keyedArchiveTargets(report)
+        gridStateTargets(report, settings: settings) + keyedArchiveTargets(report) + codableTargets(report)
+    }
+
+    /// Issue 8's speed targets, judged on the codable workload's figures.
+    private static func codableTargets(_ report: Report) -> [TargetResult] {
+        guard let codable = report.workloads.first(where: { $0.name == codableWorkload }) else { return [] }
+        return codableSpeedups.map { operation, peer, speedup in
+            let comparison = codable.comparisons.first { $0.operation == operation && $0.against == peer }
+            let measured = comparison.map { 1 / $0.ratio }
+            let detail = comparison.map { comparison in
+                "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio)))"
+            }
+            return TargetResult(
+                id: "codable-\(operation.rawValue)-vs-\(peer)",
+                target: "codable: \(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer) (issue 8)",
+                measured: measured,
+                limit: speedup,
+                verdict: measured.map { $0 >= speedup ? .met : .missed } ?? .notMeasured,
+                detail: detail ?? whyMissing(codable, operation, "none", subject: peer)
+            )
+        }
     }
 
     /// Issue 7's read target, judged on the keyed workload's figures.

@@ -33,6 +33,7 @@ enum Workloads {
         .graph(ChainGraph.self),
         .graph(TreeGraph.self),
         .keyedArchive,
+        WorkloadEntry(name: CodableGridStateWorkload.name) { CodableGridStateWorkload(settings: $0) },
     ]
 
     static var names: [String] { all.map(\.name) }

@@ -125,6 +125,66 @@ struct HarnessTests {
         #expect(throws: VerificationError.self) { try peer.verify(records, against: graph) }
     }
 
+    @Test func codableWorkloadCheckCatchesLostIdentityAndChangedValues() throws {
+        var settings = Settings()
+        settings.count = 200
+        settings.sharedFraction = 0.5
+        let workload = CodableGridStateWorkload(settings: settings)
+        let graph = workload.graph(200)
+        let decoded = try GraphArchiveDecoder().decode([GridStateModel].self, from: workload.archive(200))
+        try CodableGridStateWorkload.verify(decoded, against: graph)
+
+        // A JSON round trip has the values but not the sharing: fine for a peer, not for gridstore.
+        let flattened = try CodableFormat.json.decode(
+            [GridStateModel].self,
+            from: CodableFormat.json.encode(workload.model(200))
+        )
+        try CodableGridStateWorkload.verifyPeer(flattened, against: graph)
+        #expect(throws: VerificationError.self) { try CodableGridStateWorkload.verify(flattened, against: graph) }
+
+        var changed = decoded
+        changed[7] = GridStateModel(name: decoded[7].name, color: decoded[7].color ^ 1, date: decoded[7].date)
+        #expect(throws: VerificationError.self) { try CodableGridStateWorkload.verifyPeer(changed, against: graph) }
+    }
+
+    @Test func codableTargetsAreJudgedOnTheCodableWorkload() {
+        var settings = Settings()
+        settings.only = [CodableGridStateWorkload.name]
+        var report = Report(settings: settings, arguments: [])
+        func comparison(_ operation: OperationKind, _ peer: String, speedup: Double) -> Comparison {
+            Comparison(
+                workload: CodableGridStateWorkload.name,
+                operation: operation,
+                compression: "none",
+                against: peer,
+                againstRole: .peer,
+                gridstoreSeconds: 1,
+                otherSeconds: speedup,
+                ratio: 1 / speedup
+            )
+        }
+        report.workloads = [
+            WorkloadReport(
+                name: CodableGridStateWorkload.name,
+                summary: "",
+                recordName: "slot",
+                records: 10,
+                results: [],
+                comparisons: [
+                    comparison(.encode, "JSONEncoder", speedup: 6), comparison(.decode, "JSONDecoder", speedup: 4),
+                    comparison(.encode, "PropertyListEncoder (binary)", speedup: 3),
+                ]
+            )
+        ]
+        let verdicts = Dictionary(
+            uniqueKeysWithValues: Targets.judge(report, settings: settings).map { ($0.id, $0.verdict) })
+        #expect(verdicts["codable-encode-vs-JSONEncoder"] == .met)
+        #expect(verdicts["codable-decode-vs-JSONDecoder"] == .missed)
+        #expect(verdicts["codable-encode-vs-PropertyListEncoder (binary)"] == .met)
+        #expect(verdicts["codable-decode-vs-PropertyListDecoder (binary)"] == .notMeasured)
+        #expect(verdicts.count == 4, "no grid-state targets without the grid-state workload")
+    }
+
     @Test func chainCheckCatchesWrongValuesAndLengths() throws {
         let graph = ChainGraph(count: 100, sharedFraction: 0, seed: 1)
         try graph.verify(graph.root)

@@ -57,6 +57,29 @@ final class CodableDecoder: CodableContainerSource {
         }
     }
 
+    /// A keyed container over the current value: a cached one nobody holds any more, if any.
+    func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let (frame, serial) = try openFrame(.keyed)
+        if let storage = state.keyedContainers.reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) {
+            return keyedDecodingContainer(storage: storage, keyedBy: Key.self)
+        }
+        return newKeyedContainer(Key.self, frame: frame, serial: serial)
+    }
+
+    @inline(never)
+    private func newKeyedContainer<Key: CodingKey>(_: Key.Type, frame: Int, serial: Int)
+        -> KeyedDecodingContainer<Key>
+    {
+        let lease = state.keyedContainers.newLease(frame: frame, serial: serial)
+        let container = KeyedDecodingContainer(
+            CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial, lease: lease)
+        )
+        if lease >= 0, let storage = storageObject(of: container) {
+            state.keyedContainers.keep(storage, key: ObjectIdentifier(Key.self), lease: lease)
+        }
+        return container
+    }
+
     // MARK: - Decoding values
 
     /// Decodes the root value as `T`, then checks the rest of the archive.
@@ -71,6 +94,7 @@ final class CodableDecoder: CodableContainerSource {
             )
         }
         state.engine.reader.offset = root
+        defer { state.keyedContainers.release() }
         do {
             let value = try decodeValue(T.self, step: .none, parent: -1)
             try state.finish()
@@ -124,7 +148,11 @@ final class CodableDecoder: CodableContainerSource {
             var elements: [Element] = []
             // Every element takes at least one byte: never reserve more than the input can fill.
             elements.reserveCapacity(min(count, state.engine.reader.remaining))
+            var lookahead = state.frames[frame].packed ? ReferenceLookahead(state.frames[frame]) : nil
             while state.frames[frame].index < count {
+                if lookahead != nil && state.frames[frame].index == lookahead!.position {
+                    state.touchUpcomingObjects(&lookahead)
+                }
                 elements.append(try decodeElement(Element.self, in: frame, serial: serial))
             }
             state.engine.reader.offset = try state.closeSlot(slot)

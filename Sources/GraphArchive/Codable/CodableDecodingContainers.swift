@@ -357,8 +357,21 @@ extension PrimitiveValueDecoding {
 
 struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: CodableDecoder
-    let frame: Int
-    let serial: Int
+    private let ownFrame: Int
+    private let ownSerial: Int
+    /// For a container the decoder may hand out again, its lease in `CodableKeyedContainerCache`
+    /// (which says its current frame); else -1.
+    private let lease: Int
+
+    init(decoder: CodableDecoder, frame: Int, serial: Int, lease: Int = -1) {
+        self.decoder = decoder
+        ownFrame = frame
+        ownSerial = serial
+        self.lease = lease
+    }
+
+    private var frame: Int { lease < 0 ? ownFrame : decoder.state.keyedContainers.leases[lease].frame }
+    private var serial: Int { lease < 0 ? ownSerial : decoder.state.keyedContainers.leases[lease].serial }
 
     var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
     var allKeys: [Key] { decoder.keys(in: frame, serial: serial).compactMap { Key(stringValue: $0) } }

@@ -32,7 +32,16 @@
 ///
 /// Differences from `JSONEncoder`:
 /// - A reference cycle throws `EncodingError.invalidValue` naming both paths: `init(from:)` has
-///   no way to restore one. (``GraphCoding`` types restore cycles with `decodeLater`.)
+///   no way to restore one, since it must return a finished instance and `Decoder` has no
+///   deferred assignment. The opt-in to the engine's own cycle mechanism is ``GraphCoding``:
+///   conform the classes of a cyclic graph to it and archive them with ``GraphArchiver``, whose
+///   ``GraphUnarchiver/decodeLater(_:forKey:assign:)`` assigns cycle-closing references once
+///   every object exists. The bytes are the same format either way (FORMAT.md §11), but one
+///   archive is written either through `Encodable` or through ``GraphCoding``: this encoder does
+///   not call ``GraphCoding/encode(with:)`` for a type that conforms to both, because the two
+///   number and build objects differently (here objects are built on first reference, with
+///   the type that reference asks for; ``GraphUnarchiver`` builds them in index order from
+///   its registry).
 /// - Encoding the same key twice in one container throws instead of replacing the value.
 /// - `encodeConditional(_:forKey:)` encodes unconditionally (the protocol's default).
 /// - A value that encodes nothing is stored as an empty keyed record (JSON's `{}`).
