@@ -163,11 +163,16 @@ struct RoundTripTests {
         let count = 10_000
         let nodes = (0..<count).map(Node.init)
         let outsiders = (0..<100).map { Node(-1 - $0) }
+        var strangers: [Node] = []
         for (position, node) in nodes.enumerated() {
             node.next = nodes[(position * 7_919 + 4_099) % count]  // far ahead or far behind
             if position % 3 == 0 { node.parent = outsiders[position % outsiders.count] }
             if position % 5 == 0 { node.buddy = nodes[(position + 5_000) % count] }
-            if position % 11 == 0 { node.buddy = Node(-10_000 - position) }  // never kept
+            if position % 11 == 0 {  // a buddy outside the archive: not kept
+                let stranger = Node(-10_000 - position)
+                strangers.append(stranger)
+                node.buddy = stranger
+            }
         }
         let array = nodes + [nodes[9_999], nodes[0]]
         let data = try GraphArchiver.archivedData(withRootObject: array)
