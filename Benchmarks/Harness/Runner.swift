@@ -67,10 +67,10 @@ struct CaseTimer {
 
     /// N for everything but slow peers. For those: the largest round N whose warm-up and
     /// repetitions fit the budget, extrapolated linearly from pilot runs (each checked) that
-    /// grow tenfold while the estimate says N could grow more than tenfold, then by 1-2-5
-    /// steps up to the estimate: a peer whose cost grows faster than linearly (NSKeyedArchiver
-    /// on the cycles graph: 1,000 → 2,000 nodes cost 8 times as much) shows it in a short
-    /// pilot, not in a warm-up and repetitions that blow the budget many times over.
+    /// grow in 1-2-5 steps up to the estimate: a peer whose cost grows faster than linearly
+    /// (NSKeyedArchiver on the cycles graph: 1,000 → 2,000 nodes cost 8 times as much) shows it
+    /// in a short pilot, not in one tenfold jump that blows the budget many times over. The
+    /// pilots of a linear peer add about half a budget.
     func countToRun(_ measured: Case) throws -> Int {
         let cap = min(measured.records, measured.maximumCount ?? measured.records)
         guard measured.scalesDown else { return cap }
@@ -85,7 +85,7 @@ struct CaseTimer {
             let affordable = settings.peerBudget / runs / seconds * Double(pilotCount)
             let count = affordable >= Double(cap) ? cap : max(Self.minimumCount, Self.roundDown(Int(affordable)))
             if pilotCount == cap || count <= pilotCount { return min(count, cap) }
-            pilotCount = min(cap, count > pilotCount * 10 ? pilotCount * 10 : Self.roundDown(pilotCount * 5 / 2))
+            pilotCount = min(cap, Self.roundDown(pilotCount * 5 / 2))
         }
     }
 
