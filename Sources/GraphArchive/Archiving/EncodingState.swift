@@ -357,8 +357,7 @@ struct EncodingState: ~Copyable {
         if held && positions.lowerBound == 0 { keptAlive.append(array) }
         array.forEachBorrowed(in: positions) { object in
             let index = register(object, conditional: false, heldByArchiver: held)
-            let delta = index &- previous
-            out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+            out.writeReferenceDelta(to: index, from: previous)
             previous = index
         }
     }

@@ -144,8 +144,7 @@ enum ObjectOrdering {
                 for _ in 0..<count {
                     previousOld = try ValueScanner.nextReferenceIndex(&reader, previous: previousOld)
                     let index = newIndex[previousOld]
-                    let delta = index - previousNew
-                    writer.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+                    writer.writeReferenceDelta(to: index, from: previousNew)
                     previousNew = index
                     referenceCount += 1
                 }

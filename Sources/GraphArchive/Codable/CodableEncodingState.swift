@@ -560,9 +560,8 @@ struct CodableEncodingState: ~Copyable {
             writeReference(index)
             return
         }
-        let delta = index &- frames[frame].previousReference
+        engine.out.writeReferenceDelta(to: index, from: frames[frame].previousReference)
         frames[frame].previousReference = index
-        engine.out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
     }
 
     @inline(__always)

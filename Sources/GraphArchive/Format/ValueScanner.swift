@@ -70,7 +70,11 @@ struct ValueScanner {
         let offset = reader.offset
         let shape = try reader.readVarint()
         guard shape < UInt64(shapeValueCounts.count) else {
-            throw GraphArchiveError(.corrupt, "record refers to shape \(shape), but the archive has \(shapeValueCounts.count)", offset: offset)
+            throw GraphArchiveError(
+                .corrupt,
+                "record refers to shape \(shape), but the archive has \(shapeValueCounts.count)",
+                offset: offset
+            )
         }
         return Int(shape)
     }
@@ -78,14 +82,22 @@ struct ValueScanner {
     @inline(__always)
     func checkDepth(_ depth: Int, at offset: Int) throws(GraphArchiveError) {
         guard depth < maximumDepth else {
-            throw GraphArchiveError(.limitExceeded, "values nest deeper than maximumDepth (\(maximumDepth))", offset: offset)
+            throw GraphArchiveError(
+                .limitExceeded,
+                "values nest deeper than maximumDepth (\(maximumDepth))",
+                offset: offset
+            )
         }
     }
 
     @inline(__always)
     func checkObjectIndex(_ index: UInt64, at offset: Int) throws(GraphArchiveError) {
         guard index < UInt64(objectCount) else {
-            throw GraphArchiveError(.badObjectReference, "reference to object \(index), but the archive has \(objectCount)", offset: offset)
+            throw GraphArchiveError(
+                .badObjectReference,
+                "reference to object \(index), but the archive has \(objectCount)",
+                offset: offset
+            )
         }
     }
 
@@ -100,5 +112,16 @@ struct ValueScanner {
             throw GraphArchiveError(.badObjectReference, "reference array points before object 0", offset: offset)
         }
         return index
+    }
+}
+
+extension ByteWriter {
+    /// Writes `index` as the next entry of a packed reference array whose previous entry was
+    /// `previous` (-1 before the first): the ZigZag varint of the delta, which
+    /// `ValueScanner.nextReferenceIndex` reads back (FORMAT.md §6.5).
+    @inline(__always)
+    mutating func writeReferenceDelta(to index: Int, from previous: Int) {
+        let delta = index &- previous
+        writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
     }
 }

@@ -66,18 +66,6 @@ struct IdentityTable: ~Copyable {
         return Int(truncatingIfNeeded: address) & mask
     }
 
-    /// The index stored for `object`, or nil.
-    func index(of object: AnyObject) -> UInt32? {
-        let key = UInt(bitPattern: ObjectIdentifier(object))
-        var slot = slot(for: key)
-        while true {
-            let found = keys[slot]
-            if found & ~Self.heldElsewhere == key { return values[slot] }
-            if found == 0 { return nil }
-            slot = (slot &+ 1) & mask
-        }
-    }
-
     /// The index stored for `object`; if there is none, stores `next`, retains `object` (unless
     /// `heldByCaller`: the caller keeps it alive until the table ends) and returns `next` with
     /// `inserted` true. One probe sequence serves both.

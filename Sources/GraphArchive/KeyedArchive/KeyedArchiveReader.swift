@@ -512,8 +512,7 @@ struct KeyedArchiveReader: ~Copyable {
         state.out.writeVarint(elements.count)
         var previous = -1
         for current in positions {
-            let delta = current - previous
-            state.out.writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+            state.out.writeReferenceDelta(to: current, from: previous)
             previous = current
         }
         referenceCount += elements.count
