@@ -66,6 +66,33 @@ struct ConcurrencyTests {
         #expect(failures.all.isEmpty, "\(failures.all)")
     }
 
+    /// Empty object arrays decoded on many threads at once. Building an empty array through
+    /// `Array(unsafeUninitializedCapacity: 0)` writes to the standard library's shared empty-array
+    /// storage, which ThreadSanitizer reported as a race (CI, stop 10); the decoder now returns `[]`.
+    @Test func emptyObjectArraysOnManyThreads() throws {
+        let data = try GraphArchiver.archivedData(withRootObject: (0..<50).map { Node($0) })
+        let registry = GraphTypeRegistry([Node.self])
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: Self.threads * 8) { _ in
+            do {
+                let nodes = try GraphUnarchiver(forReadingFrom: data, registry: registry).decode(
+                    [Node].self,
+                    forKey: "root"
+                )
+                let empty = try GraphUnarchiver(
+                    forReadingFrom: GraphArchiver.archivedData(withRootObject: [Node]()),
+                    registry: registry
+                ).decode([Node].self, forKey: "root")
+                if nodes.count != 50 || !nodes.allSatisfy({ $0.children.isEmpty }) || !empty.isEmpty {
+                    failures.add("read back something else")
+                }
+            } catch {
+                failures.add("\(error)")
+            }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
+    }
+
     /// Threads saving to their own files and, at the same time, to one common file: every file
     /// ends as one whole archive (for the common one, the last rename wins).
     @Test func saveFromManyThreads() throws {

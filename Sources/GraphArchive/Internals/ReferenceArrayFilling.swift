@@ -13,6 +13,13 @@ extension Array where Element: AnyObject {
         capacity: Int,
         by next: () throws(GraphArchiveError) -> Element
     ) throws(GraphArchiveError) -> [Element] {
+        // An empty array must not go through `init(unsafeUninitializedCapacity:)`: with capacity 0
+        // the standard library stores the count into the shared empty-array singleton, a write
+        // ThreadSanitizer reports as a race when two threads decode empty arrays at once.
+        if count == 0 { return [] }
+        guard capacity > 0 else {
+            throw GraphArchiveError(.corrupt, "array of \(count) elements is longer than its input")
+        }
         var failure: GraphArchiveError?
         let array = [Element](unsafeUninitializedCapacity: Swift.min(count, capacity)) { buffer, initialized in
             for index in 0..<count {
