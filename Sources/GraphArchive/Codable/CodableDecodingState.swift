@@ -163,9 +163,10 @@ struct CodableDecodingState: ~Copyable {
             }
             try state.scanner.skipValue(&state.reader)
         }
+        let objectSectionStart = state.reader.offset
         engine = state
         rootOffset = root
-        objectOffsets = [state.reader.offset]
+        objectOffsets = [objectSectionStart]
         // One entry per record plus the section's end; bounded by the input like the count itself.
         objectOffsets.reserveCapacity(objectCount + 1)
         objects = ContiguousArray(repeating: nil, count: objectCount)

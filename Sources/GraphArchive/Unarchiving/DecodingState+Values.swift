@@ -148,16 +148,22 @@ extension DecodingState {
         return Int(index)
     }
 
-    /// The constructed object at `index`, as `T`.
+    /// The constructed object at `index`, as `T`; `handingOver`: taking the table's reference
+    /// where it still has one (only for the one-call decode's root array, see `DecodedObjects`).
     @inline(__always)
-    func object<T: AnyObject>(at index: Int, as _: T.Type, offset: Int) throws(GraphArchiveError) -> T {
+    mutating func object<T: AnyObject>(
+        at index: Int,
+        as _: T.Type,
+        offset: Int,
+        handingOver: Bool = false
+    ) throws(GraphArchiveError) -> T {
         guard index < objects.count else {
             throw unresolvedCycle(index, T.self, offset)
         }
         // Exact class match first, from the class table: no read of the object's header, and no
         // generic `as? T`, which looks up Optional<T> metadata per call.
         if index < objectClasses.count && objectClasses[index] == ObjectIdentifier(T.self) {
-            return unsafeDowncast(objects[index], to: T.self)
+            return unsafeDowncast(handingOver ? objects.handOver(index) : objects[index], to: T.self)
         }
         let object = objects[index]
         if let typed = object as? T { return typed }

@@ -24,13 +24,16 @@ struct DecodingContainer {
     var objectIndex = -1
 }
 
-struct DecodingState {
+struct DecodingState: ~Copyable {
     var reader: ByteReader
     let tables: ArchiveTables
     let scanner: ValueScanner
     let options: GraphUnarchiver.Options
     let objectCount: Int
-    var objects: ContiguousArray<AnyObject> = []
+    var objects = DecodedObjects()
+    /// Set by the one-call decode once only its root value is left to read: a reference array
+    /// at the top level then takes the table's references (see `DecodedObjects`).
+    var handsOverObjects = false
     /// The class of each object in `objects`, so a typed lookup need not read the object itself
     /// (on a large graph that read is a cache miss per reference).
     var objectClasses: ContiguousArray<ObjectIdentifier> = []

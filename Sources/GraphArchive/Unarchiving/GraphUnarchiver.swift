@@ -271,11 +271,13 @@ public final class GraphUnarchiver {
     /// The `count` objects of a packed reference array (FORMAT.md §6.5), its tag and count read.
     func readReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type) throws -> [T] {
         var previous = -1
+        // The one-call decode's root array: nothing but this array can hold the objects after it.
+        let handingOver = state.handsOverObjects && state.stack.isEmpty
         return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
             let offset = state.reader.offset
             previous = try ValueScanner.nextReferenceIndex(&state.reader, previous: previous)
             try state.scanner.checkObjectIndex(UInt64(previous), at: offset)
-            return try state.object(at: previous, as: T.self, offset: offset)
+            return try state.object(at: previous, as: T.self, offset: offset, handingOver: handingOver)
         }
     }
 
@@ -375,7 +377,10 @@ public final class GraphUnarchiver {
         return try unarchiver.decodeRoot(T.self)
     }
 
+    /// The root value, for the one-call forms, which drop the unarchiver afterwards: its
+    /// objects may be handed to the root array (see `DecodedObjects`).
     func decodeRoot<T: GraphValue>(_: T.Type) throws -> T {
+        state.handsOverObjects = true
         let value = try decode(T.self, forKey: GraphArchiver.rootKey)
         try finishDecoding()
         return value
