@@ -11,7 +11,7 @@
 ///   that random slots pay on every lookup of a large graph.
 /// - Should addresses ever collide in long runs under that mapping, the table rehashes itself
 ///   with a multiplicative (Fibonacci) hash, which spreads any address pattern.
-/// - Keys and values live in two arrays (8 + 4 bytes a slot, no padding) at a load factor of
+/// - Keys and values live in two blocks (`ZeroedMemory`) (8 + 4 bytes a slot, no padding) at a load factor of
 ///   up to three quarters: the table is most of what an encode holds besides its output
 ///   (12.6 MB for 750,000 objects), and probes read only the keys until they hit.
 /// - The keys are the objects' addresses, retained: holding them here spares a second array of
@@ -20,8 +20,10 @@
 ///   its key carries a set low bit (addresses are 16-byte aligned), and is not released. On a
 ///   large graph that spares a retain and a release, each a cache miss, per object.
 struct IdentityTable: ~Copyable {
-    private var keys: [UInt]
-    private var values: [UInt32]
+    /// Slot keys (0: empty) and values, `capacity` of each, from `ZeroedMemory`.
+    private var keys: UnsafeMutablePointer<UInt>
+    private var values: UnsafeMutablePointer<UInt32>
+    private var capacity: Int
     private var mask: Int
     private(set) var count = 0
     /// False until a long probe run shows the address-order mapping clusters.
@@ -30,16 +32,36 @@ struct IdentityTable: ~Copyable {
     private static let longProbe = 48
 
     init(minimumCapacity: Int = 512) {
-        let capacity = Self.capacity(for: minimumCapacity)
-        keys = Array(repeating: 0, count: capacity)
-        values = Array(repeating: 0, count: capacity)
+        capacity = Self.capacity(for: minimumCapacity)
+        (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
     }
 
     deinit {
-        for key in keys where key != 0 && key & Self.heldElsewhere == 0 {
-            Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: key)!).release()
+        for slot in 0..<capacity {
+            let key = keys[slot]
+            if key != 0 && key & Self.heldElsewhere == 0 {
+                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: key)!).release()
+            }
         }
+        Self.deallocateSlots(keys, values, capacity)
+    }
+
+    private static func allocateSlots(_ capacity: Int) -> (UnsafeMutablePointer<UInt>, UnsafeMutablePointer<UInt32>) {
+        let keys = ZeroedMemory.allocate(byteCount: capacity * MemoryLayout<UInt>.stride)
+        let values = ZeroedMemory.allocate(byteCount: capacity * MemoryLayout<UInt32>.stride)
+        return (
+            keys.bindMemory(to: UInt.self, capacity: capacity), values.bindMemory(to: UInt32.self, capacity: capacity)
+        )
+    }
+
+    private static func deallocateSlots(
+        _ keys: UnsafeMutablePointer<UInt>,
+        _ values: UnsafeMutablePointer<UInt32>,
+        _ capacity: Int
+    ) {
+        ZeroedMemory.deallocate(keys, byteCount: capacity * MemoryLayout<UInt>.stride)
+        ZeroedMemory.deallocate(values, byteCount: capacity * MemoryLayout<UInt32>.stride)
     }
 
     /// The key bit of an object inserted without a retain.
@@ -53,7 +75,7 @@ struct IdentityTable: ~Copyable {
     }
 
     private func isFull(adding added: Int) -> Bool {
-        (count + added) * 4 > keys.count * 3
+        (count + added) * 4 > capacity * 3
     }
 
     /// The home slot of `key`, from its address bits only (not the `heldElsewhere` bit).
@@ -108,17 +130,17 @@ struct IdentityTable: ~Copyable {
     }
 
     private mutating func grow(to total: Int) {
-        let oldKeys = keys
-        let oldValues = values
-        let capacity = Self.capacity(for: max(total, count * 2))
-        keys = Array(repeating: 0, count: capacity)
-        values = Array(repeating: 0, count: capacity)
+        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
+        capacity = Self.capacity(for: max(total, count * 2))
+        (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
-        for (key, value) in zip(oldKeys, oldValues) where key != 0 {
+        for oldSlot in 0..<oldCapacity where oldKeys[oldSlot] != 0 {
+            let key = oldKeys[oldSlot]
             var slot = slot(for: key)
             while keys[slot] != 0 { slot = (slot &+ 1) & mask }
             keys[slot] = key
-            values[slot] = value
+            values[slot] = oldValues[oldSlot]
         }
+        Self.deallocateSlots(oldKeys, oldValues, oldCapacity)
     }
 }
