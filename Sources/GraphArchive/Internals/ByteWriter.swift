@@ -25,7 +25,7 @@ struct ByteWriter: ~Copyable {
     /// frees a large block), and there each doubling copies the bytes and leaves the old block
     /// resident: saving 1M grid-state slots peaked 14 MB higher after the benchmark harness had
     /// freed a dictionary. Capacity is address space; only written pages become resident.
-    static let largeThreshold = 4 << 20
+    static let largeThreshold = 1 << 20
     static let largeCapacity = 64 << 20
 
     private var base: UnsafeMutablePointer<UInt8>
