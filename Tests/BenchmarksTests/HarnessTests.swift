@@ -177,7 +177,8 @@ struct HarnessTests {
             )
         ]
         let verdicts = Dictionary(
-            uniqueKeysWithValues: Targets.judge(report, settings: settings).map { ($0.id, $0.verdict) })
+            uniqueKeysWithValues: Targets.judge(report, settings: settings).map { ($0.id, $0.verdict) }
+        )
         #expect(verdicts["codable-encode-vs-JSONEncoder"] == .met)
         #expect(verdicts["codable-decode-vs-JSONDecoder"] == .missed)
         #expect(verdicts["codable-encode-vs-PropertyListEncoder (binary)"] == .met)
@@ -244,6 +245,8 @@ struct HarnessTests {
             #expect(result.status != .failed, "\(measured.identifier): \(result.message ?? "")")
             if result.status == .ok {
                 #expect(result.seconds != nil && result.measuredRecords <= measured.records)
+                // At this size every case is quick: 1 repetition plus 2 extra rounds.
+                #expect(result.seconds?.samples.count == 3, "\(measured.identifier)")
             }
         }
         ScratchDirectory.remove()
