@@ -47,7 +47,7 @@ enum CommandLineSyntax {
           --n N              records per graph (slots, links, nodes); 20000, 20k, 1M (default 1M)
           --shared F         share of grid-state slots that repeat a record, 0 <= F < 1 (default 0.25)
           --reps R           timed repetitions after one warm-up; medians, min and max (default 3;
-                             rows whose runs all take under 1 s get 2 x R more)
+                             rows whose runs all take under 1.5 s get 2 x R more)
           --only NAME...     run only these workloads and/or groups (same as positional NAMEs)
                                workloads: \(Workloads.names.joined(separator: ", "))
                                groups:    \(groups.joined(separator: ", "))

@@ -73,7 +73,7 @@ struct CaseTimer {
     }
 
     /// A case whose timed runs all took less than this is run three times as often.
-    static let quickCaseSeconds = 1.0
+    static let quickCaseSeconds = 1.5
 
     /// Unavailable compression is a fact of the build, not a failure.
     static func classify(_ error: any Error) -> (Status, String) {
