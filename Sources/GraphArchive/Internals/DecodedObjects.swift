@@ -20,12 +20,8 @@ struct DecodedObjects: ~Copyable {
     init() {}
 
     deinit {
-        if handedOver.isEmpty {
-            for reference in references { reference.release() }
-        } else {
-            for (index, reference) in references.enumerated() where !isHandedOver(index) {
-                reference.release()
-            }
+        for (index, reference) in references.enumerated() where !isHandedOver(index) {
+            reference.release()
         }
     }
 
@@ -49,18 +45,21 @@ struct DecodedObjects: ~Copyable {
     /// is asked for (see the type's comment for who may call this).
     @inline(__always)
     mutating func handOver(_ index: Int) -> AnyObject {
+        guard !isHandedOver(index) else { return references[index].takeUnretainedValue() }
         if handedOver.isEmpty {
             handedOver = Array(repeating: 0, count: (references.count + 63) / 64)
         }
-        let bit: UInt64 = 1 << UInt64(index & 63)
-        guard handedOver[index >> 6] & bit == 0 else {
-            return references[index].takeUnretainedValue()
-        }
-        handedOver[index >> 6] |= bit
+        handedOver[index >> 6] |= Self.bit(index)
         return references[index].takeRetainedValue()
     }
 
+    @inline(__always)
     private func isHandedOver(_ index: Int) -> Bool {
-        handedOver[index >> 6] & (1 << UInt64(index & 63)) != 0
+        !handedOver.isEmpty && handedOver[index >> 6] & Self.bit(index) != 0
+    }
+
+    @inline(__always)
+    private static func bit(_ index: Int) -> UInt64 {
+        1 << UInt64(index & 63)
     }
 }

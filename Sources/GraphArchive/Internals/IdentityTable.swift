@@ -11,9 +11,9 @@
 ///   that random slots pay on every lookup of a large graph.
 /// - Should addresses ever collide in long runs under that mapping, the table rehashes itself
 ///   with a multiplicative (Fibonacci) hash, which spreads any address pattern.
-/// - Keys and values live in two blocks (`ZeroedMemory`) (8 + 4 bytes a slot, no padding) at a load factor of
-///   up to three quarters: the table is most of what an encode holds besides its output
-///   (12.6 MB for 750,000 objects), and probes read only the keys until they hit.
+/// - Keys and values live in two blocks from `ZeroedMemory` (8 + 4 bytes a slot, no padding)
+///   at a load factor of up to three quarters: the table is most of what an encode holds
+///   besides its output (12.6 MB for 750,000 objects), and probes read only the keys until they hit.
 /// - The keys are the objects' addresses, retained: holding them here spares a second array of
 ///   references. They are released when the table ends. A caller that keeps an object alive by
 ///   other means (the archiver holding the array it came from) inserts it without a retain:
@@ -48,11 +48,7 @@ struct IdentityTable: ~Copyable {
     }
 
     private static func allocateSlots(_ capacity: Int) -> (UnsafeMutablePointer<UInt>, UnsafeMutablePointer<UInt32>) {
-        let keys = ZeroedMemory.allocate(byteCount: capacity * MemoryLayout<UInt>.stride)
-        let values = ZeroedMemory.allocate(byteCount: capacity * MemoryLayout<UInt32>.stride)
-        return (
-            keys.bindMemory(to: UInt.self, capacity: capacity), values.bindMemory(to: UInt32.self, capacity: capacity)
-        )
+        (ZeroedMemory.allocate(UInt.self, count: capacity), ZeroedMemory.allocate(UInt32.self, count: capacity))
     }
 
     private static func deallocateSlots(
@@ -60,8 +56,8 @@ struct IdentityTable: ~Copyable {
         _ values: UnsafeMutablePointer<UInt32>,
         _ capacity: Int
     ) {
-        ZeroedMemory.deallocate(keys, byteCount: capacity * MemoryLayout<UInt>.stride)
-        ZeroedMemory.deallocate(values, byteCount: capacity * MemoryLayout<UInt32>.stride)
+        ZeroedMemory.deallocate(keys, count: capacity)
+        ZeroedMemory.deallocate(values, count: capacity)
     }
 
     /// The key bit of an object inserted without a retain.

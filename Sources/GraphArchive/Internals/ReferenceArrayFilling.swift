@@ -17,14 +17,12 @@ extension Array where Element: AnyObject {
         // the standard library stores the count into the shared empty-array singleton, a write
         // ThreadSanitizer reports as a race when two threads decode empty arrays at once.
         if count == 0 { return [] }
-        guard capacity > 0 else {
-            throw GraphArchiveError(.corrupt, "array of \(count) elements is longer than its input")
-        }
+        guard capacity > 0 else { throw longerThanInput(count) }
         var failure: GraphArchiveError?
         let array = [Element](unsafeUninitializedCapacity: Swift.min(count, capacity)) { buffer, initialized in
             for index in 0..<count {
                 guard index < buffer.count else {
-                    failure = GraphArchiveError(.corrupt, "array of \(count) elements is longer than its input")
+                    failure = longerThanInput(count)
                     return
                 }
                 do throws(GraphArchiveError) {
@@ -38,5 +36,9 @@ extension Array where Element: AnyObject {
         }
         if let failure { throw failure }
         return array
+    }
+
+    private static func longerThanInput(_ count: Int) -> GraphArchiveError {
+        GraphArchiveError(.corrupt, "array of \(count) elements is longer than its input")
     }
 }

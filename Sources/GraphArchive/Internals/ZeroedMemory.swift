@@ -18,7 +18,7 @@ import Darwin
 enum ZeroedMemory {
     static let mappedMinimum = 1 << 20
 
-    static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
+    private static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
         #if canImport(Glibc) || canImport(Musl)
         if byteCount >= mappedMinimum {
             let memory = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -33,7 +33,7 @@ enum ZeroedMemory {
     }
 
     /// Frees a block `allocate(byteCount:)` returned, given the same size.
-    static func deallocate(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
+    private static func deallocate(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
         #if canImport(Glibc) || canImport(Musl)
         if byteCount >= mappedMinimum {
             munmap(memory, byteCount)
@@ -41,5 +41,15 @@ enum ZeroedMemory {
         }
         #endif
         free(memory)
+    }
+
+    /// `count` zeroed values of `type`.
+    static func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+        allocate(byteCount: count * MemoryLayout<T>.stride).bindMemory(to: T.self, capacity: count)
+    }
+
+    /// Frees a block `allocate(_:count:)` returned, given the same count.
+    static func deallocate<T>(_ memory: UnsafeMutablePointer<T>, count: Int) {
+        deallocate(memory, byteCount: count * MemoryLayout<T>.stride)
     }
 }
