@@ -1,4 +1,4 @@
-// Tests/GraphArchiveTests/ColumnarObjectsTests.swift - the columnar object section of zstd archives (FORMAT.md §5.5)
+// Tests/GraphArchiveTests/ColumnarObjectsTests.swift - the columnar object table of zstd archives (FORMAT.md §5.5, §5.6)
 
 #if Zstd
 import Foundation
@@ -66,7 +66,7 @@ func zstdRoundTrip<T: GraphValue>(
 ) throws -> (memory: T, file: T) {
     let data = try GraphArchiver.archivedData(withRootObject: root, options: .init(compression: .zstd))
     let flags = UInt16(data[10]) | UInt16(data[11]) << 8
-    #expect(flags == 0b11, "zstdPayload and columnarObjects", sourceLocation: sourceLocation)
+    #expect(flags == 0b111, "zstdPayload, columnarObjects and objectBlocks", sourceLocation: sourceLocation)
     let info = try GraphUnarchiver.verify(data)
     #expect(try GraphUnarchiver.archiveInfo(from: data) == info, sourceLocation: sourceLocation)
     let memory = try GraphUnarchiver.unarchivedObject(ofType: T.self, from: data, registry: registry)
@@ -97,12 +97,15 @@ func decompressedPayload(_ archive: [UInt8]) throws -> [UInt8] {
 }
 
 /// A zstd archive of `payload` (a columnar payload written by hand) with valid checksums and
-/// the header of ``ColumnarObjectsTests/pins``, its object count replaced by `objectCount`.
-func sealedColumnar(_ payload: [UInt8], objectCount: UInt64 = 2) throws -> [UInt8] {
-    var frame: [UInt8] = []
-    try PayloadCompression.compress([OutputChunk(payload)], level: 3) { frame += $0 }
+/// the header of ``ColumnarObjectsTests/pins``, its object count replaced by `objectCount`:
+/// the one-piece columnar table of §5.5, or with `blocks` the blocked one of §5.6.
+func sealedColumnar(_ payload: [UInt8], objectCount: UInt64 = 2, blocks: Bool = false) throws -> [UInt8] {
+    let compressed = try CompressedPayload(level: 3, file: nil)
+    try OutputChunk(payload).withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
+    _ = try compressed.finish()
+    let frame = compressed.frameInMemory().writer.bytes
     var header = ArchiveHeader()
-    header.flags = [.zstdPayload, .columnarObjects]
+    header.flags = blocks ? [.zstdPayload, .columnarObjects, .objectBlocks] : [.zstdPayload, .columnarObjects]
     header.typeCount = 1
     header.payloadLength = UInt64(payload.count)
     header.storedLength = UInt64(frame.count)
@@ -110,6 +113,28 @@ func sealedColumnar(_ payload: [UInt8], objectCount: UInt64 = 2) throws -> [UInt
     header.referenceCount = 3
     header.payloadChecksum = XXH64.hash(frame)
     return header.encoded() + frame
+}
+
+/// A mixed root: a long array of records, whose bodies fill object blocks while they are
+/// written, then nodes whose bodies refer forward (cycles) and force the rest to be reordered.
+struct RecordsThenCycles: GraphCoding {
+    var records: [Record]
+    var nodes: [Node]
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(records, forKey: "records")
+        try archiver.encode(nodes, forKey: "nodes")
+    }
+
+    init(records: [Record], nodes: [Node]) {
+        self.records = records
+        self.nodes = nodes
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        records = try unarchiver.decode([Record].self, forKey: "records")
+        nodes = try unarchiver.decode([Node].self, forKey: "nodes")
+    }
 }
 
 @Suite("Columnar object section")
@@ -122,7 +147,7 @@ struct ColumnarObjectsTests {
         0x01, 0x00,  // §4.4 one top entry, key "root"
         0x0A, 0x03, 0x02, 0x02, 0x01,  // §6.5 reference array: objects 0, 1, 0
     ]
-    /// The columnar object section of the same archive (§5.5).
+    /// The columnar object table of the same archive (§5.5), which §5.6 stores as one block.
     static let pinsColumns: [UInt8] = [
         0x00, 0x00,  // shape stream: object 0 has shape 0, object 1 has shape 0
         0x82, 0x68, 0x69, 0x80,  // column (shape 0, key "t"): "hi", ""
@@ -133,17 +158,98 @@ struct ColumnarObjectsTests {
         return [pin, Pin(tag: "", count: -1), pin]
     }
 
+    /// The header of the one block of the pins (§5.6): 12 bytes follow, holding 2 records.
+    static let pinsBlockHeader: [UInt8] = [0x0C, 0x02]
+
     @Test func goldenLayoutOfATinyArchive() throws {
         let data = try GraphArchiver.archivedData(withRootObject: Self.pins, options: .init(compression: .zstd))
         let archive = [UInt8](data)
-        #expect(archive[10] == 0x03 && archive[11] == 0x00)  // §3.1 flags: zstdPayload | columnarObjects
-        #expect(try decompressedPayload(archive) == Self.pinsPrefix + Self.pinsColumns)
+        #expect(archive[10] == 0x07 && archive[11] == 0x00)  // §3.1 flags: zstdPayload | columnarObjects | objectBlocks
+        #expect(try decompressedPayload(archive) == Self.pinsBlockHeader + Self.pinsColumns + Self.pinsPrefix)
         let back = try GraphUnarchiver.unarchivedObject(ofType: [Pin].self, from: data)
         #expect(back[0] === back[2] && back[0].tag == "hi" && back[0].count == 300 && back[1].count == -1)
-        // The hand-sealed archive of the same payload reads the same.
-        let handMade = try GraphUnarchiver.unarchivedObject(
-            ofType: [Pin].self, from: Data(try sealedColumnar(Self.pinsPrefix + Self.pinsColumns)))
-        #expect(handMade.map(\.tag) == ["hi", "", "hi"] && handMade[0] === handMade[2])
+        // The hand-sealed archives of the same records read the same: blocked (§5.6), and the
+        // one-piece columnar table that archives written before blocks have (§5.5).
+        for handSealed in [
+            try sealedColumnar(Self.pinsBlockHeader + Self.pinsColumns + Self.pinsPrefix, blocks: true),
+            try sealedColumnar(Self.pinsPrefix + Self.pinsColumns),
+        ] {
+            let handMade = try GraphUnarchiver.unarchivedObject(ofType: [Pin].self, from: Data(handSealed))
+            #expect(handMade.map(\.tag) == ["hi", "", "hi"] && handMade[0] === handMade[2])
+        }
+    }
+
+    /// The pins in two blocks of one record each: the second block's record is object 1, which
+    /// the top section's references reach across the block boundary.
+    @Test func recordsNumberOnAcrossBlocks() throws {
+        let blocks: [UInt8] = [
+            0x08, 0x01, 0x00, 0x82, 0x68, 0x69, 0x11, 0x2C, 0x01,  // block: 1 record, Pin("hi", 300)
+            0x05, 0x01, 0x00, 0x80, 0x18, 0x00,  // block: 1 record, Pin("", -1)
+        ]
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Pin].self, from: Data(try sealedColumnar(blocks + Self.pinsPrefix, blocks: true)))
+        #expect(back.map(\.tag) == ["hi", "", "hi"] && back.map(\.count) == [300, -1, 300] && back[0] === back[2])
+    }
+
+    /// 40,000 records are about 1.3 MB row-wise: three blocks, written while the array is
+    /// encoded; the same through a save, whose blocks go straight to the file.
+    @Test func manyBlocksInMemoryAndStraightToAFile() throws {
+        let records = sampleRecords(40_000, sharedFraction: 0.25)
+        let back = try zstdRoundTrip(records)
+        expectSameRecords(back.memory, records)
+        let plain = try GraphArchiver.archivedData(withRootObject: records)
+        #expect(plain.count > 2 * ColumnarObjects.blockBytes)
+        try withTemporaryFolder { (folder) throws in
+            let path = folder + "/blocks.gridstore"
+            try GraphArchiver.archiveRootObject(records, toFile: path, options: .init(compression: .zstd))
+            let saved = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(saved == (try GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd))))
+            expectSameRecords(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: path), records)
+            // Rows rebuilt from the blocks are the uncompressed payload, byte for byte.
+            let loaded = try LoadedArchive.load(ArchiveBytes(copying: saved), options: .init())
+            #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)))
+        }
+    }
+
+    /// Blocks written before the writer leaves construction order keep their numbers; the
+    /// bodies after them are reordered (cycles), in memory and in a save.
+    @Test func reorderingAfterBlocksKeepsTheBlockedObjects() throws {
+        let records = sampleRecords(30_000, sharedFraction: 0.1)
+        let nodes = (0..<2000).map(Node.init)
+        for (index, node) in nodes.enumerated() {
+            node.next = nodes[(index + 1) % nodes.count]
+            node.parent = nodes[index / 2]
+            node.children = index % 5 == 0 ? [nodes[(index + 3) % nodes.count]] : []
+        }
+        let root = RecordsThenCycles(records: records, nodes: nodes)
+        let registry = GraphTypeRegistry([Record.self, Node.self])
+        func check(_ back: RecordsThenCycles) {
+            expectSameRecords(back.records, records)
+            #expect(back.nodes.count == nodes.count)
+            for (index, node) in back.nodes.enumerated() {
+                #expect(node.label == index && node.next === back.nodes[(index + 1) % nodes.count])
+                #expect(node.parent === back.nodes[index / 2])
+            }
+        }
+        check(try zstdRoundTrip(root, registry: registry).memory)
+        let plainInfo = try GraphUnarchiver.verify(try GraphArchiver.archivedData(withRootObject: root))
+        try withTemporaryFolder { (folder) throws in
+            let path = folder + "/mixed.gridstore"
+            try GraphArchiver.archiveRootObject(root, toFile: path, options: .init(compression: .zstd))
+            check(try GraphUnarchiver.unarchivedObject(ofType: RecordsThenCycles.self, fromFile: path, registry: registry))
+            let info = try GraphUnarchiver.verify(file: path)
+            #expect(info.objectCount == plainInfo.objectCount && info.referenceCount == plainInfo.referenceCount)
+        }
+    }
+
+    /// An archive written before object blocks existed (§5.5, flags 0b11), committed as bytes:
+    /// [a, b, a] of two Records, as the row-wise fixture of CompressionFixtureTests.
+    @Test func readsAColumnarArchiveWrittenBeforeBlocks() throws {
+        #expect(columnarFixture[10] == 0x03)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(columnarFixture))
+        #expect(back.count == 3 && back[0] === back[2] && back[0] !== back[1])
+        #expect(back[0].name == "Kitchen grid" && back[0].color == 0x3366FF && back[0].date == "2024-03-15T12:34:56Z")
+        #expect(back[1].name == "Garden" && back[1].color == 0x00AA00 && back[1].date == "2025-01-02T03:04:05Z")
     }
 
     @Test func flatRecordsWithSharedReferences() throws {
@@ -217,7 +323,7 @@ struct ColumnarObjectsTests {
         let keyed = try KeyedArchive.keyedArchiveData(fromArchive: native, options: KeyedArchiveWritingTests.uaGridState)
         let compressed = try KeyedArchive.archiveData(fromKeyedArchive: keyed, compression: .zstd)
         let plain = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
-        #expect(compressed[10] == 0x03)
+        #expect(compressed[10] == 0x07)
         let loaded = try LoadedArchive.load(ArchiveBytes(copying: compressed), options: .init())
         #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)))
         let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: compressed, registry: gridStateRegistry)
@@ -253,7 +359,7 @@ struct ColumnarObjectsTests {
         let columns = Array(Self.pinsColumns.dropLast())  // -1 loses its byte: 0x18 wants one more
         try expectCorrupt(
             try sealedColumnar(Self.pinsPrefix + columns), offset: Self.pinsPrefix.count + columns.count,
-            saying: "the column of key \"c\" of shape 0 runs past the end of the payload")
+            saying: "the column of key \"c\" of shape 0 runs past the end of its object block")
     }
 
     @Test func bytesAfterTheLastColumn() throws {
@@ -282,11 +388,48 @@ struct ColumnarObjectsTests {
     }
 
     @Test func columnarFlagWithoutCompressionIsRefused() throws {
-        var header = ArchiveHeader()
-        header.flags = [.columnarObjects]
-        let archive = header.encoded()
-        let error = archiveError { _ = try GraphUnarchiver.archiveInfo(from: Data(archive)) }
-        #expect(error?.code == .corrupt && error?.offset == 10)
+        for flags: ArchiveHeader.Flags in [[.columnarObjects], [.objectBlocks], [.zstdPayload, .objectBlocks]] {
+            var header = ArchiveHeader()
+            header.flags = flags
+            let archive = header.encoded()
+            let error = archiveError { _ = try GraphUnarchiver.archiveInfo(from: Data(archive)) }
+            #expect(error?.code == .corrupt && error?.offset == 10)
+        }
+    }
+
+    // MARK: - Damaged blocks (§5.6)
+
+    func blocked(_ blocks: [UInt8]) -> [UInt8] { blocks + Self.pinsColumns + Self.pinsPrefix }
+
+    @Test func blockLongerThanThePayload() throws {
+        try expectCorrupt(
+            try sealedColumnar(blocked([0x7F, 0x02]), blocks: true), offset: 0,
+            saying: "object block of 127 bytes runs past the end of the payload")
+    }
+
+    @Test func blockRecordCountOutOfRange() throws {
+        try expectCorrupt(
+            try sealedColumnar(blocked([0x0C, 0x00]), blocks: true), offset: 1,
+            saying: "object block claims 0 records; 1 to 2 are left")
+        try expectCorrupt(
+            try sealedColumnar(blocked([0x0C, 0x03]), blocks: true), offset: 1,
+            saying: "object block claims 3 records; 1 to 2 are left")
+    }
+
+    @Test func columnRunsPastItsBlock() throws {
+        // The last cell (-1) lost its second byte, and the block its length: the cell would
+        // take the tables' first byte.
+        let payload = [0x0B, 0x02] + Self.pinsColumns.dropLast() + Self.pinsPrefix
+        try expectCorrupt(
+            try sealedColumnar(payload, blocks: true), offset: 12,
+            saying: "the column of key \"c\" of shape 0 runs past the end of its object block")
+    }
+
+    @Test func bytesAfterTheTopSection() throws {
+        let payload = blocked(Self.pinsBlockHeader) + [0x40]
+        try expectCorrupt(
+            try sealedColumnar(payload, blocks: true), offset: payload.count - 1,
+            saying: "1 bytes left over after the top section")
     }
 }
 #endif

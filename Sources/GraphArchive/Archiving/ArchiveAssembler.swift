@@ -39,82 +39,89 @@ struct StoredArchive {
     }
 }
 
-/// A finished archive: its header and its raw payload in pieces, compressed on the way out.
-///
-/// A compressed archive is compressed when it is first needed: straight into a file by
-/// ``write(to:)``, so no whole compressed copy is held, or once into memory by ``stored()``
-/// (for `encodedData`), which later writes reuse.
+/// A finished archive: its sealed header and its stored payload, in memory or already in the
+/// file it was saved to.
 final class ArchiveOutput {
-    /// Every field but the stored length and the payload checksum, which depend on compression.
-    private let header: ArchiveHeader
-    private let payload: [OutputChunk]
-    private let compression: ArchiveCompression
-    private var compressed: StoredArchive?
+    private let archive: StoredArchive
+    /// True when the payload went straight into the file of a save while it was encoded: only
+    /// the header, which goes over the placeholder at the file's start, is left to write.
+    let payloadIsInFile: Bool
 
-    init(header: ArchiveHeader, payload: [OutputChunk], compression: ArchiveCompression) {
-        self.header = header
-        self.payload = payload
-        self.compression = compression
-    }
-
-    /// The archive as stored, compressed in memory the first time it is asked for.
-    ///
-    /// - Throws: `.compressionFailed` or `.compressionUnavailable`.
-    func stored() throws(GraphArchiveError) -> StoredArchive {
-        guard case .zstd(let level) = compression else {
-            return StoredArchive(header: sealedHeader(storedPieces: payload), payload: payload)
-        }
-        if let compressed { return compressed }
-        var frame = ByteWriter()
-        try PayloadCompression.compress(payload, level: level) { frame.writeBytes($0) }
-        let stored = [OutputChunk(frame)]
-        let result = StoredArchive(header: sealedHeader(storedPieces: stored), payload: stored)
-        compressed = result
-        return result
-    }
-
-    /// Writes the archive to `sink`. A compressed payload not yet compressed in memory is
-    /// compressed into the sink as it goes, behind a placeholder header that is then overwritten.
-    ///
-    /// - Throws: `.compressionFailed`, `.compressionUnavailable` or the sink's `.ioError`.
-    func write(to sink: inout AtomicFile.Sink) throws(GraphArchiveError) {
-        guard case .zstd(let level) = compression, compressed == nil else {
-            let stored = try stored()
-            try sink.write(stored.header)
-            for piece in stored.payload {
-                try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
-            }
-            return
-        }
-        let start = sink.count
-        try sink.write([UInt8](repeating: 0, count: ArchiveHeader.size))
+    /// - Parameter header: Every field but the stored length and the payload checksum, which
+    ///   are computed here.
+    init(header: ArchiveHeader, storedPayload: [OutputChunk]) {
         var checksum = XXH64()
-        var storedLength = 0
-        try PayloadCompression.compress(payload, level: level) { (piece) throws(GraphArchiveError) in
-            checksum.update(piece)
-            storedLength += piece.count
-            try sink.write(piece)
-        }
-        try sink.write(
-            sealedHeader(storedLength: storedLength, checksum: checksum.finalize()),
-            at: start
-        )
-    }
-
-    private func sealedHeader(storedPieces: [OutputChunk]) -> [UInt8] {
-        var checksum = XXH64()
-        for piece in storedPieces { piece.withUnsafeBytes { checksum.update($0) } }
-        return sealedHeader(
-            storedLength: storedPieces.reduce(0) { $0 + $1.count },
-            checksum: checksum.finalize()
-        )
-    }
-
-    private func sealedHeader(storedLength: Int, checksum: UInt64) -> [UInt8] {
+        for piece in storedPayload { piece.withUnsafeBytes { checksum.update($0) } }
         var header = header
+        header.storedLength = UInt64(storedPayload.reduce(0) { $0 + $1.count })
+        header.payloadChecksum = checksum.finalize()
+        archive = StoredArchive(header: header.encoded(), payload: storedPayload)
+        payloadIsInFile = false
+    }
+
+    /// A compressed archive, its header complete: the frame is `frame`, or already in the file
+    /// when nil.
+    init(sealedHeader header: ArchiveHeader, frame: OutputChunk?) {
+        archive = StoredArchive(header: header.encoded(), payload: frame.map { [$0] } ?? [])
+        payloadIsInFile = frame == nil
+    }
+
+    /// The sealed 64-byte header.
+    var header: [UInt8] { archive.header }
+
+    /// The archive as stored.
+    func stored() -> StoredArchive {
+        precondition(!payloadIsInFile, "the payload was written to a file")
+        return archive
+    }
+
+    /// Writes the archive to `sink`.
+    ///
+    /// - Throws: the sink's `.ioError`.
+    func write(to sink: inout AtomicFile.Sink) throws(GraphArchiveError) {
+        let stored = stored()
+        try sink.write(stored.header)
+        for piece in stored.payload {
+            try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
+        }
+    }
+}
+
+/// A zstd archive's payload while it is written (FORMAT.md §5.6): object blocks, compressed as
+/// the records arrive, then the tables and the top section.
+final class BlockedPayload {
+    let compressed: CompressedPayload
+    private let blocks = ColumnarObjects.BlockWriter()
+
+    /// - Parameter file: Where the frame goes; nil keeps it in memory.
+    init(level: Int, file: AtomicFile.Appender?) throws(GraphArchiveError) {
+        compressed = try CompressedPayload(level: level, file: file)
+    }
+
+    /// Records written so far.
+    var recordCount: Int { blocks.recordCount }
+
+    /// Compresses whole row-wise records as blocks; returns how many there were.
+    @discardableResult
+    func writeRecords(_ rows: UnsafeRawBufferPointer, shapeValueCounts: [Int]) throws(GraphArchiveError) -> Int {
+        try blocks.write(rows: rows, shapeValueCounts: shapeValueCounts, to: compressed)
+    }
+
+    /// Compresses the tables and the top section, which follow the blocks, and ends the frame.
+    func finish(
+        tables: borrowing ByteWriter,
+        top: borrowing ByteWriter,
+        header: ArchiveHeader
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        try tables.withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
+        try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
+        let (storedLength, checksum) = try compressed.finish()
+        var header = header
+        header.flags.insert([.zstdPayload, .columnarObjects, .objectBlocks])
+        header.payloadLength = UInt64(compressed.payloadLength)
         header.storedLength = UInt64(storedLength)
         header.payloadChecksum = checksum
-        return header.encoded()
+        return ArchiveOutput(sealedHeader: header, frame: compressed.isInMemory ? compressed.frameInMemory() : nil)
     }
 }
 
@@ -122,12 +129,12 @@ enum ArchiveAssembler {
     static func assemble(state: inout EncodingState, compression: ArchiveCompression)
         throws(GraphArchiveError) -> ArchiveOutput
     {
-        // Refuse a compression this build cannot write before doing any work; compressing
-        // itself waits for the output's destination (see `ArchiveOutput`).
+        // Refuse a compression this build cannot write before doing any more work.
         try PayloadCompression.validate(compression)
         state.endObjects()
         var top = ByteWriter()
         swap(&top, &state.out)
+        // The bodies not yet in blocks (all of them, unless the payload is compressed as it goes).
         var objects = ByteWriter()
         swap(&objects, &state.parked)
         var objectCount = state.identity.count
@@ -139,24 +146,35 @@ enum ArchiveAssembler {
             swap(&top, &reordered.top)
             swap(&objects, &reordered.objects)
             objectCount = reordered.objectCount
-            referenceCount = reordered.referenceCount
+            referenceCount = state.referencesInBlocks + reordered.referenceCount
         }
         // The objects are numbered: let go of the table (and of the objects it holds) before
         // the output is compressed or written, which is when an encode holds the most.
         state.identity = IdentityTable()
         state.keptAlive = []
-        return try assemble(
-            tablesOf: state,
-            sections: [OutputChunk(top), OutputChunk(objects)],
-            objectCount: objectCount,
-            referenceCount: referenceCount,
-            compression: compression
-        )
+        var header = ArchiveHeader()
+        header.typeCount = UInt32(state.types.count)
+        header.objectCount = UInt64(objectCount)
+        header.referenceCount = UInt64(referenceCount)
+        let tables = tables(of: state)
+        guard case .zstd(let level) = compression else {
+            header.payloadLength = UInt64(tables.count + top.count + objects.count)
+            return ArchiveOutput(header: header, storedPayload: [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)])
+        }
+        let blocked = try state.blockedPayload(level: level)
+        _ = try objects.withUnsafeBytes { (rows) throws(GraphArchiveError) in
+            try blocked.writeRecords(rows, shapeValueCounts: state.shapeKeyCount)
+        }
+        precondition(blocked.recordCount == objectCount, "blocks hold \(blocked.recordCount) of \(objectCount) records")
+        return try blocked.finish(tables: tables, top: top, header: header)
     }
 
     /// Puts the key, type and shape tables of `state` before `sections` (the top-level section,
-    /// then the object section) and wraps the payload in a header. Also used by writers that
+    /// then the object section) and wraps the payload in a header. Used by writers that
     /// produce the sections themselves (the KeyedArchive transcoder, the Codable bridge).
+    ///
+    /// - Parameter sections: Pieces that each hold whole top-level entries and whole records:
+    ///   the `state.topCount` entries of the top section, then `objectCount` records.
     static func assemble(
         tablesOf state: borrowing EncodingState,
         sections: [OutputChunk],
@@ -164,7 +182,42 @@ enum ArchiveAssembler {
         referenceCount: Int,
         compression: ArchiveCompression
     ) throws(GraphArchiveError) -> ArchiveOutput {
-        // FORMAT.md §4: key table, type table, shape table, top section, object section.
+        try PayloadCompression.validate(compression)
+        var header = ArchiveHeader()
+        header.typeCount = UInt32(state.types.count)
+        header.objectCount = UInt64(objectCount)
+        header.referenceCount = UInt64(referenceCount)
+        let tables = tables(of: state)
+        guard case .zstd(let level) = compression else {
+            header.payloadLength = UInt64(sections.reduce(tables.count) { $0 + $1.count })
+            return ArchiveOutput(header: header, storedPayload: [OutputChunk(tables)] + sections)
+        }
+        // Compressed payloads store the objects in blocks first and the top section last (§5.6).
+        let blocked = try BlockedPayload(level: level, file: nil)
+        let shapeValueCounts = state.shapes.map(\.keyIDs.count)
+        let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: Int.max, maximumDepth: Int.max)
+        var top = ByteWriter()
+        var topLeft = state.topCount
+        for section in sections {
+            try section.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+                let topEnd = try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                    while topLeft > 0 && !reader.isAtEnd {
+                        _ = try reader.readVarint()
+                        try scanner.skipValue(&reader)
+                        topLeft -= 1
+                    }
+                    return reader.offset
+                }
+                top.writeBytes(UnsafeRawBufferPointer(rebasing: raw[..<topEnd]))
+                try blocked.writeRecords(UnsafeRawBufferPointer(rebasing: raw[topEnd...]), shapeValueCounts: shapeValueCounts)
+            }
+        }
+        precondition(topLeft == 0 && blocked.recordCount == objectCount, "sections hold other counts than given")
+        return try blocked.finish(tables: tables, top: top, header: header)
+    }
+
+    /// The key, type and shape tables (FORMAT.md §4.1-§4.3) and the top section's count (§4.4).
+    private static func tables(of state: borrowing EncodingState) -> ByteWriter {
         var tables = ByteWriter(reservingCapacity: 256)
         tables.writeVarint(state.keys.count)
         for key in state.keys {
@@ -184,29 +237,7 @@ enum ArchiveAssembler {
             for key in shape.keyIDs { tables.writeVarint(key) }
         }
         tables.writeVarint(state.topCount)
-
-        var header = ArchiveHeader()
-        header.typeCount = UInt32(state.types.count)
-        header.objectCount = UInt64(objectCount)
-        header.referenceCount = UInt64(referenceCount)
-        let payload: [OutputChunk]
-        if case .zstd = compression {
-            // Compressed payloads store their objects column by column (FORMAT.md §5.5): like
-            // values side by side compress better. Uncompressed ones stay row-wise, so readers
-            // decode them straight from the file's bytes.
-            header.flags.insert([.zstdPayload, .columnarObjects])
-            let columnar = try ColumnarObjects.columnar(
-                sections: sections,
-                topCount: state.topCount,
-                objectCount: objectCount,
-                shapeValueCounts: state.shapes.map(\.keyIDs.count)
-            )
-            payload = [OutputChunk(tables)] + columnar
-        } else {
-            payload = [OutputChunk(tables)] + sections
-        }
-        header.payloadLength = UInt64(payload.reduce(0) { $0 + $1.count })
-        return ArchiveOutput(header: header, payload: payload, compression: compression)
+        return tables
     }
 }
 

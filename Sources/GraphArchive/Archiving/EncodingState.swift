@@ -95,6 +95,22 @@ struct EncodingState: ~Copyable {
     private(set) var trackedBodyStarts: [Int] = []
     var referenceCount = 0
 
+    // MARK: Compressed while encoded (FORMAT.md §5.6)
+    /// A zstd archive's payload, created at the first block: whole bodies leave the object
+    /// section for compressed blocks whenever it reaches a block's size, while they are in
+    /// construction order (numbers no later reordering changes, see `ObjectOrdering`).
+    private var blocked: BlockedPayload?
+    /// Where `blocked` sends the frame: the temporary file of a save, or nil for memory.
+    var payloadFile: AtomicFile.Appender?
+    /// The zstd level when the archive is compressed; nil for an uncompressed archive.
+    var zstdLevel: Int?
+    /// Bodies already in blocks: the object section holds the bodies written after them.
+    private(set) var bodiesInBlocks = 0
+    /// References those bodies make: each one stays a reference in any later reordering.
+    private(set) var referencesInBlocks = 0
+    /// References made from inside bodies so far.
+    private var referencesFromBodies = 0
+
     // MARK: Containers
     var container = EncodingContainer(kind: .top)
     var stack: ContiguousArray<EncodingContainer> = []
@@ -308,6 +324,7 @@ struct EncodingState: ~Copyable {
             referenceCount += 1
         }
         if currentObject >= 0 {
+            referencesFromBodies += 1
             if edges.isEmpty { edgeStart = Array(repeating: 0, count: bodyCount) }
             edges.append(index)
             if index >= currentObject { leaveConstructionOrder() }
@@ -416,9 +433,32 @@ struct EncodingState: ~Copyable {
         return edgeStart[position]..<end
     }
 
-    mutating func endObject() {
+    mutating func endObject() throws(GraphArchiveError) {
         endRecord()
         currentObject = -1
+        if out.count >= ColumnarObjects.blockBytes, inConstructionOrder, let zstdLevel {
+            try moveBodiesIntoBlocks(try blockedPayload(level: zstdLevel))
+        }
+    }
+
+    /// The blocked payload of a zstd archive, created on first use.
+    mutating func blockedPayload(level: Int) throws(GraphArchiveError) -> BlockedPayload {
+        if let blocked { return blocked }
+        let created = try BlockedPayload(level: level, file: payloadFile)
+        blocked = created
+        return created
+    }
+
+    /// Compresses the bodies written so far (the object section, being written) into blocks.
+    private mutating func moveBodiesIntoBlocks(_ blocked: BlockedPayload) throws(GraphArchiveError) {
+        let shapeValueCounts = shapeKeyCount
+        let records = try out.withUnsafeBytes { (rows) throws(GraphArchiveError) in
+            try blocked.writeRecords(rows, shapeValueCounts: shapeValueCounts)
+        }
+        precondition(records == bodyCount - bodiesInBlocks, "object section holds \(records) records")
+        out.truncate(to: 0)
+        bodiesInBlocks = bodyCount
+        referencesInBlocks = referencesFromBodies
     }
 
     /// Back to the top-level section once every queued body is written.

@@ -56,6 +56,11 @@ public final class GraphArchiver {
     public init(options: Options = Options()) {
         self.options = options
         self.storage = UncheckedStateBox(EncodingState(maximumDepth: options.maximumDepth))
+        // A compression this build can write is applied while encoding (FORMAT.md §5.6); any
+        // other is refused by finishEncoding().
+        if case .zstd(let level) = options.compression, (try? PayloadCompression.validate(options.compression)) != nil {
+            state.zstdLevel = level
+        }
     }
 
     // MARK: - Encoding by key
@@ -194,7 +199,7 @@ public final class GraphArchiver {
     private func writeQueuedObjects() throws {
         while let object = try state.beginNextObject() {
             try object.encode(with: self)
-            state.endObject()
+            try state.endObject()
         }
         state.endObjects()
     }
@@ -204,8 +209,8 @@ public final class GraphArchiver {
     /// Completes the archive; after this no more values can be encoded.
     ///
     /// - Throws: `.compressionUnavailable` or `.invalidValue` for a compression this build cannot
-    ///   write. (Compressing waits for ``encodedData`` or ``write(toFile:)``, so a file receives
-    ///   the compressed bytes without a whole compressed copy in memory.)
+    ///   write, `.compressionFailed`. (A compressed archive is compressed while it is encoded, in
+    ///   blocks; the one-call ``archiveRootObject(_:toFile:options:)`` sends them straight to the file.)
     public func finishEncoding() throws {
         guard output == nil else { return }
         guard state.isAtTop else {
@@ -223,7 +228,7 @@ public final class GraphArchiver {
             guard let finished = output else {
                 throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()")
             }
-            return try finished.stored().data
+            return finished.stored().data
         }
     }
 
@@ -233,7 +238,7 @@ public final class GraphArchiver {
             guard let output else {
                 throw GraphArchiveError(.invalidState, "encodedBytes read before finishEncoding()")
             }
-            return try output.stored().contiguousBytes()
+            return output.stored().contiguousBytes()
         }
     }
 
@@ -243,6 +248,27 @@ public final class GraphArchiver {
             throw GraphArchiveError(.invalidState, "write(toFile:) called before finishEncoding()")
         }
         try AtomicFile.write(output, to: path)
+    }
+
+    /// Encodes `rootObject` into the temporary file of an atomic save as it goes: each block
+    /// of objects is compressed and written once encoded, behind a placeholder header that is
+    /// overwritten at the end, so the uncompressed payload is never whole in memory.
+    private static func archiveCompressed<T: GraphValue>(
+        _ rootObject: T,
+        toFile path: String,
+        options: Options
+    ) throws {
+        try AtomicFile.write(to: path) { sink in
+            try sink.write([UInt8](repeating: 0, count: ArchiveHeader.size))
+            let archiver = GraphArchiver(options: options)
+            archiver.state.payloadFile = sink.appender()
+            try archiver.encode(rootObject, forKey: rootKey)
+            try archiver.finishEncoding()
+            guard let output = archiver.output, output.payloadIsInFile else {
+                preconditionFailure("a compressed save kept its payload in memory")
+            }
+            try sink.write(output.header, at: 0)
+        }
     }
 
     /// Size of the finished archive in bytes.
@@ -279,6 +305,11 @@ public final class GraphArchiver {
         toFile path: String,
         options: Options = Options()
     ) throws {
+        if case .zstd = options.compression {
+            try PayloadCompression.validate(options.compression)
+            try archiveCompressed(rootObject, toFile: path, options: options)
+            return
+        }
         let archiver = GraphArchiver(options: options)
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()

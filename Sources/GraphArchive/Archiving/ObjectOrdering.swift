@@ -6,6 +6,11 @@
 /// Bodies are written in discovery order, which is already such an order for flat collections
 /// (the common case, which skips this pass). Deeper graphs, cycles and conditional references
 /// come here: one iterative DFS, then one copy of every body with its references translated.
+///
+/// Bodies already compressed into blocks (`bodiesInBlocks`, FORMAT.md §5.6) keep their numbers:
+/// they were in construction order, so each refers only to bodies before it, all of which have
+/// one, and the DFS, starting from the bodies in written order, would number them 0, 1, 2, ...
+/// anyway. The pass orders the bodies after them.
 enum ObjectOrdering {
     struct Result: ~Copyable {
         var top: ByteWriter
@@ -20,18 +25,20 @@ enum ObjectOrdering {
         objects: borrowing ByteWriter
     ) throws(GraphArchiveError) -> Result {
         let count = state.identity.count
+        let fixed = state.bodiesInBlocks
         let scanner = ValueScanner(
             shapeValueCounts: state.shapes.map(\.keyIDs.count),
             objectCount: count,
             maximumDepth: Int.max
         )
         // Each body's object, edges and start: recorded from the first body out of order on,
-        // found by scanning before it (bodies lie in written order from offset 0).
+        // found by scanning before it (the bodies after the fixed ones lie in written order
+        // from offset 0).
         var bodyStart = [Int](repeating: -1, count: count)
         var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
         var bodyOwners: [Int] = []
-        bodyOwners.reserveCapacity(state.bodyCount)
-        for position in 0..<state.bodyCount {
+        bodyOwners.reserveCapacity(state.bodyCount - fixed)
+        for position in fixed..<state.bodyCount {
             let owner = state.owner(ofBody: position)
             bodyOwners.append(owner)
             edgeRange[owner] = state.edgeRange(ofBody: position)
@@ -39,21 +46,25 @@ enum ObjectOrdering {
         let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
         try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
             try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for position in 0..<firstTracked {
-                    bodyStart[bodyOwners[position]] = reader.offset
+                for position in fixed..<firstTracked {
+                    bodyStart[bodyOwners[position - fixed]] = reader.offset
                     try scanner.skipRecord(&reader, depth: 0)
                 }
             }
         }
         for (position, start) in zip(firstTracked..., state.trackedBodyStarts) {
-            bodyStart[bodyOwners[position]] = start
+            bodyStart[bodyOwners[position - fixed]] = start
         }
 
         // Iterative post-order DFS from each body in written order.
         var newIndex = [Int](repeating: -1, count: count)
         var order: [Int] = []
-        order.reserveCapacity(state.bodyCount)
+        order.reserveCapacity(state.bodyCount - fixed)
         var visited = [Bool](repeating: false, count: count)
+        for object in 0..<fixed {
+            newIndex[object] = object
+            visited[object] = true
+        }
         var stack: [(object: Int, nextEdge: Int)] = []
         for root in bodyOwners where !visited[root] {
             visited[root] = true
@@ -69,7 +80,7 @@ enum ObjectOrdering {
                     }
                 } else {
                     stack.removeLast()
-                    newIndex[object] = order.count
+                    newIndex[object] = fixed + order.count
                     order.append(object)
                 }
             }
@@ -97,7 +108,7 @@ enum ObjectOrdering {
         return Result(
             top: newTop,
             objects: newObjects,
-            objectCount: order.count,
+            objectCount: fixed + order.count,
             referenceCount: translator.referenceCount
         )
     }

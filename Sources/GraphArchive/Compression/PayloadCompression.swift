@@ -1,7 +1,7 @@
 // Sources/GraphArchive/Compression/PayloadCompression.swift - compressing and decompressing payloads
 
-/// The one place the engine calls a compressor: what this build supports, compressing a
-/// payload on its way out, and decompressing one within the limits a reader sets.
+/// What this build supports, and the one place the engine decompresses a payload, within the
+/// limits a reader sets (compressing is `CompressedPayload`).
 enum PayloadCompression {
     /// Whether this build can read and write zstd archives (the `Zstd` package trait).
     static var isZstdAvailable: Bool {
@@ -24,32 +24,6 @@ enum PayloadCompression {
         guard case .zstd(let level) = compression else { return }
         #if Zstd
         try ArchiveCompression.checkZstdLevel(level)
-        #else
-        throw unavailable("cannot write zstd-compressed archives")
-        #endif
-    }
-
-    /// Compresses the payload `pieces` into one zstd frame at `level`, handing the frame on in
-    /// pieces, so a file receives it without a whole compressed copy in memory.
-    ///
-    /// - Warning: Do not escape the pointer passed to `emit`.
-    /// - Throws: `.compressionFailed` with zstd's message, `.compressionUnavailable` without the
-    ///   `Zstd` trait, or what `emit` throws.
-    static func compress(
-        _ pieces: [OutputChunk],
-        level: Int,
-        emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
-    ) throws(GraphArchiveError) {
-        #if Zstd
-        let payloadLength = pieces.reduce(0) { $0 + $1.count }
-        var compressor = try ZstdCompressor(
-            level: level, contentSize: payloadLength, workers: Zstd.workerCount(forPayloadLength: payloadLength))
-        for piece in pieces {
-            try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-                try compressor.compress(raw, emit: emit)
-            }
-        }
-        try compressor.finish(emit: emit)
         #else
         throw unavailable("cannot write zstd-compressed archives")
         #endif

@@ -26,18 +26,15 @@ public enum AtomicFile {
 
         /// Appends `bytes`, retrying short writes.
         public mutating func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
-            guard var next = bytes.baseAddress else { return }
-            var left = bytes.count
-            while left > 0 {
-                let written = systemWrite(descriptor, next, left)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SystemError.error(errno, "cannot write", path)
-                }
-                next += written
-                left -= written
-                count += written
-            }
+            try AtomicFile.writeAll(bytes, to: descriptor, path: path)
+            count += bytes.count
+        }
+
+        /// An appender for code that cannot borrow the sink: a payload compressed while its
+        /// archive is still being encoded. Valid only inside ``AtomicFile/write(to:_:)``; what it
+        /// writes is not counted in ``count``.
+        func appender() -> Appender {
+            Appender(descriptor: descriptor, path: path)
         }
 
         public mutating func write(_ bytes: [UInt8]) throws(GraphArchiveError) {
@@ -52,6 +49,40 @@ public enum AtomicFile {
         public func write(_ bytes: [UInt8], at offset: Int) throws(GraphArchiveError) {
             let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
             guard written == bytes.count else { throw SystemError.error(errno, "cannot write", path) }
+        }
+    }
+
+    /// Appends to the temporary file of a running ``write(to:_:)`` (see ``Sink/appender()``).
+    final class Appender {
+        private let descriptor: Int32
+        private let path: String
+
+        fileprivate init(descriptor: Int32, path: String) {
+            self.descriptor = descriptor
+            self.path = path
+        }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
+            try AtomicFile.writeAll(bytes, to: descriptor, path: path)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes.
+    private static func writeAll(
+        _ bytes: UnsafeRawBufferPointer,
+        to descriptor: Int32,
+        path: String
+    ) throws(GraphArchiveError) {
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = systemWrite(descriptor, next, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemError.error(errno, "cannot write", path)
+            }
+            next += written
+            left -= written
         }
     }
 

@@ -16,7 +16,10 @@ struct ArchiveHeader: Equatable {
         static let zstdPayload = Flags(rawValue: 1 << 0)
         /// The object section is stored column by column (FORMAT.md §5.5); only with `zstdPayload`.
         static let columnarObjects = Flags(rawValue: 1 << 1)
-        static let knownRequired: Flags = [.zstdPayload, .columnarObjects]
+        /// The columnar object table comes in blocks, before the tables (FORMAT.md §5.6); only
+        /// with `zstdPayload` and `columnarObjects`.
+        static let objectBlocks = Flags(rawValue: 1 << 2)
+        static let knownRequired: Flags = [.zstdPayload, .columnarObjects, .objectBlocks]
         static let requiredMask: UInt16 = 0x00FF
     }
 
@@ -107,6 +110,11 @@ struct ArchiveHeader: Equatable {
         }
         if header.flags.contains(.columnarObjects) && !header.flags.contains(.zstdPayload) {
             throw GraphArchiveError(.corrupt, "columnar object section without a zstd payload (FORMAT.md §3.1)", offset: start + 10)
+        }
+        if header.flags.contains(.objectBlocks) && !header.flags.contains([.zstdPayload, .columnarObjects]) {
+            throw GraphArchiveError(
+                .corrupt, "object blocks without a zstd payload and a columnar object table (FORMAT.md §3.1)",
+                offset: start + 10)
         }
         // Every object record and every counted reference takes at least one payload byte; this
         // also keeps forged counts within `Int` wherever they are converted.

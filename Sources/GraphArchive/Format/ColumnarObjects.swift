@@ -1,48 +1,54 @@
-// Sources/GraphArchive/Format/ColumnarObjects.swift - the column-wise object section of compressed archives (FORMAT.md §5.5)
+// Sources/GraphArchive/Format/ColumnarObjects.swift - the column-wise object table of compressed archives (FORMAT.md §5.5, §5.6)
 
-/// Turns the row-wise object section (FORMAT.md §5.1) into the columnar one (§5.5) and back.
+/// Turns row-wise records (FORMAT.md §5.1) into the blocked columnar object table of compressed
+/// archives (§5.6) and back.
 ///
 /// Compressed archives store their records column by column: the shape ids first, then, per
 /// shape and key, that key's values of all the shape's records. Names next to names and dates
 /// next to dates compress better than whole records one after another (1M grid states at zstd
-/// level 3: 17.10 bytes per slot row-wise, 14.81 column-wise). Both forms hold exactly the same
-/// bytes, only in another order, so the payload length is the same either way.
+/// level 3: 17.10 bytes per slot row-wise, 14.8 column-wise). The columns are cut into blocks
+/// of about ``blockBytes``, so a writer holds one block, not the whole table, before it
+/// compresses: an archive is saved while it is encoded. The same bytes, reordered, plus a few
+/// bytes of block headers.
 enum ColumnarObjects {
-    /// The top section and the columnar object section made from `sections`: the row-wise top
-    /// section and object section, as the assembler or a transcoder wrote them, in pieces that
-    /// each hold whole top-level entries and whole records.
+    /// A block is cut at the first record boundary at or after this many row-wise bytes.
+    /// zstd's window at the default level is 2 MiB, so longer blocks compress no better
+    /// (1M grid states: 14.8 bytes per slot at 512 KiB blocks as with one block).
+    static let blockBytes = 1 << 19
+
+    /// Cuts row-wise records into blocks (§5.6) and hands each block on, in pieces.
     ///
-    /// - Parameters:
-    ///   - topCount: Entries of the top section, which comes first.
-    ///   - objectCount: Records of the object section, which follows.
-    ///   - shapeValueCounts: Values per record of each shape, indexed by shape id.
-    /// - Returns: Pieces to compress one after another: the top section, the shape stream, then
-    ///   every column in order.
-    static func columnar(
-        sections: [OutputChunk],
-        topCount: Int,
-        objectCount: Int,
-        shapeValueCounts: [Int]
-    ) throws(GraphArchiveError) -> [OutputChunk] {
-        let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: objectCount, maximumDepth: Int.max)
-        let firstColumn = firstColumns(shapeValueCounts)
-        var top = ByteWriter()
-        var shapeStream = ByteWriter(reservingCapacity: objectCount)
-        let columns = (0..<(firstColumn.last ?? 0)).map { _ in Column() }
-        var topLeft = topCount
-        var recordsLeft = objectCount
-        for section in sections {
-            try section.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-                try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                    while topLeft > 0 && !reader.isAtEnd {
-                        _ = try reader.readVarint()
-                        try scanner.skipValue(&reader)
-                        topLeft -= 1
-                    }
-                    try ByteReader.copy(from: 0, to: reader.offset, of: &reader, into: &top)
-                    while !reader.isAtEnd {
-                        precondition(recordsLeft > 0, "object section holds more than objectCount records")
-                        recordsLeft -= 1
+    /// One writer serves a whole archive, so its column buffers are allocated once and reused
+    /// from block to block.
+    final class BlockWriter {
+        private var shapeStream = ByteWriter(reservingCapacity: 1 << 12)
+        private var columns: [Column] = []
+        private var blockHeader = ByteWriter(reservingCapacity: 32)
+        /// Records written so far, over all calls.
+        private(set) var recordCount = 0
+
+        init() {}
+
+        /// Writes the whole records `rows` as one or more blocks; returns how many records there were.
+        ///
+        /// - Parameter shapeValueCounts: Values per record of each shape, indexed by shape id
+        ///   (at least every shape the records use).
+        @discardableResult
+        func write(
+            rows: UnsafeRawBufferPointer,
+            shapeValueCounts: [Int],
+            to payload: CompressedPayload
+        ) throws(GraphArchiveError) -> Int {
+            // The writer's own bytes: references may point at objects not yet written.
+            let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: Int.max, maximumDepth: Int.max)
+            let firstColumn = ColumnarObjects.firstColumns(shapeValueCounts)
+            while columns.count < firstColumn[firstColumn.count - 1] { columns.append(Column()) }
+            var written = 0
+            try ByteReader.withReader(over: rows) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                while !reader.isAtEnd {
+                    let blockStart = reader.offset
+                    var blockRecords = 0
+                    repeat {
                         let shapeStart = reader.offset
                         let shape = try scanner.readShape(&reader)
                         try ByteReader.copy(from: shapeStart, to: reader.offset, of: &reader, into: &shapeStream)
@@ -51,104 +57,217 @@ enum ColumnarObjects {
                             try scanner.skipValue(&reader)
                             try ByteReader.copy(from: start, to: reader.offset, of: &reader, into: &columns[column].bytes)
                         }
-                    }
+                        blockRecords += 1
+                    } while !reader.isAtEnd && reader.offset - blockStart < ColumnarObjects.blockBytes
+                    try emitBlock(records: blockRecords, to: payload)
+                    written += blockRecords
                 }
             }
+            recordCount += written
+            return written
         }
-        precondition(topLeft == 0 && recordsLeft == 0, "sections hold fewer entries or records than counted")
-        return [OutputChunk(top), OutputChunk(shapeStream)] + columns.map { $0.chunk() }
+
+        /// Emits the collected block: its length, its record count, the shape stream and every
+        /// column (those of shapes without records here are empty), then empties the buffers.
+        private func emitBlock(records: Int, to payload: CompressedPayload) throws(GraphArchiveError) {
+            var length = ByteWriter.varintLength(UInt64(records)) + shapeStream.count
+            for column in columns { length += column.bytes.count }
+            blockHeader.truncate(to: 0)
+            blockHeader.writeVarint(length)
+            blockHeader.writeVarint(records)
+            try blockHeader.withUnsafeBytes(payload.write)
+            try shapeStream.withUnsafeBytes(payload.write)
+            shapeStream.truncate(to: 0)
+            for column in columns where column.bytes.count > 0 {
+                try column.bytes.withUnsafeBytes(payload.write)
+                column.bytes.truncate(to: 0)
+            }
+        }
     }
 
-    /// The payload `columnar` (a decompressed payload whose object section is columnar) with its
-    /// object section rebuilt row-wise, as every reader expects it; the same length.
+    /// The payload `stored` (decompressed, its object table columnar: §5.5, or in blocks: §5.6)
+    /// rebuilt row-wise, as every reader expects it: the tables and top section, then the records.
     ///
-    /// Checks the structure on the way: the shape stream's ids, that every column holds whole
-    /// values, and that the columns end exactly where the payload ends. Reserves nothing beyond
-    /// one array per shape and one per column of the shape table, and the output of
-    /// `columnar.count` bytes (already allocated once for decompression).
+    /// Checks the structure on the way: the block lengths and record counts, the shape stream's
+    /// ids, that every column holds whole values, that each block's columns end exactly where
+    /// the block ends, and that nothing follows the top section. Reserves nothing beyond one
+    /// counter per shape and one position per column of the shape table, and the output (at
+    /// most `stored.count` bytes); the work per block is bounded by the block's own bytes.
     ///
-    /// - Throws: `.corrupt` (with the offset in the decompressed payload) for a shape id out of
-    ///   range, a shape stream or column that runs past the payload, bytes left over after the
-    ///   last column, a bad tag; what the tables and values throw (`.badObjectReference`,
-    ///   `.limitExceeded`, `.invalidUTF8`, ...).
+    /// - Throws: `.corrupt` (with the offset in the decompressed payload) for a block length or
+    ///   record count out of range, a shape id out of range, a shape stream or column that runs
+    ///   past its block, bytes left over after a block's last column or after the top section, a
+    ///   bad tag; what the tables and values throw (`.badObjectReference`, `.limitExceeded`,
+    ///   `.invalidUTF8`, ...).
     static func rows(
-        fromColumnar columnar: ArchiveBytes,
+        fromColumnar stored: ArchiveBytes,
         header: ArchiveHeader,
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ArchiveBytes {
-        var reader = columnar.reader()
-        let tables = try ArchiveTables.parse(&reader, header: header, options: options)
-        // Every record has at least its shape id's byte in the shape stream.
-        guard header.objectCount <= UInt64(reader.remaining) else {
-            throw tooManyObjects(header.objectCount)
-        }
+        var reader = stored.reader()
+        // Every record has at least its shape id's byte in a shape stream.
+        guard header.objectCount <= UInt64(stored.count) else { throw tooManyObjects(header.objectCount) }
         let objectCount = Int(header.objectCount)
+        let isBlocked = header.flags.contains(.objectBlocks)
+        // §5.6: the blocks come first. Step over them to the tables, adding up their headers.
+        var blockHeaderBytes = 0
+        if isBlocked {
+            var recordsLeft = objectCount
+            while recordsLeft > 0 {
+                let block = try Block.read(&reader, recordsLeft: recordsLeft)
+                blockHeaderBytes += block.headerBytes
+                recordsLeft -= block.recordCount
+            }
+        }
+        let tablesStart = reader.offset
+        let tables = try ArchiveTables.parse(&reader, header: header, options: options)
         let scanner = ValueScanner(
             shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
         for _ in 0..<tables.topCount {
             _ = try reader.readCount()
             try scanner.skipValue(&reader)
         }
-        let objectStart = reader.offset
-        guard objectCount <= reader.remaining else {
-            throw tooManyObjects(header.objectCount)
+        let topEnd = reader.offset
+        if isBlocked {
+            guard reader.isAtEnd else {
+                throw GraphArchiveError(
+                    .corrupt, "\(reader.remaining) bytes left over after the top section", offset: reader.offset)
+            }
+        } else {
+            // §5.5: one set of columns for every record follows the top section.
+            guard objectCount <= reader.remaining else { throw tooManyObjects(header.objectCount) }
         }
 
-        // Pass 1: count records per shape, then find where each column starts.
-        var recordCount = [Int](repeating: 0, count: tables.shapeKeyCount.count)
-        try runPastEndIsCorrupt("the shape stream of \(objectCount) ids") { () throws(GraphArchiveError) in
-            for _ in 0..<objectCount {
-                recordCount[try scanner.readShape(&reader)] += 1
-            }
-        }
-        let firstColumn = firstColumns(tables.shapeKeyCount)
-        var columnCursor = [Int](repeating: 0, count: firstColumn.last ?? 0)
-        for shape in recordCount.indices where recordCount[shape] > 0 {
-            for column in firstColumn[shape]..<firstColumn[shape + 1] {
-                columnCursor[column] = reader.offset
-                let key = tables.shapeKeys[tables.shapeKeyStart[shape] + column - firstColumn[shape]]
-                try runPastEndIsCorrupt("the column of key \"\(key)\" of shape \(shape)") { () throws(GraphArchiveError) in
-                    for _ in 0..<recordCount[shape] {
-                        try scanner.skipValue(&reader)
+        // The tables and top section as they are, then each block's records: each one's shape id
+        // and the next cell of each of its columns.
+        var columns = BlockColumns(tables: tables)
+        return try ArchiveBytes.filled(count: stored.count - blockHeaderBytes) { (output) throws(GraphArchiveError) in
+            try output.write(tablesStart..<topEnd, of: stored.reader())
+            var blocks = stored.reader(0..<tablesStart)
+            var recordsLeft = objectCount
+            while recordsLeft > 0 {
+                let block =
+                    isBlocked
+                    ? try Block.read(&blocks, recordsLeft: recordsLeft)
+                    : Block(range: topEnd..<stored.count, recordCount: objectCount, headerBytes: 0)
+                recordsLeft -= block.recordCount
+                let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
+                var shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
+                var cells = stored.reader(block.range)
+                for _ in 0..<block.recordCount {
+                    let shapeStart = shapes.offset
+                    let shape = try scanner.readShape(&shapes)
+                    try output.write(shapeStart..<shapes.offset, of: shapes)
+                    for column in columns.firstColumn[shape]..<columns.firstColumn[shape + 1] {
+                        cells.offset = columns.cursor[column]
+                        try scanner.skipValue(&cells)
+                        try output.write(columns.cursor[column]..<cells.offset, of: cells)
+                        columns.cursor[column] = cells.offset
                     }
-                }
-            }
-        }
-        guard reader.isAtEnd else {
-            throw GraphArchiveError(
-                .corrupt, "\(reader.remaining) bytes left over after the last column of the object section",
-                offset: reader.offset)
-        }
-
-        // Pass 2: the tables and top section as they are, then each record: its shape id and
-        // the next cell of each of its columns.
-        return try ArchiveBytes.filled(count: columnar.count) { (output) throws(GraphArchiveError) in
-            try output.write(0..<objectStart, of: reader)
-            var shapes = columnar.reader(objectStart..<columnar.count)
-            var cells = columnar.reader()
-            for _ in 0..<objectCount {
-                let shapeStart = shapes.offset
-                let shape = try scanner.readShape(&shapes)
-                try output.write(shapeStart..<shapes.offset, of: shapes)
-                for column in firstColumn[shape]..<firstColumn[shape + 1] {
-                    cells.offset = columnCursor[column]
-                    try scanner.skipValue(&cells)
-                    try output.write(columnCursor[column]..<cells.offset, of: cells)
-                    columnCursor[column] = cells.offset
                 }
             }
         }
     }
 
+    /// One block of §5.6 (or the whole columnar table of §5.5): where its shape stream and
+    /// columns lie, and how many records they hold.
+    private struct Block {
+        /// The shape stream and columns (after the block's length and record count).
+        var range: Range<Int>
+        var recordCount: Int
+        /// Bytes of the block's length and record count, which the row-wise table does not have.
+        var headerBytes: Int
+
+        /// Reads a block's length and record count, and steps over its body.
+        static func read(_ reader: inout ByteReader, recordsLeft: Int) throws(GraphArchiveError) -> Block {
+            let start = reader.offset
+            let length = try reader.readCount()
+            let bodyStart = reader.offset
+            guard length <= reader.remaining else {
+                throw GraphArchiveError(
+                    .corrupt, "object block of \(length) bytes runs past the end of the payload", offset: start)
+            }
+            let countOffset = reader.offset
+            let records = try reader.readVarint()
+            guard records >= 1, records <= UInt64(recordsLeft), reader.offset <= bodyStart + length else {
+                throw GraphArchiveError(
+                    .corrupt,
+                    "object block claims \(records) records; 1 to \(recordsLeft) are left of the header's objectCount",
+                    offset: countOffset)
+            }
+            let range = reader.offset..<(bodyStart + length)
+            reader.offset = range.upperBound
+            return Block(range: range, recordCount: Int(records), headerBytes: range.lowerBound - start)
+        }
+    }
+
+    /// Where each column of the block being rebuilt starts; its arrays are allocated once per
+    /// payload and only the entries of the block's own shapes are touched per block.
+    private struct BlockColumns {
+        let tables: ArchiveTables
+        let firstColumn: [Int]
+        /// The next unread cell of each column.
+        var cursor: [Int]
+        private var recordsOfShape: [Int]
+        private var shapesPresent: [Int] = []
+
+        init(tables: ArchiveTables) {
+            self.tables = tables
+            firstColumn = ColumnarObjects.firstColumns(tables.shapeKeyCount)
+            cursor = [Int](repeating: 0, count: firstColumn[firstColumn.count - 1])
+            recordsOfShape = [Int](repeating: 0, count: tables.shapeKeyCount.count)
+        }
+
+        /// Pass 1 over `block`: counts its records per shape from the shape stream, then steps
+        /// over each column to find where it starts, checking that the last one ends where the
+        /// block ends. Returns where the shape stream starts.
+        mutating func locate(
+            _ block: Block,
+            in stored: ArchiveBytes,
+            scanner: ValueScanner
+        ) throws(GraphArchiveError) -> Int {
+            for shape in shapesPresent { recordsOfShape[shape] = 0 }
+            shapesPresent.removeAll(keepingCapacity: true)
+            var reader = stored.reader(block.range)
+            try runPastEndIsCorrupt("the shape stream of \(block.recordCount) ids") { () throws(GraphArchiveError) in
+                for _ in 0..<block.recordCount {
+                    let shape = try scanner.readShape(&reader)
+                    if recordsOfShape[shape] == 0 { shapesPresent.append(shape) }
+                    recordsOfShape[shape] += 1
+                }
+            }
+            // Columns come in shape id order (§5.5); only the block's own shapes have any.
+            shapesPresent.sort()
+            for shape in shapesPresent {
+                for column in firstColumn[shape]..<firstColumn[shape + 1] {
+                    cursor[column] = reader.offset
+                    let key = tables.shapeKeys[tables.shapeKeyStart[shape] + column - firstColumn[shape]]
+                    try runPastEndIsCorrupt("the column of key \"\(key)\" of shape \(shape)") {
+                        () throws(GraphArchiveError) in
+                        for _ in 0..<recordsOfShape[shape] {
+                            try scanner.skipValue(&reader)
+                        }
+                    }
+                }
+            }
+            guard reader.isAtEnd else {
+                throw GraphArchiveError(
+                    .corrupt, "\(reader.remaining) bytes left over after the last column of the object table",
+                    offset: reader.offset)
+            }
+            return block.range.lowerBound
+        }
+    }
+
     /// For each shape, the index of its first column; one more entry holds the column count.
-    private static func firstColumns(_ shapeValueCounts: [Int]) -> [Int] {
+    static func firstColumns(_ shapeValueCounts: [Int]) -> [Int] {
         var first = [0]
         first.reserveCapacity(shapeValueCounts.count + 1)
         for count in shapeValueCounts { first.append(first[first.count - 1] + count) }
         return first
     }
 
-    /// Runs `body`, reporting a read past the end of the payload as a `.corrupt` `what`.
+    /// Runs `body`, reporting a read past the end of a block as a `.corrupt` `what`.
     private static func runPastEndIsCorrupt(
         _ what: @autoclosure () -> String,
         _ body: () throws(GraphArchiveError) -> Void
@@ -157,7 +276,7 @@ enum ColumnarObjects {
             try body()
         } catch let error where error.code == .truncated {
             throw GraphArchiveError(
-                .corrupt, "\(what()) runs past the end of the payload (\(error.message))", offset: error.offset)
+                .corrupt, "\(what()) runs past the end of its object block (\(error.message))", offset: error.offset)
         }
     }
 
@@ -169,11 +288,5 @@ enum ColumnarObjects {
     /// One column being collected, in a class so an array can hold the noncopyable writer.
     private final class Column {
         var bytes = ByteWriter()
-
-        func chunk() -> OutputChunk {
-            var taken = ByteWriter(reservingCapacity: 0)
-            swap(&taken, &bytes)
-            return OutputChunk(taken)
-        }
     }
 }

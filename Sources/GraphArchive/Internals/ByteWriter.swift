@@ -79,6 +79,11 @@ struct ByteWriter: ~Copyable {
         count &+= 1
     }
 
+    /// The bytes `writeVarint(value)` writes.
+    static func varintLength(_ value: UInt64) -> Int {
+        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
+    }
+
     @inline(__always)
     mutating func writeVarint(_ value: Int) {
         writeVarint(UInt64(truncatingIfNeeded: value))

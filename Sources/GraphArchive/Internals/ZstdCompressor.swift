@@ -16,9 +16,10 @@ struct ZstdCompressor: ~Copyable {
     /// - Parameters:
     ///   - level: A level within ``Zstd/levels``.
     ///   - contentSize: Exactly how many bytes will be fed; zstd records it and fails otherwise.
+    ///     Nil when the content is compressed as it is produced: the frame then records no size.
     ///   - workers: Worker threads to ask for; if the library refuses, it compresses on the calling thread.
     /// - Throws: `.compressionFailed` with zstd's message.
-    init(level: Int, contentSize: Int, workers: Int) throws(GraphArchiveError) {
+    init(level: Int, contentSize: Int?, workers: Int) throws(GraphArchiveError) {
         guard let context = ZSTD_createCCtx() else {
             throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a compression context")
         }
@@ -26,7 +27,9 @@ struct ZstdCompressor: ~Copyable {
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1))
-            _ = try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(contentSize)))
+            if let contentSize {
+                _ = try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(contentSize)))
+            }
         } catch {
             ZSTD_freeCCtx(context)
             throw error

@@ -21,12 +21,16 @@ struct ZstdDecompressor: ~Copyable {
         guard let context = ZSTD_createDCtx() else {
             throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a decompression context")
         }
-        // A frame that does not record its size could make zstd allocate a window of up to
-        // 128 MiB from a few stored bytes. No frame needs a window beyond the power of two
-        // that covers its content (zstd's encoder shrinks the window to fit a known size), so
-        // cap it there; a larger claim fails as zstd's "Frame requires too much memory".
-        let contentLog = Int.bitWidth - max(outputCount - 1, 0).leadingZeroBitCount
-        _ = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, Int32(min(max(contentLog, 10), 27)))
+        // zstd decodes straight into the output buffer (its "stable output buffer"), which is
+        // the whole allowance: then no window is allocated, so a frame's window (which need
+        // not fit its content: a frame compressed before its length was known, FORMAT.md §5.6)
+        // costs no memory. zstd's own default cap on the window, 2^27, stays.
+        do {
+            _ = try Zstd.check(ZSTD_DCtx_setParameter(context, ZSTD_d_experimentalParam2, 1))
+        } catch {
+            ZSTD_freeDCtx(context)
+            throw error
+        }
         self.context = context
     }
 
@@ -50,7 +54,13 @@ struct ZstdDecompressor: ~Copyable {
             }
             var sink = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: produced)
             let consumedBefore = source.pos
-            let hint = try Zstd.check(ZSTD_decompressStream(context, &sink, &source))
+            let result = ZSTD_decompressStream(context, &sink, &source)
+            // Decoding into the output buffer itself, zstd stops with this error where the
+            // frame would go past its end.
+            if ZSTD_isError(result) != 0 && ZSTD_getErrorCode(result) == ZSTD_error_dstSize_tooSmall {
+                throw Self.overflow(output.count)
+            }
+            let hint = try Zstd.check(result)
             let progressed = sink.pos > produced || source.pos > consumedBefore
             produced = sink.pos
             if hint == 0 {

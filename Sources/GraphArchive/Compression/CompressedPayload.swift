@@ -1,0 +1,76 @@
+// Sources/GraphArchive/Compression/CompressedPayload.swift - a zstd payload compressed as it is produced
+
+/// The payload of a zstd archive (FORMAT.md §3.2), compressed piece by piece as the writer
+/// produces it: the object blocks (§5.6) while objects are still being encoded, then the tables
+/// and the top section. The frame goes on to the temporary file of a save as zstd emits it, or
+/// collects in memory; either way the stored length and checksum the header needs are counted
+/// on the way, so no uncompressed payload and no second pass over the frame are needed.
+final class CompressedPayload {
+    #if Zstd
+    private var compressor: ZstdCompressor
+    #endif
+    private let file: AtomicFile.Appender?
+    /// The frame, when it is kept in memory.
+    private var frame = ByteWriter()
+    private var checksum = XXH64()
+    /// Uncompressed bytes fed so far: the header's `payloadLength` once finished.
+    private(set) var payloadLength = 0
+    /// Compressed bytes produced so far: the header's `storedLength` once finished.
+    private(set) var storedLength = 0
+
+    /// - Parameters:
+    ///   - level: A level within ``Zstd/levels`` (checked by ``PayloadCompression/validate(_:)``).
+    ///   - file: Where the frame goes; nil to keep it in memory (``frameInMemory()``).
+    /// - Throws: `.compressionFailed`, or `.compressionUnavailable` without the `Zstd` trait.
+    init(level: Int, file: AtomicFile.Appender?) throws(GraphArchiveError) {
+        #if Zstd
+        // One thread: zstd's workers each hold a job of several MiB of input and output, which
+        // would cost a save more memory than the blocks it compresses one at a time.
+        compressor = try ZstdCompressor(level: level, contentSize: nil, workers: 0)
+        self.file = file
+        #else
+        throw PayloadCompression.unavailable("cannot write zstd-compressed archives")
+        #endif
+    }
+
+    /// Compresses the next piece of the payload.
+    ///
+    /// - Throws: `.compressionFailed`, or the file's `.ioError`.
+    func write(_ piece: UnsafeRawBufferPointer) throws(GraphArchiveError) {
+        payloadLength += piece.count
+        #if Zstd
+        try compressor.compress(piece, emit: emit)
+        #endif
+    }
+
+    /// Ends the frame; returns the header's `storedLength` and `payloadChecksum`.
+    ///
+    /// - Throws: `.compressionFailed`, or the file's `.ioError`.
+    func finish() throws(GraphArchiveError) -> (storedLength: Int, checksum: UInt64) {
+        #if Zstd
+        try compressor.finish(emit: emit)
+        #endif
+        return (storedLength, checksum.finalize())
+    }
+
+    /// True when the frame is kept in memory rather than written to a file.
+    var isInMemory: Bool { file == nil }
+
+    /// The finished frame, when it was kept in memory.
+    func frameInMemory() -> OutputChunk {
+        precondition(file == nil, "the frame went to a file")
+        var taken = ByteWriter(reservingCapacity: 0)
+        swap(&taken, &frame)
+        return OutputChunk(taken)
+    }
+
+    private func emit(_ stored: UnsafeRawBufferPointer) throws(GraphArchiveError) {
+        checksum.update(stored)
+        storedLength += stored.count
+        if let file {
+            try file.write(stored)
+        } else {
+            frame.writeBytes(stored)
+        }
+    }
+}
