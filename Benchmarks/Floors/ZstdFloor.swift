@@ -7,7 +7,7 @@ import CZstd
 #endif
 
 /// Compresses and decompresses with libzstd alone, with the engine's settings (level, frame
-/// checksum, worker threads for large payloads) and buffers made once, so a run times zstd and
+/// checksum, one thread, a 2^19 window) and buffers made once, so a run times zstd and
 /// nothing else: the floor of gridstore's zstd rows.
 ///
 /// Arrays are passed to the C calls directly (Swift's array-to-pointer conversion), so no
@@ -29,15 +29,8 @@ final class ZstdFloor {
         compressedBuffer = [UInt8](repeating: 0, count: ZSTD_compressBound(payloadSize))
         try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
         try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
-        // As the engine does (Zstd.workerCount): one worker per core from 8 MiB on, where the
-        // library has threads; a library without them refuses, and compresses on this thread.
-        if payloadSize >= 8 << 20 && ProcessInfo.processInfo.activeProcessorCount >= 2 {
-            _ = ZSTD_CCtx_setParameter(
-                context,
-                ZSTD_c_nbWorkers,
-                Int32(ProcessInfo.processInfo.activeProcessorCount)
-            )
-        }
+        // As the engine does (CompressedPayload): one thread, a 2^19 window.
+        try Self.checked(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, 19))
         #else
         throw Unavailable("built without the Zstd trait: no libzstd to measure")
         #endif
@@ -79,17 +72,13 @@ final class ZstdFloor {
         return output
     }
 
-    /// The content of one zstd frame: what the engine compressed, taken from its archive
-    /// (for the columnar layout of compressed archives, FORMAT.md §5.5, is not the row-wise
-    /// payload of an uncompressed archive).
-    static func content(ofFrame frame: [UInt8]) throws -> [UInt8] {
+    /// The content of one zstd frame of `contentSize` bytes (the archive header's
+    /// payloadLength: the engine compresses while it encodes, so the frame does not record its
+    /// size): what the engine compressed, taken from its archive (the blocked columnar layout of
+    /// compressed archives, FORMAT.md §5.6, is not the row-wise payload of an uncompressed one).
+    static func content(ofFrame frame: [UInt8], contentSize: Int) throws -> [UInt8] {
         #if Zstd
-        let size = ZSTD_getFrameContentSize(frame, frame.count)
-        // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the two largest values; the engine always records the size.
-        guard size < UInt64.max - 1, size < 1 << 40 else {
-            throw VerificationError("zstd frame without a usable content size")
-        }
-        var content = [UInt8](repeating: 0, count: Int(size))
+        var content = [UInt8](repeating: 0, count: contentSize)
         let written = try checked(ZSTD_decompress(&content, content.count, frame, frame.count))
         try expect(written == content.count, "zstd decompressed \(written) bytes, expected \(content.count)")
         return content

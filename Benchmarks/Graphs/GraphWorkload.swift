@@ -235,8 +235,10 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     /// The payload gridstore compressed in its `compression` archive: the bytes zstd alone
     /// is timed on. (The archive's header is 64 bytes, FORMAT.md §3; the rest is one frame.)
     private func compressedPayload(_ count: Int, _ compression: ArchiveCompression) throws -> [UInt8] {
-        let headerSize = 64
-        return try ZstdFloor.content(ofFrame: [UInt8](try archive(count, compression).dropFirst(headerSize)))
+        let archive = [UInt8](try archive(count, compression))
+        // The header's payloadLength (offset 16): the frame itself does not record its size.
+        let contentSize = (0..<8).reduce(0) { $0 | Int(archive[16 + $1]) << (8 * $1) }
+        return try ZstdFloor.content(ofFrame: Array(archive.dropFirst(64)), contentSize: contentSize)
     }
 
     private func floorCases() -> [Case] {

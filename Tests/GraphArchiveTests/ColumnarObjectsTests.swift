@@ -191,10 +191,10 @@ struct ColumnarObjectsTests {
         #expect(back.map(\.tag) == ["hi", "", "hi"] && back.map(\.count) == [300, -1, 300] && back[0] === back[2])
     }
 
-    /// 40,000 records are about 1.3 MB row-wise: three blocks, written while the array is
+    /// 150,000 records are about 4.9 MB row-wise: three blocks, written while the array is
     /// encoded; the same through a save, whose blocks go straight to the file.
     @Test func manyBlocksInMemoryAndStraightToAFile() throws {
-        let records = sampleRecords(40_000, sharedFraction: 0.25)
+        let records = sampleRecords(150_000, sharedFraction: 0.25)
         let back = try zstdRoundTrip(records)
         expectSameRecords(back.memory, records)
         let plain = try GraphArchiver.archivedData(withRootObject: records)
@@ -214,7 +214,7 @@ struct ColumnarObjectsTests {
     /// Blocks written before the writer leaves construction order keep their numbers; the
     /// bodies after them are reordered (cycles), in memory and in a save.
     @Test func reorderingAfterBlocksKeepsTheBlockedObjects() throws {
-        let records = sampleRecords(30_000, sharedFraction: 0.1)
+        let records = sampleRecords(100_000, sharedFraction: 0.1)
         let nodes = (0..<2000).map(Node.init)
         for (index, node) in nodes.enumerated() {
             node.next = nodes[(index + 1) % nodes.count]

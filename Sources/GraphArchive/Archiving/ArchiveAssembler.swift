@@ -104,7 +104,7 @@ final class BlockedPayload {
     /// Compresses whole row-wise records as blocks; returns how many there were.
     @discardableResult
     func writeRecords(_ rows: UnsafeRawBufferPointer, shapeValueCounts: [Int]) throws(GraphArchiveError) -> Int {
-        try blocks.write(rows: rows, shapeValueCounts: shapeValueCounts, to: compressed)
+        try blocks.append(rows: rows, shapeValueCounts: shapeValueCounts, to: compressed)
     }
 
     /// Compresses the tables and the top section, which follow the blocks, and ends the frame.
@@ -113,6 +113,7 @@ final class BlockedPayload {
         top: borrowing ByteWriter,
         header: ArchiveHeader
     ) throws(GraphArchiveError) -> ArchiveOutput {
+        try blocks.finish(to: compressed)
         try tables.withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
         try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
         let (storedLength, checksum) = try compressed.finish()

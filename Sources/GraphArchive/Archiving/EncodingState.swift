@@ -436,7 +436,7 @@ struct EncodingState: ~Copyable {
     mutating func endObject() throws(GraphArchiveError) {
         endRecord()
         currentObject = -1
-        if out.count >= ColumnarObjects.blockBytes, inConstructionOrder, let zstdLevel {
+        if out.count >= ColumnarObjects.rowBatchBytes, inConstructionOrder, let zstdLevel {
             try moveBodiesIntoBlocks(try blockedPayload(level: zstdLevel))
         }
     }

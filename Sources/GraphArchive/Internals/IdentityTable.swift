@@ -60,6 +60,9 @@ struct IdentityTable: ~Copyable {
         ZeroedMemory.deallocate(values, count: capacity)
     }
 
+    /// Slots moved between discards of the old table's pages when it grows.
+    private static let moveChunk = 1 << 14
+
     /// The key bit of an object inserted without a retain.
     private static let heldElsewhere: UInt = 1
 
@@ -130,12 +133,23 @@ struct IdentityTable: ~Copyable {
         capacity = Self.capacity(for: max(total, count * 2))
         (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
-        for oldSlot in 0..<oldCapacity where oldKeys[oldSlot] != 0 {
-            let key = oldKeys[oldSlot]
-            var slot = slot(for: key)
-            while keys[slot] != 0 { slot = (slot &+ 1) & mask }
-            keys[slot] = key
-            values[slot] = oldValues[oldSlot]
+        // In address order, old slot s moves to new slot s or s + oldCapacity: the new table
+        // fills from the same places the old one is read. Giving back each part of the old one
+        // once read keeps the two from being resident whole at once (the peak of a save, with
+        // the output written as it goes, would otherwise be here: 1.5 × the new table).
+        var chunkStart = 0
+        while chunkStart < oldCapacity {
+            let chunk = chunkStart..<min(chunkStart + Self.moveChunk, oldCapacity)
+            for oldSlot in chunk where oldKeys[oldSlot] != 0 {
+                let key = oldKeys[oldSlot]
+                var slot = slot(for: key)
+                while keys[slot] != 0 { slot = (slot &+ 1) & mask }
+                keys[slot] = key
+                values[slot] = oldValues[oldSlot]
+            }
+            ZeroedMemory.discard(oldKeys, count: oldCapacity, range: chunk)
+            ZeroedMemory.discard(oldValues, count: oldCapacity, range: chunk)
+            chunkStart = chunk.upperBound
         }
         Self.deallocateSlots(oldKeys, oldValues, oldCapacity)
     }

@@ -43,6 +43,22 @@ enum ZeroedMemory {
         free(memory)
     }
 
+    /// Gives the whole pages of `memory[range]`, a block of `count` values, back to the system
+    /// when the block is mapped (its contents there become zero); otherwise does nothing. For a
+    /// table being moved into a larger one: the part already copied need not stay resident
+    /// while the rest is copied.
+    static func discard<T>(_ memory: UnsafeMutablePointer<T>, count: Int, range: Range<Int>) {
+        #if canImport(Glibc) || canImport(Musl)
+        let stride = MemoryLayout<T>.stride
+        guard count * stride >= mappedMinimum else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        // The block starts on a page: round the start up and the end down to whole pages.
+        let start = (range.lowerBound * stride + page - 1) / page * page
+        let end = range.upperBound * stride / page * page
+        if end > start { madvise(UnsafeMutableRawPointer(memory) + start, end - start, MADV_DONTNEED) }
+        #endif
+    }
+
     /// `count` zeroed values of `type`.
     static func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         allocate(byteCount: count * MemoryLayout<T>.stride).bindMemory(to: T.self, capacity: count)

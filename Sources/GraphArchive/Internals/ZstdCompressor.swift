@@ -19,7 +19,8 @@ struct ZstdCompressor: ~Copyable {
     ///     Nil when the content is compressed as it is produced: the frame then records no size.
     ///   - workers: Worker threads to ask for; if the library refuses, it compresses on the calling thread.
     /// - Throws: `.compressionFailed` with zstd's message.
-    init(level: Int, contentSize: Int?, workers: Int) throws(GraphArchiveError) {
+    ///   - windowLog: The window zstd matches within, as a power of two; nil for the level's own.
+    init(level: Int, contentSize: Int?, windowLog: Int? = nil, workers: Int) throws(GraphArchiveError) {
         guard let context = ZSTD_createCCtx() else {
             throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a compression context")
         }
@@ -27,6 +28,9 @@ struct ZstdCompressor: ~Copyable {
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1))
+            if let windowLog {
+                _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, Int32(windowLog)))
+            }
             if let contentSize {
                 _ = try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(contentSize)))
             }
@@ -67,21 +71,35 @@ struct ZstdCompressor: ~Copyable {
         try compress(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true, emit: emit)
     }
 
+    /// Ends the current zstd block, so the next input starts a block of its own (with entropy
+    /// tables of its own); the frame goes on.
+    mutating func endBlock(emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) {
+        try compress(UnsafeRawBufferPointer(start: nil, count: 0), directive: ZSTD_e_flush, emit: emit)
+    }
+
     private mutating func compress(
         _ input: UnsafeRawBufferPointer,
         isLast: Bool,
         emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) {
+        try compress(input, directive: isLast ? ZSTD_e_end : ZSTD_e_continue, emit: emit)
+    }
+
+    private mutating func compress(
+        _ input: UnsafeRawBufferPointer,
+        directive: ZSTD_EndDirective,
+        emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
         var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
-        let directive = isLast ? ZSTD_e_end : ZSTD_e_continue
         while true {
             var sink = ZSTD_outBuffer(dst: scratch.baseAddress, size: scratch.count, pos: 0)
             let unflushed = try Zstd.check(ZSTD_compressStream2(context, &sink, &source, directive))
             if sink.pos > 0 {
                 try emit(UnsafeRawBufferPointer(rebasing: scratch[0..<sink.pos]))
             }
-            // Continuing, a piece is done once zstd took all of it; ending, once nothing is left to flush.
-            if isLast ? unflushed == 0 : source.pos == source.size { return }
+            // Continuing, a piece is done once zstd took all of it; flushing or ending, once
+            // nothing is left to flush.
+            if directive == ZSTD_e_continue ? source.pos == source.size : unflushed == 0 { return }
         }
     }
 }
