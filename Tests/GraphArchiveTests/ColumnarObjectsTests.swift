@@ -62,7 +62,9 @@ final class ColumnarHolder: GraphCoding {
 /// Archives `root` with zstd, checks the header flags, and reads it back from memory and from a
 /// file, checking `verify` and `archiveInfo` agree; returns both copies.
 func zstdRoundTrip<T: GraphValue>(
-    _ root: T, registry: GraphTypeRegistry = GraphTypeRegistry(), sourceLocation: SourceLocation = #_sourceLocation
+    _ root: T,
+    registry: GraphTypeRegistry = GraphTypeRegistry(),
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (memory: T, file: T) {
     let data = try GraphArchiver.archivedData(withRootObject: root, options: .init(compression: .zstd))
     let flags = UInt16(data[10]) | UInt16(data[11]) << 8
@@ -79,7 +81,10 @@ func zstdRoundTrip<T: GraphValue>(
     // Rows rebuilt from columns are the uncompressed archive's payload, byte for byte.
     let plain = try GraphArchiver.archivedData(withRootObject: root)
     let loaded = try LoadedArchive.load(ArchiveBytes(copying: data), options: .init())
-    #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)), sourceLocation: sourceLocation)
+    #expect(
+        loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)),
+        sourceLocation: sourceLocation
+    )
     return (memory, file)
 }
 
@@ -90,7 +95,8 @@ func decompressedPayload(_ archive: [UInt8]) throws -> [UInt8] {
     let header = try ArchiveHeader.decode(from: &reader)
     let stored = 64..<archive.count
     let payload = try PayloadCompression.decompress(
-        payloadLength: Int(header.payloadLength), storedLength: stored.count,
+        payloadLength: Int(header.payloadLength),
+        storedLength: stored.count,
         frameStart: Array(archive[stored].prefix(PayloadCompression.frameHeaderMaximumSize))
     ) { (decompress) throws(GraphArchiveError) in try bytes.withUnsafeBytes(stored, decompress) }
     return payload.copyBytes(0..<payload.count)
@@ -187,7 +193,9 @@ struct ColumnarObjectsTests {
             0x05, 0x01, 0x00, 0x80, 0x18, 0x00,  // block: 1 record, Pin("", -1)
         ]
         let back = try GraphUnarchiver.unarchivedObject(
-            ofType: [Pin].self, from: Data(try sealedColumnar(blocks + Self.pinsPrefix, blocks: true)))
+            ofType: [Pin].self,
+            from: Data(try sealedColumnar(blocks + Self.pinsPrefix, blocks: true))
+        )
         #expect(back.map(\.tag) == ["hi", "", "hi"] && back.map(\.count) == [300, -1, 300] && back[0] === back[2])
     }
 
@@ -203,7 +211,9 @@ struct ColumnarObjectsTests {
             let path = folder + "/blocks.gridstore"
             try GraphArchiver.archiveRootObject(records, toFile: path, options: .init(compression: .zstd))
             let saved = try Data(contentsOf: URL(fileURLWithPath: path))
-            #expect(saved == (try GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd))))
+            #expect(
+                saved == (try GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd)))
+            )
             expectSameRecords(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: path), records)
             // Rows rebuilt from the blocks are the uncompressed payload, byte for byte.
             let loaded = try LoadedArchive.load(ArchiveBytes(copying: saved), options: .init())
@@ -236,7 +246,9 @@ struct ColumnarObjectsTests {
         try withTemporaryFolder { (folder) throws in
             let path = folder + "/mixed.gridstore"
             try GraphArchiver.archiveRootObject(root, toFile: path, options: .init(compression: .zstd))
-            check(try GraphUnarchiver.unarchivedObject(ofType: RecordsThenCycles.self, fromFile: path, registry: registry))
+            check(
+                try GraphUnarchiver.unarchivedObject(ofType: RecordsThenCycles.self, fromFile: path, registry: registry)
+            )
             let info = try GraphUnarchiver.verify(file: path)
             #expect(info.objectCount == plainInfo.objectCount && info.referenceCount == plainInfo.referenceCount)
         }
@@ -307,7 +319,8 @@ struct ColumnarObjectsTests {
         let back = try zstdRoundTrip(objects).memory
         #expect(back.map(\.id) == objects.map(\.id))
         let info = try GraphUnarchiver.archiveInfo(
-            from: GraphArchiver.archivedData(withRootObject: objects, options: .init(compression: .zstd)))
+            from: GraphArchiver.archivedData(withRootObject: objects, options: .init(compression: .zstd))
+        )
         #expect(info.objectCount == 600)
     }
 
@@ -320,22 +333,35 @@ struct ColumnarObjectsTests {
         // The transcoder hands the assembler one section holding the top section and the records.
         let records = sampleRecords(40, sharedFraction: 0.5)
         let native = try GraphArchiver.archivedData(withRootObject: records)
-        let keyed = try KeyedArchive.keyedArchiveData(fromArchive: native, options: KeyedArchiveWritingTests.uaGridState)
+        let keyed = try KeyedArchive.keyedArchiveData(
+            fromArchive: native,
+            options: KeyedArchiveWritingTests.uaGridState
+        )
         let compressed = try KeyedArchive.archiveData(fromKeyedArchive: keyed, compression: .zstd)
         let plain = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
         #expect(compressed[10] == 0x07)
         let loaded = try LoadedArchive.load(ArchiveBytes(copying: compressed), options: .init())
         #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)))
-        let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: compressed, registry: gridStateRegistry)
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            from: compressed,
+            registry: gridStateRegistry
+        )
         expectSameRecords(back, records)
         // And back to a keyed archive from the compressed one.
-        #expect(try KeyedArchive.keyedArchiveData(fromArchive: compressed, options: KeyedArchiveWritingTests.uaGridState) == keyed)
+        #expect(
+            try KeyedArchive.keyedArchiveData(fromArchive: compressed, options: KeyedArchiveWritingTests.uaGridState)
+                == keyed
+        )
     }
 
     // MARK: - Damaged columnar payloads (valid checksums: only the layout is wrong)
 
     func expectCorrupt(
-        _ archive: [UInt8], offset: Int?, saying text: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ archive: [UInt8],
+        offset: Int?,
+        saying text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         var errors = try loadErrors(archive)  // as [Record]; the layout fails before any type is looked up
         errors.append(archiveError { _ = try GraphUnarchiver.verify(Data(archive)) })
@@ -343,7 +369,11 @@ struct ColumnarObjectsTests {
         for error in errors {
             #expect(error?.code == .corrupt, sourceLocation: sourceLocation)
             #expect(error?.offset == offset, sourceLocation: sourceLocation)
-            #expect(error?.message.contains(text) == true, "\(error?.message ?? "no error")", sourceLocation: sourceLocation)
+            #expect(
+                error?.message.contains(text) == true,
+                "\(error?.message ?? "no error")",
+                sourceLocation: sourceLocation
+            )
         }
     }
 
@@ -351,40 +381,54 @@ struct ColumnarObjectsTests {
         var columns = Self.pinsColumns
         columns[1] = 0x05  // object 1 claims shape 5; the archive has one shape
         try expectCorrupt(
-            try sealedColumnar(Self.pinsPrefix + columns), offset: Self.pinsPrefix.count + 1,
-            saying: "refers to shape 5, but the archive has 1")
+            try sealedColumnar(Self.pinsPrefix + columns),
+            offset: Self.pinsPrefix.count + 1,
+            saying: "refers to shape 5, but the archive has 1"
+        )
     }
 
     @Test func columnCutShort() throws {
         let columns = Array(Self.pinsColumns.dropLast())  // -1 loses its byte: 0x18 wants one more
         try expectCorrupt(
-            try sealedColumnar(Self.pinsPrefix + columns), offset: Self.pinsPrefix.count + columns.count,
-            saying: "the column of key \"c\" of shape 0 runs past the end of its object block")
+            try sealedColumnar(Self.pinsPrefix + columns),
+            offset: Self.pinsPrefix.count + columns.count,
+            saying: "the column of key \"c\" of shape 0 runs past the end of its object block"
+        )
     }
 
     @Test func bytesAfterTheLastColumn() throws {
         let payload = Self.pinsPrefix + Self.pinsColumns + [0x40, 0x40]
         try expectCorrupt(
-            try sealedColumnar(payload), offset: payload.count - 2, saying: "2 bytes left over after the last column")
+            try sealedColumnar(payload),
+            offset: payload.count - 2,
+            saying: "2 bytes left over after the last column"
+        )
     }
 
     @Test func badTagInAColumn() throws {
         var columns = Self.pinsColumns
         columns[5] = 0xFE  // the cell "" of object 1 becomes a reserved tag
         try expectCorrupt(
-            try sealedColumnar(Self.pinsPrefix + columns), offset: Self.pinsPrefix.count + 5, saying: "unknown value tag 0xfe")
+            try sealedColumnar(Self.pinsPrefix + columns),
+            offset: Self.pinsPrefix.count + 5,
+            saying: "unknown value tag 0xfe"
+        )
     }
 
     @Test func objectCountLargerThanTheShapeStream() throws {
         let payload = Self.pinsPrefix + Self.pinsColumns
         // One record too many: the third shape id is read from the first column ("hi" = 82 68 …).
         try expectCorrupt(
-            try sealedColumnar(payload, objectCount: 3), offset: Self.pinsPrefix.count + 2,
-            saying: "refers to shape 13314")
+            try sealedColumnar(payload, objectCount: 3),
+            offset: Self.pinsPrefix.count + 2,
+            saying: "refers to shape 13314"
+        )
         // More than the bytes after the top section: refused before anything is counted.
         try expectCorrupt(
-            try sealedColumnar(payload, objectCount: 30), offset: 32,
-            saying: "header claims 30 objects, more than the shape stream can hold")
+            try sealedColumnar(payload, objectCount: 30),
+            offset: 32,
+            saying: "header claims 30 objects, more than the shape stream can hold"
+        )
     }
 
     @Test func columnarFlagWithoutCompressionIsRefused() throws {
@@ -403,17 +447,23 @@ struct ColumnarObjectsTests {
 
     @Test func blockLongerThanThePayload() throws {
         try expectCorrupt(
-            try sealedColumnar(blocked([0x7F, 0x02]), blocks: true), offset: 0,
-            saying: "object block of 127 bytes runs past the end of the payload")
+            try sealedColumnar(blocked([0x7F, 0x02]), blocks: true),
+            offset: 0,
+            saying: "object block of 127 bytes runs past the end of the payload"
+        )
     }
 
     @Test func blockRecordCountOutOfRange() throws {
         try expectCorrupt(
-            try sealedColumnar(blocked([0x0C, 0x00]), blocks: true), offset: 1,
-            saying: "object block claims 0 records; 1 to 2 are left")
+            try sealedColumnar(blocked([0x0C, 0x00]), blocks: true),
+            offset: 1,
+            saying: "object block claims 0 records; 1 to 2 are left"
+        )
         try expectCorrupt(
-            try sealedColumnar(blocked([0x0C, 0x03]), blocks: true), offset: 1,
-            saying: "object block claims 3 records; 1 to 2 are left")
+            try sealedColumnar(blocked([0x0C, 0x03]), blocks: true),
+            offset: 1,
+            saying: "object block claims 3 records; 1 to 2 are left"
+        )
     }
 
     @Test func columnRunsPastItsBlock() throws {
@@ -421,15 +471,19 @@ struct ColumnarObjectsTests {
         // take the tables' first byte.
         let payload = [0x0B, 0x02] + Self.pinsColumns.dropLast() + Self.pinsPrefix
         try expectCorrupt(
-            try sealedColumnar(payload, blocks: true), offset: 12,
-            saying: "the column of key \"c\" of shape 0 runs past the end of its object block")
+            try sealedColumnar(payload, blocks: true),
+            offset: 12,
+            saying: "the column of key \"c\" of shape 0 runs past the end of its object block"
+        )
     }
 
     @Test func bytesAfterTheTopSection() throws {
         let payload = blocked(Self.pinsBlockHeader) + [0x40]
         try expectCorrupt(
-            try sealedColumnar(payload, blocks: true), offset: payload.count - 1,
-            saying: "1 bytes left over after the top section")
+            try sealedColumnar(payload, blocks: true),
+            offset: payload.count - 1,
+            saying: "1 bytes left over after the top section"
+        )
     }
 }
 #endif

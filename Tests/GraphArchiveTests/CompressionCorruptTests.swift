@@ -46,7 +46,9 @@ func loadErrors(_ archive: [UInt8], options: GraphUnarchiver.Options = .init()) 
     let fromFile = try withTemporaryFolder { folder in
         let path = folder + "/hostile.gridstore"
         try Data(archive).write(to: URL(fileURLWithPath: path))
-        return archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: path, options: options) }
+        return archiveError {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: path, options: options)
+        }
     }
     return [fromData, fromFile]
 }

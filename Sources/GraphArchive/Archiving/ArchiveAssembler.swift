@@ -160,7 +160,10 @@ enum ArchiveAssembler {
         let tables = tables(of: state)
         guard case .zstd(let level) = compression else {
             header.payloadLength = UInt64(tables.count + top.count + objects.count)
-            return ArchiveOutput(header: header, storedPayload: [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)])
+            return ArchiveOutput(
+                header: header,
+                storedPayload: [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
+            )
         }
         let blocked = try state.blockedPayload(level: level)
         _ = try objects.withUnsafeBytes { (rows) throws(GraphArchiveError) in
@@ -201,7 +204,8 @@ enum ArchiveAssembler {
         var topLeft = state.topCount
         for section in sections {
             try section.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-                let topEnd = try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                let topEnd = try ByteReader.withReader(over: raw) {
+                    (reader: inout ByteReader) throws(GraphArchiveError) in
                     while topLeft > 0 && !reader.isAtEnd {
                         _ = try reader.readVarint()
                         try scanner.skipValue(&reader)
@@ -210,7 +214,10 @@ enum ArchiveAssembler {
                     return reader.offset
                 }
                 top.writeBytes(UnsafeRawBufferPointer(rebasing: raw[..<topEnd]))
-                try blocked.writeRecords(UnsafeRawBufferPointer(rebasing: raw[topEnd...]), shapeValueCounts: shapeValueCounts)
+                try blocked.writeRecords(
+                    UnsafeRawBufferPointer(rebasing: raw[topEnd...]),
+                    shapeValueCounts: shapeValueCounts
+                )
             }
         }
         precondition(topLeft == 0 && blocked.recordCount == objectCount, "sections hold other counts than given")

@@ -54,12 +54,15 @@ enum PayloadCompression {
             throw GraphArchiveError(
                 .corrupt,
                 "header claims \(payloadLength) payload bytes, more than \(storedLength) bytes of zstd frame can hold",
-                offset: 16)
+                offset: 16
+            )
         }
         if let recorded = try Zstd.contentSize(frameStart: frameStart), recorded != UInt64(payloadLength) {
             throw GraphArchiveError(
-                .corrupt, "zstd frame records \(recorded) bytes, but the header's payload length is \(payloadLength)",
-                offset: ArchiveHeader.size)
+                .corrupt,
+                "zstd frame records \(recorded) bytes, but the header's payload length is \(payloadLength)",
+                offset: ArchiveHeader.size
+            )
         }
         return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
             var decompressor = try ZstdDecompressor(outputCount: payloadLength)
@@ -74,6 +77,8 @@ enum PayloadCompression {
 
     static func unavailable(_ action: String) -> GraphArchiveError {
         GraphArchiveError(
-            .compressionUnavailable, "\(action): this build of gridstore has no zstd support (built without the Zstd trait)")
+            .compressionUnavailable,
+            "\(action): this build of gridstore has no zstd support (built without the Zstd trait)"
+        )
     }
 }

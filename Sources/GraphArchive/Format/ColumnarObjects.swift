@@ -140,7 +140,10 @@ enum ColumnarObjects {
         let tablesStart = reader.offset
         let tables = try ArchiveTables.parse(&reader, header: header, options: options)
         let scanner = ValueScanner(
-            shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
+            shapeValueCounts: tables.shapeKeyCount,
+            objectCount: objectCount,
+            maximumDepth: options.maximumDepth
+        )
         for _ in 0..<tables.topCount {
             _ = try reader.readCount()
             try scanner.skipValue(&reader)
@@ -149,7 +152,10 @@ enum ColumnarObjects {
         if isBlocked {
             guard reader.isAtEnd else {
                 throw GraphArchiveError(
-                    .corrupt, "\(reader.remaining) bytes left over after the top section", offset: reader.offset)
+                    .corrupt,
+                    "\(reader.remaining) bytes left over after the top section",
+                    offset: reader.offset
+                )
             }
         } else {
             // §5.5: one set of columns for every record follows the top section.
@@ -203,7 +209,10 @@ enum ColumnarObjects {
             let bodyStart = reader.offset
             guard length <= reader.remaining else {
                 throw GraphArchiveError(
-                    .corrupt, "object block of \(length) bytes runs past the end of the payload", offset: start)
+                    .corrupt,
+                    "object block of \(length) bytes runs past the end of the payload",
+                    offset: start
+                )
             }
             let countOffset = reader.offset
             let records = try reader.readVarint()
@@ -211,7 +220,8 @@ enum ColumnarObjects {
                 throw GraphArchiveError(
                     .corrupt,
                     "object block claims \(records) records; 1 to \(recordsLeft) are left of the header's objectCount",
-                    offset: countOffset)
+                    offset: countOffset
+                )
             }
             let range = reader.offset..<(bodyStart + length)
             reader.offset = range.upperBound
@@ -270,8 +280,10 @@ enum ColumnarObjects {
             }
             guard reader.isAtEnd else {
                 throw GraphArchiveError(
-                    .corrupt, "\(reader.remaining) bytes left over after the last column of the object table",
-                    offset: reader.offset)
+                    .corrupt,
+                    "\(reader.remaining) bytes left over after the last column of the object table",
+                    offset: reader.offset
+                )
             }
             return block.range.lowerBound
         }
@@ -294,7 +306,10 @@ enum ColumnarObjects {
             try body()
         } catch let error where error.code == .truncated {
             throw GraphArchiveError(
-                .corrupt, "\(what()) runs past the end of its object block (\(error.message))", offset: error.offset)
+                .corrupt,
+                "\(what()) runs past the end of its object block (\(error.message))",
+                offset: error.offset
+            )
         }
     }
 

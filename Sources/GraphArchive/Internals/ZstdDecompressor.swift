@@ -83,7 +83,9 @@ struct ZstdDecompressor: ~Copyable {
         }
         guard produced == outputCount else {
             throw GraphArchiveError(
-                .corrupt, "zstd frame holds \(produced) bytes, but the header's payload length is \(outputCount)")
+                .corrupt,
+                "zstd frame holds \(produced) bytes, but the header's payload length is \(outputCount)"
+            )
         }
     }
 
