@@ -57,8 +57,8 @@ public enum GridStateArchive {
 
     /// Archives `states` into a finished archiver, ready for an atomic write in either format.
     ///
-    /// The payload stays uncompressed in memory; a zstd archive is compressed while it is
-    /// written (see ``write(_:toFile:format:)``), so no whole compressed copy is ever held.
+    /// A zstd archive is compressed while it is encoded, block by block (FORMAT.md §5.6), so
+    /// what the archiver holds is the compressed archive, never the whole uncompressed payload.
     ///
     /// - Throws: ``GraphArchiveError`` (for example `.compressionUnavailable`).
     public static func archive(_ states: [GridState], compression: ArchiveCompression) throws -> GraphArchiver {
