@@ -31,7 +31,7 @@ final class CompressedPayload {
         // window: the columns of a 2 MiB block find their matches close by, and a longer window
         // mostly reaches other columns (1M grid states, level 3: 14.93 bytes a slot at 2^19,
         // 14.98 at the level's own 2^21, which also takes 1.5 MiB more).
-        compressor = try ZstdCompressor(level: level, contentSize: nil, windowLog: Self.windowLog, workers: 0)
+        compressor = try ZstdCompressor(level: level, windowLog: Self.windowLog)
         self.file = file
         #else
         throw PayloadCompression.unavailable("cannot write zstd-compressed archives")

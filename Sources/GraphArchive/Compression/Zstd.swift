@@ -3,15 +3,7 @@
 #if Zstd
 import CZstd
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// The linked libzstd: its level range, its worker threads, and the conversion of its error codes.
+/// The linked libzstd: its level range, its frame bounds, and the conversion of its error codes.
 enum Zstd {
     /// The one conversion of a zstd result into the public error: a zstd error code becomes
     /// `.compressionFailed` carrying zstd's own message; any other value is returned as is.
@@ -22,21 +14,6 @@ enum Zstd {
 
     /// The levels the library accepts: negative levels are its fast modes, 0 means its default.
     static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel())...Int(ZSTD_maxCLevel()) }
-
-    /// Below this payload size one thread is faster: zstd hands each worker jobs of a few MiB,
-    /// so a smaller payload is one job and the workers only add their start-up cost.
-    static let workerThreshold = 8 << 20
-
-    /// How many worker threads to compress `payloadLength` bytes with: one per online core for
-    /// large payloads, as far as the library allows; 0 (compress on the calling thread) for small
-    /// payloads, one core, or a library built without threads (its bounds query says so).
-    static func workerCount(forPayloadLength payloadLength: Int) -> Int {
-        guard payloadLength >= workerThreshold else { return 0 }
-        let bounds = ZSTD_cParam_getBounds(ZSTD_c_nbWorkers)
-        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        guard ZSTD_isError(bounds.error) == 0, bounds.upperBound >= 1, cores >= 2 else { return 0 }
-        return min(cores, Int(bounds.upperBound))
-    }
 
     /// The most a zstd frame can expand: every block takes at least 4 stored bytes (a 3-byte
     /// header and one byte, the run-length block) and regenerates at most ZSTD_BLOCKSIZE_MAX

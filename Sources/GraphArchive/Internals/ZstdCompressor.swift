@@ -5,9 +5,10 @@ import CZstd
 
 /// A zstd compression context that writes one frame, fed in pieces; freed when the value ends.
 ///
-/// Noncopyable, so the context has one owner and is freed exactly once. The frame records its
-/// content size and ends with zstd's content checksum, so a reader can check the size before
-/// allocating and zstd itself catches damage the archive checksum did not.
+/// Noncopyable, so the context has one owner and is freed exactly once. The frame ends with
+/// zstd's content checksum, so zstd itself catches damage the archive checksum did not. It is
+/// written while its content is still being produced, so it does not record the content's size
+/// (FORMAT.md §3.2; the archive header does).
 struct ZstdCompressor: ~Copyable {
     private let context: OpaquePointer
     /// Compressed bytes collect here before they are handed on (zstd's recommended size).
@@ -15,32 +16,19 @@ struct ZstdCompressor: ~Copyable {
 
     /// - Parameters:
     ///   - level: A level within ``Zstd/levels``.
-    ///   - contentSize: Exactly how many bytes will be fed; zstd records it and fails otherwise.
-    ///     Nil when the content is compressed as it is produced: the frame then records no size.
-    ///   - workers: Worker threads to ask for; if the library refuses, it compresses on the calling thread.
+    ///   - windowLog: The window zstd matches within, as a power of two.
     /// - Throws: `.compressionFailed` with zstd's message.
-    ///   - windowLog: The window zstd matches within, as a power of two; nil for the level's own.
-    init(level: Int, contentSize: Int?, windowLog: Int? = nil, workers: Int) throws(GraphArchiveError) {
+    init(level: Int, windowLog: Int) throws(GraphArchiveError) {
         guard let context = ZSTD_createCCtx() else {
             throw GraphArchiveError(.compressionFailed, "zstd: cannot allocate a compression context")
         }
         do {
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, Int32(level)))
             _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1))
-            _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 1))
-            if let windowLog {
-                _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, Int32(windowLog)))
-            }
-            if let contentSize {
-                _ = try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(contentSize)))
-            }
+            _ = try Zstd.check(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, Int32(windowLog)))
         } catch {
             ZSTD_freeCCtx(context)
             throw error
-        }
-        if workers > 0 {
-            // A library built without threads refuses; it then compresses on this thread.
-            _ = ZSTD_CCtx_setParameter(context, ZSTD_c_nbWorkers, Int32(workers))
         }
         self.context = context
         scratch = .allocate(byteCount: ZSTD_CStreamOutSize(), alignment: 16)
