@@ -484,6 +484,20 @@ struct ColumnarObjectsTests {
             offset: payload.count - 1,
             saying: "1 bytes left over after the top section"
         )
+        // Without objects (§5.5 as §5.6), nothing may follow the top section either.
+        let empty: [UInt8] = [
+            0x01, 0x04, 0x72, 0x6F, 0x6F, 0x74,  // keys: "root"
+            0x01, 0x00, 0x03, 0x50, 0x69, 0x6E,  // types: object "Pin"
+            0x01, 0x00, 0x00,  // shapes: #0 = Pin()
+            0x01, 0x00, 0x09, 0x00,  // top: root = []
+        ]
+        for blocks in [false, true] {
+            try expectCorrupt(
+                try sealedColumnar(empty + [0x40, 0x40], objectCount: 0, blocks: blocks),
+                offset: empty.count,
+                saying: "2 bytes left over after the top section"
+            )
+        }
     }
 }
 #endif

@@ -149,7 +149,8 @@ enum ColumnarObjects {
             try scanner.skipValue(&reader)
         }
         let topEnd = reader.offset
-        if isBlocked {
+        // §5.6 and an empty §5.5 table: the top section ends the payload.
+        if isBlocked || objectCount == 0 {
             guard reader.isAtEnd else {
                 throw GraphArchiveError(
                     .corrupt,
