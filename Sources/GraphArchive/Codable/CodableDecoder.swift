@@ -97,11 +97,50 @@ final class CodableDecoder: CodableContainerSource {
         defer { state.keyedContainers.release() }
         do {
             let value = try decodeValue(T.self, step: .none, parent: -1)
+            try runDeferredAssignments()
             try state.finish()
             return value
         } catch {
             throw decodingError(error, expected: T.self, path: [], valueOffset: root)
         }
+    }
+
+    // MARK: - Deferred assignments (decodeLater)
+
+    /// Asks for the value at `place` (a super decoder just handed out for a key) to be decoded
+    /// as `T` and passed to `assign` once the root value is decoded.
+    func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void) {
+        var path = state.localCodingPath(to: place.parent)
+        if let key = state.codingKey(for: place.step, in: place.parent) { path.append(key) }
+        let request = state.deferredPaths.add(path)
+        let offset = place.offset
+        state.deferred.append { decoder in
+            decoder.state.engine.reader.offset = offset
+            let value: T
+            do {
+                value = try decoder.decodeValue(T.self, step: .none, parent: -1)
+            } catch {
+                let path = decoder.state.deferredPaths.path(of: request)
+                throw decoder.decodingError(error, expected: T.self, path: path, valueOffset: offset)
+            }
+            try assign(value)
+        }
+    }
+
+    /// Runs the deferred assignments in request order, after the root value. Every object the
+    /// root value reaches through plain references exists by then; one first reached through a
+    /// deferred value is built when that value is decoded, and the assignments its initializer
+    /// asks for join the end of the line: a loop, however long a chain of them is.
+    private func runDeferredAssignments() throws {
+        var next = 0
+        while next < state.deferred.count {
+            let assignment = state.deferred[next]
+            state.deferred[next] = nil
+            state.deferredPaths.current = next
+            try assignment?(self)
+            next += 1
+        }
+        state.deferredPaths.current = -1
     }
 
     /// Decodes the value at the reader as `T`, leaving the reader after it. `parent` and `step`
@@ -124,7 +163,8 @@ final class CodableDecoder: CodableContainerSource {
                 try A.decodeElements(from: self, step: step, parent: parent) as! T
             }
             return try read(type)
-        case .value:
+        case .value, .later:
+            // (`.later` is the kind of an Encodable-only wrapper: no Decodable type has it.)
             return try decodeNested(
                 T.self,
                 source: CodableValueSource(offset: state.engine.reader.offset),
@@ -169,7 +209,7 @@ final class CodableDecoder: CodableContainerSource {
         switch state.kinds.kind(of: T.self) {
         case .object:
             return try object(index, as: T.self, step: step, parent: parent)
-        case .value:
+        case .value, .later:
             // An optional or wrapper around an object: its single-value container finds the reference.
             let source = CodableValueSource(offset: state.engine.reader.offset, referenceElement: index)
             return try decodeNested(T.self, source: source, step: step, parent: parent)

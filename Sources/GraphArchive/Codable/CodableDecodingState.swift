@@ -131,6 +131,11 @@ struct CodableDecodingState: ~Copyable {
     var keyedContainers = CodableKeyedContainerCache()
     /// What `touchUpcomingObjects` loaded, kept so that the loads stay.
     private(set) var prefetchSink: UInt = 0
+    /// The assignments `decodeLater` asked for, run after the root value in request order;
+    /// nil once run. Position `i` is entry `i` of `deferredPaths`.
+    var deferred: [((CodableDecoder) throws -> Void)?] = []
+    /// Where each assignment was asked for; `current` is the one running.
+    var deferredPaths = DeferredCodingPaths()
 
     /// Checks `bytes` (header, checksum, tables, top section) and prepares to decode.
     ///
@@ -175,8 +180,16 @@ struct CodableDecodingState: ~Copyable {
 
     // MARK: - Paths
 
-    /// The coding path of frame `frame` (empty for -1, the root).
+    /// The coding path of frame `frame` (for -1, the root: empty, or while a deferred
+    /// assignment runs, the path where it was asked for).
     func codingPath(to frame: Int) -> [any CodingKey] {
+        guard deferredPaths.current >= 0 else { return localCodingPath(to: frame) }
+        return deferredPaths.prefix + localCodingPath(to: frame)
+    }
+
+    /// The coding path of frame `frame` from where the running work began: the root value, or
+    /// the value a deferred assignment reads.
+    func localCodingPath(to frame: Int) -> [any CodingKey] {
         var keys: [any CodingKey] = []
         var walk = frame
         while walk >= 0 && walk < frames.count {
