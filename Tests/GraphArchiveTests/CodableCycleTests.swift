@@ -210,6 +210,23 @@ struct CodableCycleTests {
         } throws: { isTypeMismatch($0, at: ["next", "next", "value"]) }
     }
 
+    @Test func anObjectThatFailsToDecodeLosesItsDeferredAssignments() throws {
+        // `lost` asks for its partner later, then throws; the container's `try?` goes on. Its
+        // assignment must not run: it would reach the freed instance through [unowned self].
+        let kept = LaterPeer(name: "kept")
+        let lost = LaterPeer(name: LaterPeer.refusedName)
+        kept.partner = kept
+        lost.partner = kept
+        defer { kept.partner = nil }
+        let back = try GraphArchiveDecoder().decode(
+            LossyPair.self,
+            from: GraphArchiveEncoder().encode(LossyPair(kept: kept, lost: lost))
+        )
+        defer { back.kept.partner = nil }
+        #expect(back.lost == nil)
+        #expect(back.kept.partner === back.kept)
+    }
+
     @Test func otherEncodersAndDecodersRefuseClearly() throws {
         let peer = LaterPeer(name: "json")
         #expect {
@@ -420,7 +437,13 @@ final class LaterPeer: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         try container.decodeLater(LaterPeer?.self, forKey: .partner) { [unowned self] in self.partner = $0 }
+        if name == Self.refusedName {
+            throw DecodingError.dataCorruptedError(forKey: .name, in: container, debugDescription: "refused")
+        }
     }
+
+    /// A peer of this name throws after asking for its partner.
+    static let refusedName = "refused"
 }
 
 /// Reads `LaterPeer` archives with a plain decode of the partner.
@@ -444,6 +467,23 @@ final class StrictPeer: Decodable {
 /// A `LaterPeer`-shaped object without the partner key.
 final class NoPartnerKey: Encodable {
     let name = "none"
+}
+
+/// Keeps what decodes and drops what does not, as lossy Codable models do.
+struct LossyPair: Codable {
+    var kept: LaterPeer
+    var lost: LaterPeer?
+
+    init(kept: LaterPeer, lost: LaterPeer?) {
+        self.kept = kept
+        self.lost = lost
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kept = try container.decode(LaterPeer.self, forKey: .kept)
+        lost = try? container.decode(LaterPeer.self, forKey: .lost)
+    }
 }
 
 /// A doubly linked list node whose links both go through encodeLater / decodeLater.

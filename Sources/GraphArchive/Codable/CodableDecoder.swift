@@ -112,19 +112,23 @@ final class CodableDecoder: CodableContainerSource {
     func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void) {
         var path = state.localCodingPath(to: place.parent)
         if let key = state.codingKey(for: place.step, in: place.parent) { path.append(key) }
-        let request = state.deferredPaths.add(path)
         let offset = place.offset
-        state.deferred.append { decoder in
-            decoder.state.engine.reader.offset = offset
-            let value: T
-            do {
-                value = try decoder.decodeValue(T.self, step: .none, parent: -1)
-            } catch {
-                let path = decoder.state.deferredPaths.path(of: request)
-                throw decoder.decodingError(error, expected: T.self, path: path, valueOffset: offset)
-            }
-            try assign(value)
-        }
+        let request = state.deferred.count
+        state.deferAssignment(
+            { decoder in
+                decoder.state.engine.reader.offset = offset
+                let value: T
+                do {
+                    value = try decoder.decodeValue(T.self, step: .none, parent: -1)
+                } catch {
+                    let path = decoder.state.deferredPaths.path(of: request)
+                    throw decoder.decodingError(error, expected: T.self, path: path, valueOffset: offset)
+                }
+                try assign(value)
+            },
+            in: place.parent,
+            localPath: path
+        )
     }
 
     /// Runs the deferred assignments in request order, after the root value. Every object the
@@ -134,8 +138,8 @@ final class CodableDecoder: CodableContainerSource {
     private func runDeferredAssignments() throws {
         var next = 0
         while next < state.deferred.count {
-            let assignment = state.deferred[next]
-            state.deferred[next] = nil
+            let assignment = state.deferred[next].run
+            state.deferred[next].run = nil
             state.deferredPaths.current = next
             try assignment?(self)
             next += 1

@@ -108,6 +108,17 @@ struct ReferenceLookahead {
     }
 }
 
+/// An assignment `decodeLater` asked for.
+struct CodableDeferredAssignment {
+    /// Decodes the value and assigns it; nil once run, or cancelled.
+    var run: ((CodableDecoder) throws -> Void)?
+    /// The object whose initializer asked (the innermost one being built), or -1.
+    let owner: Int
+    /// The decoder's next frame serial when it was asked for: how `cancelAssignments` tells
+    /// what was asked during a construction.
+    let serial: Int
+}
+
 /// Marks an object whose initializer is running: meeting it again is a cycle.
 private final class ObjectUnderConstruction: Sendable {
     static let marker = ObjectUnderConstruction()
@@ -131,9 +142,9 @@ struct CodableDecodingState: ~Copyable {
     var keyedContainers = CodableKeyedContainerCache()
     /// What `touchUpcomingObjects` loaded, kept so that the loads stay.
     private(set) var prefetchSink: UInt = 0
-    /// The assignments `decodeLater` asked for, run after the root value in request order;
-    /// nil once run. Position `i` is entry `i` of `deferredPaths`.
-    var deferred: [((CodableDecoder) throws -> Void)?] = []
+    /// The assignments `decodeLater` asked for, run after the root value in request order.
+    /// Position `i` is entry `i` of `deferredPaths`.
+    var deferred: [CodableDeferredAssignment] = []
     /// Where each assignment was asked for; `current` is the one running.
     var deferredPaths = DeferredCodingPaths()
 
@@ -532,8 +543,44 @@ struct CodableDecodingState: ~Copyable {
     /// Drops an object's slot after a thrown error; the object is not built.
     mutating func abandonObjectSlot(_ slot: Int) {
         guard slot < frames.count else { return }
-        objects[frames[slot].source.objectIndex] = nil
+        let index = frames[slot].source.objectIndex
+        objects[index] = nil
+        if !deferred.isEmpty { cancelAssignments(of: index, since: frames[slot].serial) }
         abandonSlot(slot)
+    }
+
+    // MARK: - Deferred assignments
+
+    /// Queues `run`, an assignment asked for in keyed frame `frame` at `localPath` (from where
+    /// the running work began).
+    mutating func deferAssignment(
+        _ run: @escaping (CodableDecoder) throws -> Void,
+        in frame: Int,
+        localPath: [any CodingKey]
+    ) {
+        var owner = frame
+        while owner >= 0 && frames[owner].source.objectIndex < 0 { owner = frames[owner].parent }
+        deferred.append(
+            CodableDeferredAssignment(
+                run: run,
+                owner: owner >= 0 ? frames[owner].source.objectIndex : -1,
+                serial: nextSerial
+            )
+        )
+        _ = deferredPaths.add(localPath)
+    }
+
+    /// Cancels the assignments object `index` asked for in a construction that threw (whose
+    /// slot has serial `serial`): the object does not exist, and an assignment into it would
+    /// reach a freed instance through the `[unowned self]` it typically captures (an error
+    /// caught with `try?` lets decoding go on). What the objects it built meanwhile asked for
+    /// stays: those objects exist. Everything asked since the slot opened is at the end.
+    private mutating func cancelAssignments(of index: Int, since serial: Int) {
+        var position = deferred.count - 1
+        while position >= 0 && deferred[position].serial >= serial {
+            if deferred[position].owner == index { deferred[position].run = nil }
+            position -= 1
+        }
     }
 
     /// Reads an object record's shape at its start and checks it belongs to an object type.
