@@ -516,7 +516,8 @@ struct CodableDecodingState: ~Copyable {
             throw GraphArchiveError(
                 .unresolvedCycle,
                 "object #\(index) refers back to itself through the objects it holds: "
-                    + "a reference cycle, which init(from:) cannot restore"
+                    + "a reference cycle, which a plain decode cannot restore "
+                    + "(decode the reference that closes it with decodeLater(_:forKey:assign:))"
             )
         }
     }
