@@ -116,27 +116,51 @@ final class CodableEncoder: Encoder {
     ///   outside an `encodeLater` value.
     func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
         let (discovery, known) = state.discover(classInstance(value))
-        if let known, known >= 0 {
-            state.referenceCount += 1
-            return known
+        if let known {
+            if known >= 0 {
+                state.referenceCount += 1
+                return known
+            }
+            return try encodeUnwritten(value, discovery: discovery, index: known, key: key())
         }
         if state.laterDepth > 0 {
-            return state.forwardReference(to: value, discovery: discovery, isNew: known == nil, key: key())
+            return state.forwardReference(to: value, discovery: discovery, isNew: true, key: key())
         }
-        if known == CodableEncodingState.beingWritten { throw cycle(value, discovery: discovery, key: key()) }
-        // New, or queued by encodeLater and now needed at once by a plain reference.
         let index = try encodeBody(of: value, discovery: discovery, key: key())
         state.referenceCount += 1
         return index
     }
 
-    /// Writes the body of object `value` (discovery number `discovery`) and returns its index.
-    private func encodeBody<T: Encodable>(of value: T, discovery: Int, key: CodingPathComponent) throws -> Int {
+    /// `encodeObject` for an object met before whose body is not written: being written (a
+    /// cycle) or queued by `encodeLater`. Kept out of line: the common cases are a new object
+    /// and one already written.
+    @inline(never)
+    private func encodeUnwritten<T: Encodable>(_ value: T, discovery: Int, index: Int, key: CodingPathComponent)
+        throws -> Int
+    {
+        if state.laterDepth > 0 {
+            return state.forwardReference(to: value, discovery: discovery, isNew: false, key: key)
+        }
+        guard index == CodableEncodingState.queued else { throw cycle(value, discovery: discovery, key: key) }
+        // Queued by encodeLater, and now needed at once by a plain reference.
         state.objectIndex[discovery] = CodableEncodingState.beingWritten
+        let written = try encodeBody(of: value, discovery: discovery, key: key)
+        state.referenceCount += 1
+        return written
+    }
+
+    /// Writes the body of object `value` (discovery number `discovery`, marked `beingWritten`)
+    /// and returns its index.
+    @inline(__always)
+    private func encodeBody<T: Encodable>(
+        of value: T,
+        discovery: Int,
+        key: @autoclosure () -> CodingPathComponent
+    ) throws -> Int {
         let outer = state.active
         let body = state.acquireBuffer()
         state.switchBuffer(to: body)
-        let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key)
+        let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
         try closeSlot(slot)
         return state.finishObject(discovery, returningTo: outer)

@@ -567,8 +567,8 @@ struct CodableEncodingState: ~Copyable {
         return ObjectOrdering.ForwardNumbering.base + discovery
     }
 
-    /// The next queued object still to be written, made the current one for coding paths;
-    /// nil when none is left.
+    /// The next queued object still to be written, marked `beingWritten` and made the current
+    /// one for coding paths; nil when none is left.
     mutating func nextLaterObject() -> (object: any Encodable, discovery: Int)? {
         while laterHead < laterObjects.count {
             let position = laterHead
@@ -578,6 +578,7 @@ struct CodableEncodingState: ~Copyable {
             let discovery = laterObjects[position].discovery
             // Written meanwhile by a plain reference, which needed its body at once.
             guard objectIndex[discovery] == Self.queued else { continue }
+            objectIndex[discovery] = Self.beingWritten
             laterPaths.current = position
             return (object, discovery)
         }
