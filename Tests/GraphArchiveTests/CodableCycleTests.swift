@@ -115,6 +115,30 @@ struct CodableCycleTests {
         #expect(seen == count)
     }
 
+    @Test func arraysOfBackReferences() throws {
+        // Every node lists every node, itself included: packed reference arrays (FORMAT.md
+        // §6.5) of forward and backward references, and an unkeyed container that turns into
+        // a plain array at its nil after forward references.
+        let nodes = (0..<4).map { MeshNode(id: $0) }
+        for node in nodes {
+            node.neighbors = nodes
+            node.sparse = SparseReferences(nodes: [nodes[3], node, nil, nodes[0]])
+        }
+        defer { for node in nodes { node.neighbors = [] } }
+        let data = try GraphArchiveEncoder().encode(nodes)
+        #expect(try GraphUnarchiver.verify(data).objectCount == 4)
+        let back = try GraphArchiveDecoder().decode([MeshNode].self, from: data)
+        defer { for node in back { node.neighbors = [] } }
+        #expect(back.map(\.id) == [0, 1, 2, 3])
+        for node in back {
+            #expect(node.neighbors.count == 4 && zip(node.neighbors, back).allSatisfy { $0 === $1 })
+            let sparse = node.sparse.nodes
+            #expect(sparse.count == 4 && sparse[0] === back[3] && sparse[1] === node)
+            #expect(sparse[2] == nil && sparse[3] === back[0])
+        }
+        #expect(try GraphArchiveEncoder().encode(back) == data)
+    }
+
     @Test func zstdArchivesKeepTheForwardReferences() throws {
         guard ArchiveCompression.isZstdAvailable else { return }
         let root = LaterTreeNode.make(depth: 2, fanOut: 4, name: "z")
@@ -374,6 +398,53 @@ final class LaterTreeNode: Codable {
         name = try container.decode(String.self, forKey: .name)
         children = try container.decode([LaterTreeNode].self, forKey: .children)
         try container.decodeLater(LaterTreeNode?.self, forKey: .parent) { [unowned self] in self.parent = $0 }
+    }
+}
+
+/// A node of a graph whose edges are arrays of references, any of them closing cycles.
+final class MeshNode: Codable {
+    let id: Int
+    var neighbors: [MeshNode] = []
+    var sparse = SparseReferences(nodes: [])
+
+    init(id: Int) { self.id = id }
+
+    enum CodingKeys: String, CodingKey { case id, neighbors, sparse }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeLater(neighbors, forKey: .neighbors)
+        try container.encodeLater(sparse, forKey: .sparse)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        try container.decodeLater([MeshNode].self, forKey: .neighbors) { [unowned self] in self.neighbors = $0 }
+        try container.decodeLater(SparseReferences.self, forKey: .sparse) { [unowned self] in self.sparse = $0 }
+    }
+}
+
+/// References and nils in one unkeyed container, written element by element.
+struct SparseReferences: Codable {
+    var nodes: [MeshNode?]
+
+    init(nodes: [MeshNode?]) { self.nodes = nodes }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for node in nodes {
+            if let node { try container.encode(node) } else { try container.encodeNil() }
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        nodes = []
+        while !container.isAtEnd {
+            nodes.append(try container.decodeNil() ? nil : container.decode(MeshNode.self))
+        }
     }
 }
 
