@@ -139,6 +139,21 @@ struct CodableCycleTests {
         #expect(try GraphArchiveEncoder().encode(back) == data)
     }
 
+    @Test func aRootValueWhoseObjectIsQueued() throws {
+        // The root is a struct: its encodeLater queues a, so the top section itself holds a
+        // forward reference, numbered like those in the object table.
+        let (a, _) = LaterPeer.pair()
+        defer { a.partner = nil }
+        let box = PeerBox()
+        box.peer = a
+        let data = try GraphArchiveEncoder().encode(BoxedPeer(box: box))
+        let back = try GraphArchiveDecoder().decode(BoxedPeer.self, from: data)
+        let peer = try #require(back.box.peer)
+        defer { peer.partner = nil }
+        #expect(peer.name == "a" && peer.partner?.name == "b" && peer.partner?.partner === peer)
+        #expect(try GraphArchiveEncoder().encode(back) == data)
+    }
+
     @Test func zstdArchivesKeepTheForwardReferences() throws {
         guard ArchiveCompression.isZstdAvailable else { return }
         let root = LaterTreeNode.make(depth: 2, fanOut: 4, name: "z")
@@ -515,6 +530,32 @@ final class LaterPeer: Codable {
 
     /// A peer of this name throws after asking for its partner.
     static let refusedName = "refused"
+}
+
+/// Holds what a struct's deferred assignment assigns (a struct cannot capture itself).
+final class PeerBox {
+    var peer: LaterPeer?
+}
+
+/// A value that refers to an object through encodeLater / decodeLater.
+struct BoxedPeer: Codable {
+    let box: PeerBox
+
+    init(box: PeerBox) { self.box = box }
+
+    enum CodingKeys: String, CodingKey { case peer }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeLater(box.peer, forKey: .peer)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let box = PeerBox()
+        self.box = box
+        try container.decodeLater(LaterPeer?.self, forKey: .peer) { box.peer = $0 }
+    }
 }
 
 /// Reads `LaterPeer` archives with a plain decode of the partner.
