@@ -70,12 +70,10 @@ final class CodableDecoder: CodableContainerSource {
     private func newKeyedContainer<Key: CodingKey>(_: Key.Type, frame: Int, serial: Int)
         -> KeyedDecodingContainer<Key>
     {
-        let lease = state.keyedContainers.newLease(frame: frame, serial: serial)
-        let container = KeyedDecodingContainer(
-            CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial, lease: lease)
-        )
-        if lease >= 0, let storage = storageObject(of: container) {
-            state.keyedContainers.keep(storage, key: ObjectIdentifier(Key.self), lease: lease)
+        let place = CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial)
+        let container = KeyedDecodingContainer(place)
+        if !state.keyedContainers.isFull, let storage = storageObject(of: container) {
+            state.keyedContainers.keep(storage, container: place, key: ObjectIdentifier(Key.self))
         }
         return container
     }
