@@ -134,7 +134,7 @@ struct CodableDecodingState: ~Copyable {
     var verifiedClasses: [ObjectIdentifier?]
     let rootOffset: Int?
 
-    var frames: ContiguousArray<CodableDecodingFrame> = []
+    var frames = FrameStack<CodableDecodingFrame>()
     var currentSlot = -1
     private var slotDepth = 0
     private var nextSerial = 0
@@ -281,7 +281,7 @@ struct CodableDecodingState: ~Copyable {
     mutating func abandonSlot(_ slot: Int) {
         guard slot < frames.count && frames[slot].enclosingSlot != CodableDecodingFrame.notASlot else { return }
         currentSlot = frames[slot].enclosingSlot
-        while frames.count > slot { frames.removeLast() }
+        frames.truncate(to: slot)
         slotDepth -= 1
     }
 
