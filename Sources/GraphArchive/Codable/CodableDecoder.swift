@@ -59,7 +59,8 @@ final class CodableDecoder: CodableContainerSource {
 
     /// A keyed container over the current value: a cached one nobody holds any more, if any.
     func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let (frame, serial) = try openFrame(.keyed)
+        let slot = state.currentSlot
+        let (frame, serial) = state.openObjectRecord(slot) ? (slot, state.frames[slot].serial) : try openFrame(.keyed)
         if let storage = state.keyedContainers.reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) {
             return keyedDecodingContainer(storage: storage, keyedBy: Key.self)
         }
