@@ -128,13 +128,13 @@ struct CodableDecodingState: ~Copyable {
     /// Reader, tables, limits and the tagged-value readers.
     var engine: DecodingState
     /// Start offset of each object record known so far; one past the count means the section's end.
-    var objectOffsets: [Int]
+    var objectOffsets: PlainStack<Int>
     var objects: ContiguousArray<AnyObject?>
     /// Type ids whose archived name was checked against the class asked for.
     var verifiedClasses: [ObjectIdentifier?]
     let rootOffset: Int?
 
-    var frames = FrameStack<CodableDecodingFrame>()
+    var frames = PlainStack<CodableDecodingFrame>()
     var currentSlot = -1
     private var slotDepth = 0
     private var nextSerial = 0
@@ -182,9 +182,9 @@ struct CodableDecodingState: ~Copyable {
         let objectSectionStart = state.reader.offset
         engine = state
         rootOffset = root
-        objectOffsets = [objectSectionStart]
         // One entry per record plus the section's end; bounded by the input like the count itself.
-        objectOffsets.reserveCapacity(objectCount + 1)
+        objectOffsets = PlainStack(capacity: objectCount + 1)
+        objectOffsets.append(objectSectionStart)
         objects = ContiguousArray(repeating: nil, count: objectCount)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
     }

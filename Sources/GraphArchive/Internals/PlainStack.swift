@@ -1,14 +1,15 @@
-// Sources/GraphArchive/Internals/FrameStack.swift - a stack of plain frames without copy-on-write checks
+// Sources/GraphArchive/Internals/PlainStack.swift - a stack of plain values without copy-on-write checks
 
 /// A growable stack of trivially copyable elements, owned by one noncopyable state.
 ///
 /// `ContiguousArray` checks that its buffer is uniquely referenced before every change of an
 /// element, a runtime call: callgrind counted about a dozen of them per object decoded by the
-/// Codable bridge, from its frames alone. The bridge's frames belong to one noncopyable state
-/// and are never shared, so the check guards nothing; this stack is a buffer the state owns
-/// outright. Indexes are still checked (a precondition: callers check frame numbers that come
-/// from containers before using them, so an index out of range is a bug, not bad input).
-struct FrameStack<Element: BitwiseCopyable>: ~Copyable {
+/// Codable bridge, from its frames alone. The bridge's frames (and its record offsets) belong
+/// to one noncopyable state and are never shared, so the check guards nothing; this stack is a
+/// buffer the state owns outright. Indexes are still checked (a precondition: callers check
+/// frame numbers that come from containers before using them, so an index out of range is a
+/// bug, not bad input).
+struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
     private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
     private(set) var count = 0
