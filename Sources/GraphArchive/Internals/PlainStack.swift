@@ -26,11 +26,11 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
 
     subscript(index: Int) -> Element {
         unsafeAddress {
-            precondition(index >= 0 && index < count, "frame \(index) out of range")
+            precondition(index >= 0 && index < count, "index \(index) out of range (count \(count))")
             return UnsafePointer(base + index)
         }
         unsafeMutableAddress {
-            precondition(index >= 0 && index < count, "frame \(index) out of range")
+            precondition(index >= 0 && index < count, "index \(index) out of range (count \(count))")
             return base + index
         }
     }
