@@ -129,7 +129,7 @@ struct CodableDecodingState: ~Copyable {
     var engine: DecodingState
     /// Start offset of each object record known so far; one past the count means the section's end.
     var objectOffsets: PlainStack<Int>
-    var objects: ContiguousArray<AnyObject?>
+    var objects: ObjectSlots
     /// Type ids whose archived name was checked against the class asked for.
     var verifiedClasses: [ObjectIdentifier?]
     let rootOffset: Int?
@@ -185,7 +185,7 @@ struct CodableDecodingState: ~Copyable {
         // One entry per record plus the section's end; bounded by the input like the count itself.
         objectOffsets = PlainStack(capacity: objectCount + 1)
         objectOffsets.append(objectSectionStart)
-        objects = ContiguousArray(repeating: nil, count: objectCount)
+        objects = ObjectSlots(count: objectCount)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
     }
 
