@@ -86,7 +86,7 @@ enum ObjectOrdering {
             }
         }
 
-        var translator = Translator(scanner: scanner, newIndex: newIndex)
+        var translator = Translator(scanner: scanner, mapping: Reordering(newIndex: newIndex))
         var newObjects = ByteWriter(reservingCapacity: objects.count)
         try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
             try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
@@ -96,15 +96,7 @@ enum ObjectOrdering {
                 }
             }
         }
-        var newTop = ByteWriter(reservingCapacity: top.count)
-        try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for _ in 0..<state.topCount {
-                    newTop.writeVarint(try reader.readVarint())
-                    try translator.copyValue(&reader, into: &newTop)
-                }
-            }
-        }
+        let newTop = try translator.copyTopSection(top, count: state.topCount)
         return Result(
             top: newTop,
             objects: newObjects,
@@ -113,11 +105,33 @@ enum ObjectOrdering {
         )
     }
 
-    /// Copies values, rewriting object indexes through `newIndex` (-1: no body, becomes nil).
-    struct Translator {
-        let scanner: ValueScanner
+    /// The new index of each object, by old index; -1 for an object without a body (a
+    /// conditional-only one), whose references become nil.
+    struct Reordering: ObjectIndexMapping {
         let newIndex: [Int]
+
+        func newIndex(of old: Int) -> Int { newIndex[old] }
+    }
+
+    /// Copies values, rewriting object indexes through `mapping` (-1: no body, becomes nil).
+    struct Translator<Mapping: ObjectIndexMapping> {
+        let scanner: ValueScanner
+        let mapping: Mapping
         var referenceCount = 0
+
+        /// Copies a top section of `count` entries (key id, then a value, FORMAT.md §4.4).
+        mutating func copyTopSection(_ top: borrowing ByteWriter, count: Int) throws(GraphArchiveError) -> ByteWriter {
+            var newTop = ByteWriter(reservingCapacity: top.count)
+            try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+                try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
+                    for _ in 0..<count {
+                        newTop.writeVarint(try reader.readVarint())
+                        try copyValue(&reader, into: &newTop)
+                    }
+                }
+            }
+            return newTop
+        }
 
         mutating func copyRecord(_ reader: inout ByteReader, into writer: inout ByteWriter)
             throws(GraphArchiveError)
@@ -137,7 +151,7 @@ enum ObjectOrdering {
             switch tag {
             case ValueTag.objectReference:
                 _ = try reader.readByte()
-                let index = newIndex[Int(try reader.readVarint())]
+                let index = mapping.newIndex(of: Int(try reader.readVarint()))
                 if index < 0 {
                     writer.writeByte(ValueTag.null)
                 } else {
@@ -154,7 +168,7 @@ enum ObjectOrdering {
                 var previousNew = -1
                 for _ in 0..<count {
                     previousOld = try ValueScanner.nextReferenceIndex(&reader, previous: previousOld)
-                    let index = newIndex[previousOld]
+                    let index = mapping.newIndex(of: previousOld)
                     writer.writeReferenceDelta(to: index, from: previousNew)
                     previousNew = index
                     referenceCount += 1
@@ -182,4 +196,10 @@ enum ObjectOrdering {
             }
         }
     }
+}
+
+/// How ``ObjectOrdering/Translator`` renumbers the objects a copied value refers to.
+protocol ObjectIndexMapping {
+    /// The index written for a reference to `old`; -1 writes nil instead of the reference.
+    func newIndex(of old: Int) -> Int
 }

@@ -59,7 +59,8 @@ final class CodableDecoder: CodableContainerSource {
 
     /// A keyed container over the current value: a cached one nobody holds any more, if any.
     func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let (frame, serial) = try openFrame(.keyed)
+        let slot = state.currentSlot
+        let (frame, serial) = state.openObjectRecord(slot) ? (slot, state.frames[slot].serial) : try openFrame(.keyed)
         if let storage = state.keyedContainers.reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) {
             return keyedDecodingContainer(storage: storage, keyedBy: Key.self)
         }
@@ -70,12 +71,10 @@ final class CodableDecoder: CodableContainerSource {
     private func newKeyedContainer<Key: CodingKey>(_: Key.Type, frame: Int, serial: Int)
         -> KeyedDecodingContainer<Key>
     {
-        let lease = state.keyedContainers.newLease(frame: frame, serial: serial)
-        let container = KeyedDecodingContainer(
-            CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial, lease: lease)
-        )
-        if lease >= 0, let storage = storageObject(of: container) {
-            state.keyedContainers.keep(storage, key: ObjectIdentifier(Key.self), lease: lease)
+        let place = CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial)
+        let container = KeyedDecodingContainer(place)
+        if !state.keyedContainers.isFull, let storage = storageObject(of: container) {
+            state.keyedContainers.keep(storage, container: place, key: ObjectIdentifier(Key.self))
         }
         return container
     }
@@ -97,11 +96,54 @@ final class CodableDecoder: CodableContainerSource {
         defer { state.keyedContainers.release() }
         do {
             let value = try decodeValue(T.self, step: .none, parent: -1)
+            try runDeferredAssignments()
             try state.finish()
             return value
         } catch {
             throw decodingError(error, expected: T.self, path: [], valueOffset: root)
         }
+    }
+
+    // MARK: - Deferred assignments (decodeLater)
+
+    /// Asks for the value at `place` (a super decoder just handed out for a key) to be decoded
+    /// as `T` and passed to `assign` once the root value is decoded.
+    func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void) {
+        var path = state.localCodingPath(to: place.parent)
+        if let key = state.codingKey(for: place.step, in: place.parent) { path.append(key) }
+        let offset = place.offset
+        let request = state.deferred.count
+        state.deferAssignment(
+            { decoder in
+                decoder.state.engine.reader.offset = offset
+                let value: T
+                do {
+                    value = try decoder.decodeValue(T.self, step: .none, parent: -1)
+                } catch {
+                    let path = decoder.state.deferredPaths.path(of: request)
+                    throw decoder.decodingError(error, expected: T.self, path: path, valueOffset: offset)
+                }
+                try assign(value)
+            },
+            in: place.parent,
+            localPath: path
+        )
+    }
+
+    /// Runs the deferred assignments in request order, after the root value. Every object the
+    /// root value reaches through plain references exists by then; one first reached through a
+    /// deferred value is built when that value is decoded, and the assignments its initializer
+    /// asks for join the end of the line: a loop, however long a chain of them is.
+    private func runDeferredAssignments() throws {
+        var next = 0
+        while next < state.deferred.count {
+            let assignment = state.deferred[next].run
+            state.deferred[next].run = nil
+            state.deferredPaths.current = next
+            try assignment?(self)
+            next += 1
+        }
+        state.deferredPaths.current = -1
     }
 
     /// Decodes the value at the reader as `T`, leaving the reader after it. `parent` and `step`
@@ -124,7 +166,8 @@ final class CodableDecoder: CodableContainerSource {
                 try A.decodeElements(from: self, step: step, parent: parent) as! T
             }
             return try read(type)
-        case .value:
+        case .value, .later:
+            // (`.later` is the kind of an Encodable-only wrapper: no Decodable type has it.)
             return try decodeNested(
                 T.self,
                 source: CodableValueSource(offset: state.engine.reader.offset),
@@ -169,7 +212,7 @@ final class CodableDecoder: CodableContainerSource {
         switch state.kinds.kind(of: T.self) {
         case .object:
             return try object(index, as: T.self, step: step, parent: parent)
-        case .value:
+        case .value, .later:
             // An optional or wrapper around an object: its single-value container finds the reference.
             let source = CodableValueSource(offset: state.engine.reader.offset, referenceElement: index)
             return try decodeNested(T.self, source: source, step: step, parent: parent)

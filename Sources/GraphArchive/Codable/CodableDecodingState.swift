@@ -108,6 +108,17 @@ struct ReferenceLookahead {
     }
 }
 
+/// An assignment `decodeLater` asked for.
+struct CodableDeferredAssignment {
+    /// Decodes the value and assigns it; nil once run, or cancelled.
+    var run: ((CodableDecoder) throws -> Void)?
+    /// The object whose initializer asked (the innermost one being built), or -1.
+    let owner: Int
+    /// The decoder's next frame serial when it was asked for: how `cancelAssignments` tells
+    /// what was asked during a construction.
+    let serial: Int
+}
+
 /// Marks an object whose initializer is running: meeting it again is a cycle.
 private final class ObjectUnderConstruction: Sendable {
     static let marker = ObjectUnderConstruction()
@@ -117,13 +128,13 @@ struct CodableDecodingState: ~Copyable {
     /// Reader, tables, limits and the tagged-value readers.
     var engine: DecodingState
     /// Start offset of each object record known so far; one past the count means the section's end.
-    var objectOffsets: [Int]
-    var objects: ContiguousArray<AnyObject?>
+    var objectOffsets: PlainStack<Int>
+    var objects: ObjectSlots
     /// Type ids whose archived name was checked against the class asked for.
     var verifiedClasses: [ObjectIdentifier?]
     let rootOffset: Int?
 
-    var frames: ContiguousArray<CodableDecodingFrame> = []
+    var frames = PlainStack<CodableDecodingFrame>()
     var currentSlot = -1
     private var slotDepth = 0
     private var nextSerial = 0
@@ -131,6 +142,11 @@ struct CodableDecodingState: ~Copyable {
     var keyedContainers = CodableKeyedContainerCache()
     /// What `touchUpcomingObjects` loaded, kept so that the loads stay.
     private(set) var prefetchSink: UInt = 0
+    /// The assignments `decodeLater` asked for, run after the root value in request order.
+    /// Position `i` is entry `i` of `deferredPaths`.
+    var deferred: [CodableDeferredAssignment] = []
+    /// Where each assignment was asked for; `current` is the one running.
+    var deferredPaths = DeferredCodingPaths()
 
     /// Checks `bytes` (header, checksum, tables, top section) and prepares to decode.
     ///
@@ -166,17 +182,25 @@ struct CodableDecodingState: ~Copyable {
         let objectSectionStart = state.reader.offset
         engine = state
         rootOffset = root
-        objectOffsets = [objectSectionStart]
         // One entry per record plus the section's end; bounded by the input like the count itself.
-        objectOffsets.reserveCapacity(objectCount + 1)
-        objects = ContiguousArray(repeating: nil, count: objectCount)
+        objectOffsets = PlainStack(capacity: objectCount + 1)
+        objectOffsets.append(objectSectionStart)
+        objects = ObjectSlots(count: objectCount)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
     }
 
     // MARK: - Paths
 
-    /// The coding path of frame `frame` (empty for -1, the root).
+    /// The coding path of frame `frame` (for -1, the root: empty, or while a deferred
+    /// assignment runs, the path where it was asked for).
     func codingPath(to frame: Int) -> [any CodingKey] {
+        guard deferredPaths.current >= 0 else { return localCodingPath(to: frame) }
+        return deferredPaths.prefix + localCodingPath(to: frame)
+    }
+
+    /// The coding path of frame `frame` from where the running work began: the root value, or
+    /// the value a deferred assignment reads.
+    func localCodingPath(to frame: Int) -> [any CodingKey] {
         var keys: [any CodingKey] = []
         var walk = frame
         while walk >= 0 && walk < frames.count {
@@ -257,7 +281,7 @@ struct CodableDecodingState: ~Copyable {
     mutating func abandonSlot(_ slot: Int) {
         guard slot < frames.count && frames[slot].enclosingSlot != CodableDecodingFrame.notASlot else { return }
         currentSlot = frames[slot].enclosingSlot
-        while frames.count > slot { frames.removeLast() }
+        frames.truncate(to: slot)
         slotDepth -= 1
     }
 
@@ -285,6 +309,21 @@ struct CodableDecodingState: ~Copyable {
             parent: frames[slot].parent,
             step: frames[slot].step
         )
+    }
+
+    /// Opens the keyed container of object slot `slot` if that is what it is, a slot with no
+    /// container yet, in one step: the container every object's `init(from:)` asks for first.
+    /// False for anything else (no slot, another kind of value, a second container), which
+    /// `openContainer(_:slot:)` handles (callgrind: its layers of calls cost about 100
+    /// instructions a decoded object).
+    @inline(__always)
+    mutating func openObjectRecord(_ slot: Int) -> Bool {
+        guard slot >= 0 && frames[slot].kind == .pending else { return false }
+        let source = frames[slot].source
+        guard source.objectIndex >= 0 else { return false }
+        startRecord(in: slot, shape: source.shape, at: source.offset, objectIndex: source.objectIndex)
+        frames[slot].kind = .keyed
+        return true
     }
 
     /// A new frame with a container of `kind` over `source`.
@@ -327,28 +366,28 @@ struct CodableDecodingState: ~Copyable {
     }
 
     private mutating func openRecord(_ source: CodableValueSource, frame: Int) throws(GraphArchiveError) {
-        let shape: Int
-        let start: Int
-        if source.objectIndex >= 0 {
-            shape = source.shape
-            start = source.offset
-        } else {
-            try expectTagged(source, "a keyed container")
-            engine.reader.offset = source.offset
-            guard try engine.reader.readByte() == ValueTag.valueRecord else {
-                throw engine.typeMismatch(expected: "a keyed container", tagOffset: source.offset)
-            }
-            shape = try engine.scanner.readShape(&engine.reader)
-            start = engine.reader.offset
+        guard source.objectIndex < 0 else {
+            startRecord(in: frame, shape: source.shape, at: source.offset, objectIndex: source.objectIndex)
+            return
         }
-        let keyStart = engine.tables.shapeKeyStart[shape]
-        let keyCount = engine.tables.shapeKeyCount[shape]
+        try expectTagged(source, "a keyed container")
+        engine.reader.offset = source.offset
+        guard try engine.reader.readByte() == ValueTag.valueRecord else {
+            throw engine.typeMismatch(expected: "a keyed container", tagOffset: source.offset)
+        }
+        let shape = try engine.scanner.readShape(&engine.reader)
+        startRecord(in: frame, shape: shape, at: engine.reader.offset, objectIndex: -1)
+    }
+
+    /// Points keyed `frame` at a record of `shape` whose values start at `start`.
+    @inline(__always)
+    private mutating func startRecord(in frame: Int, shape: Int, at start: Int, objectIndex: Int) {
         frames[frame].openRecord(
             shape: shape,
-            keyStart: keyStart,
-            keyCount: keyCount,
+            keyStart: engine.tables.shapeKeyStart[shape],
+            keyCount: engine.tables.shapeKeyCount[shape],
             start: start,
-            objectIndex: source.objectIndex
+            objectIndex: objectIndex
         )
     }
 
@@ -492,7 +531,8 @@ struct CodableDecodingState: ~Copyable {
             throw GraphArchiveError(
                 .unresolvedCycle,
                 "object #\(index) refers back to itself through the objects it holds: "
-                    + "a reference cycle, which init(from:) cannot restore"
+                    + "a reference cycle, which a plain decode cannot restore "
+                    + "(decode the reference that closes it with decodeLater(_:forKey:assign:))"
             )
         }
     }
@@ -519,8 +559,44 @@ struct CodableDecodingState: ~Copyable {
     /// Drops an object's slot after a thrown error; the object is not built.
     mutating func abandonObjectSlot(_ slot: Int) {
         guard slot < frames.count else { return }
-        objects[frames[slot].source.objectIndex] = nil
+        let index = frames[slot].source.objectIndex
+        objects[index] = nil
+        if !deferred.isEmpty { cancelAssignments(of: index, since: frames[slot].serial) }
         abandonSlot(slot)
+    }
+
+    // MARK: - Deferred assignments
+
+    /// Queues `run`, an assignment asked for in keyed frame `frame` at `localPath` (from where
+    /// the running work began).
+    mutating func deferAssignment(
+        _ run: @escaping (CodableDecoder) throws -> Void,
+        in frame: Int,
+        localPath: [any CodingKey]
+    ) {
+        var owner = frame
+        while owner >= 0 && frames[owner].source.objectIndex < 0 { owner = frames[owner].parent }
+        deferred.append(
+            CodableDeferredAssignment(
+                run: run,
+                owner: owner >= 0 ? frames[owner].source.objectIndex : -1,
+                serial: nextSerial
+            )
+        )
+        _ = deferredPaths.add(localPath)
+    }
+
+    /// Cancels the assignments object `index` asked for in a construction that threw (whose
+    /// slot has serial `serial`): the object does not exist, and an assignment into it would
+    /// reach a freed instance through the `[unowned self]` it typically captures (an error
+    /// caught with `try?` lets decoding go on). What the objects it built meanwhile asked for
+    /// stays: those objects exist. Everything asked since the slot opened is at the end.
+    private mutating func cancelAssignments(of index: Int, since serial: Int) {
+        var position = deferred.count - 1
+        while position >= 0 && deferred[position].serial >= serial {
+            if deferred[position].owner == index { deferred[position].run = nil }
+            position -= 1
+        }
     }
 
     /// Reads an object record's shape at its start and checks it belongs to an object type.

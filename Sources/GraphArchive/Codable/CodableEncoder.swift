@@ -46,6 +46,7 @@ final class CodableEncoder: Encoder {
         try state.engine.writeKey(GraphArchiver.rootKey)
         do {
             try encodeValue(value, key: .none)
+            try writeLaterObjects()
         } catch {
             throw state.fail(converting: error, path: [])
         }
@@ -72,7 +73,18 @@ final class CodableEncoder: Encoder {
             let slot = state.pushSlot(valueType: T.self, isObjectBody: false, key: key())
             try value.encode(to: self)
             try closeSlot(slot)
+        case .later:
+            // T is a CodableLaterValue, as the kind was looked up for T itself.
+            try (value as! any CodableLaterEncodable).encodeWrapped(to: self, key: key())
         }
+    }
+
+    /// Writes the value of an `encodeLater` call: as `encodeValue` would, except that the object
+    /// references in it may close cycles (see `encodeObject`).
+    func encodeLater<T: Encodable>(_ value: T, key: CodingPathComponent) throws {
+        state.laterDepth += 1
+        defer { state.laterDepth -= 1 }
+        try encodeValue(value, key: key)
     }
 
     /// Closes `slot` once its value's `encode(to:)` returned, unless the encoder failed
@@ -96,22 +108,72 @@ final class CodableEncoder: Encoder {
 
     /// Writes the body of object `value` if it is new and returns its index.
     ///
-    /// - Throws: `EncodingError.invalidValue` if the object is being encoded already: a cycle.
+    /// Inside an `encodeLater` value, the object's body is not written here unless it already
+    /// was: a new object is queued for after the root value, and the returned index is a
+    /// placeholder (see `CodableEncodingState.forwardReference`).
+    ///
+    /// - Throws: `EncodingError.invalidValue` if the object is being encoded already (a cycle)
+    ///   outside an `encodeLater` value.
     func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
         let (discovery, known) = state.discover(classInstance(value))
         if let known {
-            guard known >= 0 else { throw cycle(value, discovery: discovery, key: key()) }
-            state.referenceCount += 1
-            return known
+            if known >= 0 {
+                state.referenceCount += 1
+                return known
+            }
+            return try encodeUnwritten(value, discovery: discovery, index: known, key: key())
         }
+        if state.laterDepth > 0 {
+            return state.forwardReference(to: value, discovery: discovery, isNew: true, key: key())
+        }
+        let index = try encodeBody(of: value, discovery: discovery, key: key())
+        state.referenceCount += 1
+        return index
+    }
+
+    /// `encodeObject` for an object met before whose body is not written: being written (a
+    /// cycle) or queued by `encodeLater`. Kept out of line: the common cases are a new object
+    /// and one already written.
+    @inline(never)
+    private func encodeUnwritten<T: Encodable>(_ value: T, discovery: Int, index: Int, key: CodingPathComponent)
+        throws -> Int
+    {
+        if state.laterDepth > 0 {
+            return state.forwardReference(to: value, discovery: discovery, isNew: false, key: key)
+        }
+        guard index == CodableEncodingState.queued else { throw cycle(value, discovery: discovery, key: key) }
+        // Queued by encodeLater, and now needed at once by a plain reference.
+        state.objectIndex[discovery] = CodableEncodingState.beingWritten
+        let written = try encodeBody(of: value, discovery: discovery, key: key)
+        state.referenceCount += 1
+        return written
+    }
+
+    /// Writes the body of object `value` (discovery number `discovery`, marked `beingWritten`)
+    /// and returns its index.
+    @inline(__always)
+    private func encodeBody<T: Encodable>(
+        of value: T,
+        discovery: Int,
+        key: @autoclosure () -> CodingPathComponent
+    ) throws -> Int {
         let outer = state.active
         let body = state.acquireBuffer()
         state.switchBuffer(to: body)
         let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
         try closeSlot(slot)
-        state.referenceCount += 1
         return state.finishObject(discovery, returningTo: outer)
+    }
+
+    /// Writes the bodies of the objects first met inside `encodeLater` values, in the order they
+    /// were met, once the root value is written: each one from here, not from inside the body
+    /// that met it, so a list of a million nodes linked through `encodeLater` is a loop, not a
+    /// recursion. Bodies that meet more such objects add to the queue.
+    private func writeLaterObjects() throws {
+        while let (object, discovery) = state.nextLaterObject() {
+            _ = try encodeBody(of: object, discovery: discovery, key: .none)
+        }
     }
 
     @inline(never)
@@ -122,8 +184,9 @@ final class CodableEncoder: Encoder {
         let firstText = first.isEmpty ? "the root" : first.map(\.stringValue).joined(separator: ".")
         let message = """
             reference cycle: this \(type(of: value)) instance is already being encoded at \(firstText); \
-            init(from:) cannot restore a cycle, so it is not archived (leave the back reference out of \
-            CodingKeys, or archive the type with GraphCoding, whose decodeLater restores cycles)
+            init(from:) cannot restore a cycle through a plain decode, so it is not archived (encode the \
+            back reference with encodeLater(_:forKey:) and decode it with decodeLater(_:forKey:assign:), \
+            or leave it out of CodingKeys)
             """
         let error = EncodingError.invalidValue(
             value,

@@ -80,8 +80,26 @@ struct CodableEncodingState: ~Copyable {
     // MARK: Objects
     /// Object identity → discovery number; holds every object met, so identifiers stay unique.
     var identity = IdentityTable()
-    /// Per discovery number: the object's index once its body is written, -1 while it is written.
+    /// Per discovery number: the object's index once its body is written, `beingWritten`
+    /// while it is written, `queued` while it waits in `laterObjects`.
     var objectIndex: [Int] = []
+    static let beingWritten = -1
+    static let queued = -2
+
+    // MARK: Cycles (encodeLater)
+    /// How many `encodeLater` values are being encoded: while above 0, references may close
+    /// cycles, and objects met for the first time are queued instead of written in place.
+    var laterDepth = 0
+    /// Objects first met inside an `encodeLater` value, whose bodies are written after the
+    /// root value, in the order they were met; nil once written. Position `i` is entry `i`
+    /// of `laterPaths`.
+    var laterObjects: [(object: (any Encodable)?, discovery: Int)] = []
+    var laterHead = 0
+    /// Where each queued object was met; `current` is the one whose body is being written.
+    var laterPaths = DeferredCodingPaths()
+    /// Whether a reference was written as `ForwardNumbering.base` plus a discovery number,
+    /// to be numbered once every body is written.
+    var writesForwardReferences = false
 
     // MARK: Frames
     var frames: ContiguousArray<CodableEncodingFrame> = []
@@ -119,12 +137,15 @@ struct CodableEncodingState: ~Copyable {
 
     // MARK: - Paths and errors
 
+    /// The coding path of `frame`: inside the body of an object queued by `encodeLater`,
+    /// the path where it was met followed by the frames' own.
     func codingPath(to frame: Int) -> [any CodingKey] {
-        frames.codingPath(to: frame)
+        guard laterPaths.current >= 0 else { return frames.codingPath(to: frame) }
+        return laterPaths.prefix + frames.codingPath(to: frame)
     }
 
     func codingPath(to frame: Int, appending key: any CodingKey) -> [any CodingKey] {
-        frames.codingPath(to: frame, appending: key)
+        codingPath(to: frame) + [key]
     }
 
     /// What a call made after the encoder failed throws: the failure itself if the caller has
@@ -505,8 +526,8 @@ struct CodableEncodingState: ~Copyable {
 
     // MARK: - Objects
 
-    /// Looks `object` up: its index if written, -1 if being written, or nil when new (then
-    /// it is numbered for discovery and held).
+    /// Looks `object` up: its index if written, `beingWritten`, `queued`, or nil when new
+    /// (then it is numbered for discovery, held, and marked `beingWritten`).
     @inline(__always)
     mutating func discover(_ object: AnyObject) -> (discovery: Int, index: Int?) {
         let next = UInt32(truncatingIfNeeded: objectIndex.count)
@@ -523,6 +544,46 @@ struct CodableEncodingState: ~Copyable {
     mutating func reserveObjects(_ count: Int) {
         identity.reserve(objectIndex.count + count)
         objectIndex.reserveCapacity(objectIndex.count + count)
+    }
+
+    /// A reference that may close a cycle (inside an `encodeLater` value) to object
+    /// `discovery`, not written yet: queues it if it is new, and returns the placeholder index
+    /// that `assemble` numbers once every body is written (FORMAT.md §5.4: it points forward).
+    mutating func forwardReference(
+        to object: some Encodable,
+        discovery: Int,
+        isNew: Bool,
+        key: CodingPathComponent
+    ) -> Int {
+        if isNew {
+            objectIndex[discovery] = Self.queued
+            var path = frames.codingPath(to: current)
+            if let key = key.codingKey { path.append(key) }
+            _ = laterPaths.add(path)
+            laterObjects.append((object, discovery))
+        }
+        writesForwardReferences = true
+        referenceCount += 1
+        return ObjectOrdering.ForwardNumbering.base + discovery
+    }
+
+    /// The next queued object still to be written, marked `beingWritten` and made the current
+    /// one for coding paths; nil when none is left.
+    mutating func nextLaterObject() -> (object: any Encodable, discovery: Int)? {
+        while laterHead < laterObjects.count {
+            let position = laterHead
+            laterHead += 1
+            guard let object = laterObjects[position].object else { continue }
+            laterObjects[position].object = nil
+            let discovery = laterObjects[position].discovery
+            // Written meanwhile by a plain reference, which needed its body at once.
+            guard objectIndex[discovery] == Self.queued else { continue }
+            objectIndex[discovery] = Self.beingWritten
+            laterPaths.current = position
+            return (object, discovery)
+        }
+        laterPaths.current = -1
+        return nil
     }
 
     /// The frame of the body being written for discovery number `discovery`.
@@ -603,6 +664,19 @@ struct CodableEncodingState: ~Copyable {
         swap(&top, &engine.out)
         var objectSection = ByteWriter()
         swap(&objectSection, &objects)
+        if writesForwardReferences {
+            var numbered = try ObjectOrdering.numberForwardReferences(
+                top: top,
+                topCount: engine.topCount,
+                objects: objectSection,
+                objectCount: objectCount,
+                shapeValueCounts: engine.shapes.map(\.keyIDs.count),
+                numbering: ObjectOrdering.ForwardNumbering(indexOfDiscovery: objectIndex)
+            )
+            swap(&top, &numbered.top)
+            swap(&objectSection, &numbered.objects)
+            referenceCount = numbered.referenceCount
+        }
         return try ArchiveAssembler.assemble(
             tablesOf: engine,
             sections: [OutputChunk(top), OutputChunk(objectSection)],

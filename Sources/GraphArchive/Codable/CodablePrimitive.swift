@@ -1,9 +1,9 @@
 // Sources/GraphArchive/Codable/CodablePrimitive.swift - the types the Codable bridge writes as one tagged value
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// A type the bridge stores as a single tagged value (FORMAT.md §6) instead of asking it to
@@ -93,6 +93,9 @@ enum CodableTypeKind {
     case array(any CodableArray.Type)
     /// Anything else: the type encodes itself inline (a record, an array or a single value).
     case value
+    /// The wrapper `encodeLater(_:forKey:)` hands to its container: its value is written in
+    /// place, with the object references in it allowed to close cycles.
+    case later
 }
 
 /// `Array`, coded by the bridge itself: the standard library's `Array` conformances run
@@ -137,6 +140,8 @@ struct CodableTypeKinds {
                 kind = .primitive(primitive)
             } else if let array = type as? any CodableArray.Type {
                 kind = .array(array)
+            } else if type is any CodableLaterEncodable.Type {
+                kind = .later
             } else if type is AnyClass {
                 kind = .object
             } else {

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/Codable/GraphArchiveDecoder.swift - Decodable values back, one instance per object
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Reads a gridstore archive back into `Decodable` values: the `JSONDecoder` of GraphArchive,
@@ -26,8 +26,12 @@
 ///   ``register(_:forName:)``, and otherwise throws `DecodingError.typeMismatch` naming the
 ///   class, rather than silently building a base-class instance. The same registration reads
 ///   archives whose class was renamed.
-/// - **Cycles** cannot be written by ``GraphArchiveEncoder``; an archive that holds one anyway
-///   throws `DecodingError.dataCorrupted` when a reference comes back to an object still being built.
+/// - **Cycles** are read where the type asks for the reference that closes one with
+///   ``Swift/KeyedDecodingContainer/decodeLater(_:forKey:assign:)`` (written with
+///   ``Swift/KeyedEncodingContainer/encodeLater(_:forKey:)``): the value is decoded and
+///   assigned after the root value, in request order. A plain `decode` that comes back to an
+///   object still being built throws `DecodingError.dataCorrupted` (underlying error
+///   ``GraphArchiveError/Code/unresolvedCycle``), never recursing.
 /// - Archives written by ``GraphArchiver`` decode too, where the shapes agree: records are
 ///   matched by key, objects by class name.
 ///

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/Codable/GraphArchiveEncoder.swift - archives Encodable values, keeping class identity
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Archives any `Encodable` value in the gridstore format: the `JSONEncoder` of GraphArchive,
@@ -31,17 +31,18 @@
 ///   `URL`, `UUID`, `Decimal` and everything else go through their own conformances.
 ///
 /// Differences from `JSONEncoder`:
-/// - A reference cycle throws `EncodingError.invalidValue` naming both paths: `init(from:)` has
-///   no way to restore one, since it must return a finished instance and `Decoder` has no
-///   deferred assignment. The opt-in to the engine's own cycle mechanism is ``GraphCoding``:
-///   conform the classes of a cyclic graph to it and archive them with ``GraphArchiver``, whose
-///   ``GraphUnarchiver/decodeLater(_:forKey:assign:)`` assigns cycle-closing references once
-///   every object exists. The bytes are the same format either way (FORMAT.md §11), but one
-///   archive is written either through `Encodable` or through ``GraphCoding``: this encoder does
-///   not call ``GraphCoding/encode(with:)`` for a type that conforms to both, because the two
-///   number and build objects differently (here objects are built on first reference, with
-///   the type that reference asks for; ``GraphUnarchiver`` builds them in index order from
-///   its registry).
+/// - A reference cycle throws `EncodingError.invalidValue` naming both paths: `init(from:)`
+///   must return a finished instance, so a plain `decode` could not restore it. A cycle is
+///   written only where the type opts into the format's own cycle mechanism (FORMAT.md §7,
+///   §11.5): it encodes the references that may close cycles with
+///   ``Swift/KeyedEncodingContainer/encodeLater(_:forKey:)`` and decodes them with
+///   ``Swift/KeyedDecodingContainer/decodeLater(_:forKey:assign:)``, which assigns them once
+///   the root value is decoded. Objects first met inside such a value are written after the
+///   root value, from a loop, so a list whose links all go through it has no length limit.
+///   This encoder does not call ``GraphCoding/encode(with:)`` for a type that conforms to both
+///   protocols, because the two number and build objects differently (here objects are built
+///   on first reference, with the type that reference asks for; ``GraphUnarchiver`` builds
+///   them in index order from its registry); the bytes are the same format either way.
 /// - Encoding the same key twice in one container throws instead of replacing the value.
 /// - `encodeConditional(_:forKey:)` encodes unconditionally (the protocol's default).
 /// - A value that encodes nothing is stored as an empty keyed record (JSON's `{}`).
@@ -51,7 +52,8 @@
 /// error nothing is written: no partial data, and ``encode(_:toFile:)`` leaves the file as it was.
 public struct GraphArchiveEncoder: Sendable {
     /// Compression and the nesting limit. Object bodies count towards the depth, since each new
-    /// object is encoded where it is first met. Each level takes about 2 KB of stack in release
+    /// object is encoded where it is first met (except inside an `encodeLater` value: those
+    /// are written after the root value, at depth 0). Each level takes about 2 KB of stack in release
     /// builds (about 4 KB in debug builds), so the default limit of 512 needs 1–2 MB, well within
     /// Linux's 8 MB thread stacks; raise it only on a thread with the stack to match.
     public var options: GraphArchiver.Options

@@ -14,7 +14,7 @@
 ///
 /// An `AnyObject?` is one pointer-sized word, 0 for nil (a single-payload `Optional` of a class
 /// reference), so the table's bytes are the objects' addresses.
-func touchObjects(_ indexes: inout [Int], count: Int, in objects: ContiguousArray<AnyObject?>) -> UInt {
+func touchObjects(_ indexes: inout [Int], count: Int, in objects: borrowing ObjectSlots) -> UInt {
     assert(MemoryLayout<AnyObject?>.size == MemoryLayout<UInt>.size)
     let tableCount = objects.count
     let used = min(count, indexes.count)
