@@ -21,25 +21,43 @@ struct CaseTimer {
     }
 
     func measure(_ cases: [Case], label: String = "") -> [CaseResult] {
+        var phases = PhaseTimes()
+        return measure(cases, label: label, phases: &phases)
+    }
+
+    /// Measures `cases` and adds the wall time of each phase to `phases`.
+    func measure(_ cases: [Case], label: String = "", phases: inout PhaseTimes) -> [CaseResult] {
         var results = cases.map { CaseResult($0, records: $0.records) }
         var trials: [(index: Int, trial: Trial, count: Int)] = []
+        var clock = PhaseClock()
         for (index, measured) in cases.enumerated() {
             if let reason = measured.notApplicable {
                 results[index].status = .notApplicable
                 results[index].message = reason
                 continue
             }
+            let setupStart = ContinuousClock.now
             do {
+                let pilotStart = ContinuousClock.now
                 let count = try countToRun(measured)
+                if measured.scalesDown { phases.pilotSeconds += pilotStart.duration(to: .now).seconds }
                 trials.append((index, try measured.prepare(count), count))
             } catch {
                 (results[index].status, results[index].message) = Self.classify(error)
             }
+            results[index].setupSeconds = setupStart.duration(to: .now).seconds
         }
+        phases.setupSeconds += clock.lap()
         var samples = [[Double]](repeating: [], count: cases.count)
         func runOnce(_ index: Int, _ trial: Trial, keepingTime: Bool) {
             do {
                 let elapsed = try time(trial.run)
+                let checkStart = ContinuousClock.now
+                defer {
+                    let checking = checkStart.duration(to: .now).seconds
+                    results[index].checkSeconds = (results[index].checkSeconds ?? 0) + checking
+                    phases.checkSeconds += checking
+                }
                 try trial.check()
                 if keepingTime { samples[index].append(elapsed) }
             } catch {
@@ -53,6 +71,7 @@ struct CaseTimer {
                 runOnce(index, trial, keepingTime: round >= settings.warmups)
             }
         }
+        phases.roundsSeconds += clock.lap()
         // Quick cases (gridstore's, the floors) get twice as many rounds again, still
         // interleaved among themselves: on this VM a memory-bound operation's time varies by up
         // to 2× from one run to the next, and a median of three moved ratios beyond their margins.
@@ -66,6 +85,7 @@ struct CaseTimer {
                 runOnce(index, trial, keepingTime: true)
             }
         }
+        phases.extraRoundsSeconds += clock.lap()
         for (index, trial, count) in trials where results[index].status == .ok {
             results[index].record(samples: samples[index], measuredRecords: count, bytes: trial.bytes)
         }
@@ -129,6 +149,18 @@ extension Duration {
     }
 }
 
+/// Seconds between successive laps, for the phase times.
+struct PhaseClock {
+    private var last = ContinuousClock.now
+
+    /// Seconds since the last lap (or since the clock was made).
+    mutating func lap() -> Double {
+        let now = ContinuousClock.now
+        defer { last = now }
+        return last.duration(to: now).seconds
+    }
+}
+
 /// Runs the selected workloads and puts every figure into a ``Report``.
 struct Runner {
     var settings: Settings
@@ -148,13 +180,17 @@ struct Runner {
         var report = Report(settings: settings, arguments: arguments)
         let timer = CaseTimer(settings: settings)
         for entry in Workloads.selected(by: settings) {
+            var phases = PhaseTimes()
+            var clock = PhaseClock()
             let workload = entry.make(settings)
             Output.progress("\(workload.name): \(workload.summary)")
             let cases = workload.cases().filter { includes($0.group) }
             // The growth probe (N/10) runs in the same rounds as the rows at N.
             let probeCases =
                 !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
-            let measured = timer.measure(cases + probeCases, label: "\(workload.name): ")
+            phases.setupSeconds += clock.lap()
+            let measured = timer.measure(cases + probeCases, label: "\(workload.name): ", phases: &phases)
+            _ = clock.lap()
             var results = Array(measured.prefix(cases.count))
             report.sweep += measured.dropFirst(cases.count).map(SweepPoint.init)
             for result in measured { Output.progress(TableRenderer.progressLine(result)) }
@@ -171,6 +207,10 @@ struct Runner {
                     }
                 }
             }
+            phases.memorySeconds = clock.lap()
+            phases.totalSeconds =
+                phases.setupSeconds + phases.roundsSeconds + phases.extraRoundsSeconds + phases.memorySeconds
+            Output.progress(TableRenderer.phaseLine(workload.name, phases))
             report.workloads.append(
                 WorkloadReport(
                     name: workload.name,
@@ -178,7 +218,8 @@ struct Runner {
                     recordName: workload.recordName,
                     records: workload.recordCount,
                     results: results,
-                    comparisons: Comparisons.make(results)
+                    comparisons: Comparisons.make(results),
+                    phases: phases
                 )
             )
         }
