@@ -39,9 +39,9 @@ struct CaseTimer {
             let setupStart = ContinuousClock.now
             do {
                 let pilotStart = ContinuousClock.now
-                let count = try countToRun(measured)
+                let (count, piloted) = try sizeToRun(measured)
                 if measured.scalesDown { phases.pilotSeconds += pilotStart.duration(to: .now).seconds }
-                trials.append((index, try measured.prepare(count), count))
+                trials.append((index, try piloted ?? measured.prepare(count), count))
             } catch {
                 (results[index].status, results[index].message) = Self.classify(error)
             }
@@ -67,16 +67,19 @@ struct CaseTimer {
         let rounds = settings.warmups + settings.repetitions
         for round in 0..<rounds {
             if cases.count > 1 { Output.progress("  \(label)round \(round + 1) of \(rounds)") }
-            for (index, trial, _) in trials where results[index].status == .ok {
-                runOnce(index, trial, keepingTime: round >= settings.warmups)
+            let isWarmUp = round < settings.warmups
+            for (index, trial, _) in trials where results[index].status == .ok && !(isWarmUp && trial.isWarmedUp) {
+                runOnce(index, trial, keepingTime: !isWarmUp)
             }
         }
         phases.roundsSeconds += clock.lap()
-        // Quick cases (gridstore's, the floors) get twice as many rounds again, still
-        // interleaved among themselves: on this VM a memory-bound operation's time varies by up
-        // to 2× from one run to the next, and a median of three moved ratios beyond their margins.
+        // Quick cases whose medians feed a target (gridstore's and the floors' on the targets'
+        // workloads) get twice as many rounds again, still interleaved among themselves: on this
+        // VM a memory-bound operation's time varies by up to 2× from one run to the next, and a
+        // median of three moved ratios beyond their margins. The other rows keep `--reps` samples.
         let quick = trials.filter {
-            results[$0.index].status == .ok && (samples[$0.index].max() ?? .infinity) < Self.quickCaseSeconds
+            Targets.reads(cases[$0.index]) && results[$0.index].status == .ok
+                && (samples[$0.index].max() ?? .infinity) < Self.quickCaseSeconds
         }
         let extraRounds = quick.isEmpty ? 0 : settings.repetitions * 2
         for round in 0..<extraRounds {
@@ -104,27 +107,44 @@ struct CaseTimer {
         return (.failed, "\(error)")
     }
 
-    /// N for everything but slow peers. For those: the largest round N whose warm-up and
-    /// repetitions fit the budget, extrapolated linearly from pilot runs (each checked) that
-    /// grow in 1-2-5 steps up to the estimate: a peer whose cost grows faster than linearly
-    /// (NSKeyedArchiver on the cycles graph: 1,000 → 2,000 nodes cost 8 times as much) shows it
-    /// in a short pilot, not in one tenfold jump that blows the budget many times over. The
-    /// pilots of a linear peer add about half a budget.
-    func countToRun(_ measured: Case) throws -> Int {
+    /// The size to run `measured` at, and the trial a pilot already set up there (nil: set it
+    /// up now). The workload's N for everything but slow peers, capped at their `maximumCount`.
+    ///
+    /// A slow peer runs at the largest 1-2-5 round N at which measuring it fits the budget:
+    /// setting up its input (the peer's own archive, checked), then the repetitions, each with
+    /// its check. Pilot runs, each checked, estimate that cost: the first at 1,000 records, then
+    /// twice that, then up to tenfold at a time, never beyond what the pilots so far say fits,
+    /// the cost extrapolated with the growth the last two pilots show (time ∝ N^e, e ≥ 1). So a
+    /// peer whose cost grows faster than linearly (NSKeyedArchiver on the cycles graph: 1,000 →
+    /// 2,000 nodes cost 8 times as much) shows it at small sizes, and so does a decoder whose
+    /// input comes from such an encoder. The last pilot's trial, already run once (its warm-up),
+    /// is kept when the peer runs at that size.
+    func sizeToRun(_ measured: Case) throws -> (count: Int, trial: Trial?) {
         let cap = min(measured.records, measured.maximumCount ?? measured.records)
-        guard measured.scalesDown else { return cap }
-        let runs = Double(settings.warmups + settings.repetitions)
-        var pilotCount = min(cap, Self.firstPilotCount)
+        guard measured.scalesDown else { return (cap, nil) }
+        var count = min(cap, Self.firstPilotCount)
+        var pilots: [Int: Trial] = [:]
+        var previous: (count: Int, cost: Double)?
         while true {
-            let pilot = try measured.prepare(pilotCount)
-            let seconds = try time {
-                try pilot.run()
-                try pilot.check()
+            let start = ContinuousClock.now
+            var trial = try measured.prepare(count)
+            let setup = max(start.duration(to: .now).seconds, trial.inputSeconds)
+            let once = try time {
+                try trial.run()
+                try trial.check()
             }
-            let affordable = settings.peerBudget / runs / seconds * Double(pilotCount)
-            let count = affordable >= Double(cap) ? cap : max(Self.minimumCount, Self.roundDown(Int(affordable)))
-            if pilotCount == cap || count <= pilotCount { return min(count, cap) }
-            pilotCount = min(cap, Self.roundDown(pilotCount * 5 / 2))
+            trial.isWarmedUp = true
+            pilots[count] = trial
+            let cost = setup + Double(settings.repetitions) * once
+            let exponent = previous.map { max(1, log(cost / $0.cost) / log(Double(count) / Double($0.count))) } ?? 1
+            let affordable = Double(count) * pow(settings.peerBudget / cost, 1 / exponent)
+            let fits = affordable >= Double(cap) ? cap : max(Self.minimumCount, Self.roundDown(Int(affordable)))
+            if fits <= count || count == cap {
+                let size = min(fits, cap)
+                return (size, pilots[size])
+            }
+            previous = (count, cost)
+            count = min(fits, count * (pilots.count == 1 ? 2 : 10))
         }
     }
 
@@ -196,14 +216,15 @@ struct Runner {
             for result in measured { Output.progress(TableRenderer.progressLine(result)) }
             let probes = cases.indices.filter { cases[$0].memoryProbe != nil && results[$0].status == .ok }
             if includes("memory") {
-                for index in probes {
-                    let probed = cases[index]
-                    do {
-                        results[index].memory = try MemoryProbe.measure(probed, settings: settings)
+                let figures = MemoryProbe.measure(probes.map { cases[$0] }, settings: settings)
+                for (index, probed) in zip(probes, figures) {
+                    switch probed {
+                    case .success(let memory):
+                        results[index].memory = memory
                         Output.progress(TableRenderer.memoryLine(results[index]))
-                    } catch {
+                    case .failure(let error):
                         results[index].memoryError = "\(error)"
-                        Output.progress("  memory \(probed.identifier): \(error)")
+                        Output.progress("  memory \(cases[index].identifier): \(error)")
                     }
                 }
             }

@@ -23,6 +23,27 @@ enum Targets {
         (.decode, CodableFormat.binaryPropertyList.decoderName, 3),
     ]
 
+    /// Whether a target reads `row`'s median: gridstore's encode and decode without compression
+    /// on the grid states (against peers, floors, and at N/10 for growth), those peers, and the
+    /// uncompressed floors; on the codable workload every row; on the keyed one both reads.
+    static func reads(_ row: Case) -> Bool {
+        switch row.workload {
+        case workload:
+            let isCodec = row.operation == .encode || row.operation == .decode
+            return switch row.role {
+            case .gridstore: isCodec && row.compression == "none"
+            case .peer: isCodec && row.group != "plist"
+            case .floor: row.compression == "-"
+            }
+        case codableWorkload:
+            return true
+        case KeyedArchiveWorkload.name:
+            return row.operation == .decode && row.role != .floor
+        default:
+            return false
+        }
+    }
+
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
         gridStateTargets(report, settings: settings) + keyedArchiveTargets(report) + codableTargets(report)
     }
