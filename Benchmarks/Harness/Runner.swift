@@ -73,12 +73,13 @@ struct CaseTimer {
             }
         }
         phases.roundsSeconds += clock.lap()
-        // Quick cases whose medians feed a target (gridstore's and the floors' on the targets'
-        // workloads) get twice as many rounds again, still interleaved among themselves: on this
-        // VM a memory-bound operation's time varies by up to 2× from one run to the next, and a
-        // median of three moved ratios beyond their margins. The other rows keep `--reps` samples.
+        // Quick cases of gridstore and the floors whose medians a target reads get twice as many
+        // rounds again, still interleaved among themselves: on this VM a memory-bound operation's
+        // time varies by up to 2× from one run to the next, and a median of three moved ratios
+        // beyond their margins. The other rows keep `--reps` samples: the peers' (run at a
+        // smaller N and scaled, good to ±30% from run to run anyway) and the rows no target reads.
         let quick = trials.filter {
-            Targets.reads(cases[$0.index]) && results[$0.index].status == .ok
+            cases[$0.index].role != .peer && Targets.reads(cases[$0.index]) && results[$0.index].status == .ok
                 && (samples[$0.index].max() ?? .infinity) < Self.quickCaseSeconds
         }
         let extraRounds = quick.isEmpty ? 0 : settings.repetitions * 2
@@ -122,30 +123,59 @@ struct CaseTimer {
     func sizeToRun(_ measured: Case) throws -> (count: Int, trial: Trial?) {
         let cap = min(measured.records, measured.maximumCount ?? measured.records)
         guard measured.scalesDown else { return (cap, nil) }
-        var count = min(cap, Self.firstPilotCount)
+        var costs: [(count: Int, cost: Double)] = []
         var pilots: [Int: Trial] = [:]
-        var previous: (count: Int, cost: Double)?
+        let budget = Self.budget(for: measured, settings: settings)
         while true {
-            let start = ContinuousClock.now
-            var trial = try measured.prepare(count)
-            let setup = max(start.duration(to: .now).seconds, trial.inputSeconds)
-            let once = try time {
-                try trial.run()
-                try trial.check()
+            switch Self.nextStep(after: costs, cap: cap, budget: budget) {
+            case .measure(let count):
+                return (count, pilots[count])
+            case .pilot(let count):
+                let start = ContinuousClock.now
+                var trial = try measured.prepare(count)
+                let setup = max(start.duration(to: .now).seconds, trial.inputSeconds)
+                let once = try time {
+                    try trial.run()
+                    try trial.check()
+                }
+                trial.isWarmedUp = true
+                pilots[count] = trial
+                costs.append((count, setup + Double(settings.repetitions) * once))
+                Output.progress(
+                    "  pilot \(measured.workload) \(measured.subject) \(measured.operation.rawValue) at "
+                        + "\(count.grouped): setup \(Format.seconds(setup)), a checked run \(Format.seconds(once))"
+                )
             }
-            trial.isWarmedUp = true
-            pilots[count] = trial
-            let cost = setup + Double(settings.repetitions) * once
-            let exponent = previous.map { max(1, log(cost / $0.cost) / log(Double(count) / Double($0.count))) } ?? 1
-            let affordable = Double(count) * pow(settings.peerBudget / cost, 1 / exponent)
-            let fits = affordable >= Double(cap) ? cap : max(Self.minimumCount, Self.roundDown(Int(affordable)))
-            if fits <= count || count == cap {
-                let size = min(fits, cap)
-                return (size, pilots[size])
-            }
-            previous = (count, cost)
-            count = min(fits, count * (pilots.count == 1 ? 2 : 10))
         }
+    }
+
+    /// Seconds `peer`'s row may take: `--budget` for a peer a target reads, half of it for the
+    /// others (the property lists on the grid states, the chain's and the cycles' peers,
+    /// NSKeyedArchiver writing keyed archives), whose figures only fill the table.
+    static func budget(for peer: Case, settings: Settings) -> Double {
+        Targets.reads(peer) ? settings.peerBudget : settings.peerBudget / 2
+    }
+
+    /// What a slow peer does next: a pilot run, or the measurement.
+    enum PilotStep: Equatable {
+        case pilot(Int)
+        case measure(Int)
+    }
+
+    /// The next step after pilots at increasing sizes, each with what measuring there would
+    /// cost (setup + repetitions, each with its check), for a peer that may run at up to `cap`.
+    static func nextStep(after pilots: [(count: Int, cost: Double)], cap: Int, budget: Double) -> PilotStep {
+        guard let last = pilots.last else { return .pilot(min(cap, firstPilotCount)) }
+        var exponent = 1.0
+        if pilots.count >= 2 {
+            let previous = pilots[pilots.count - 2]
+            exponent = max(1, log(last.cost / previous.cost) / log(Double(last.count) / Double(previous.count)))
+        }
+        let affordable = Double(last.count) * pow(budget / last.cost, 1 / exponent)
+        let fits = affordable >= Double(cap) ? cap : max(minimumCount, roundDown(Int(affordable)))
+        if fits <= last.count || last.count == cap { return .measure(min(fits, cap)) }
+        // One size says nothing of growth: double it first, then up to tenfold at a time.
+        return .pilot(min(fits, last.count * (pilots.count == 1 ? 2 : 10)))
     }
 
     /// The largest 1, 2 or 5 times a power of ten not above `value` (at least 1).
