@@ -15,6 +15,9 @@ struct CaseTimer {
     /// is run at.
     static let firstPilotCount = 1_000
     static let minimumCount = 100
+    /// How far over its budget a slow peer's last pilot may say measuring there would go and
+    /// still be measured there.
+    static let overrun = 1.25
 
     func measure(_ measured: Case) -> CaseResult {
         measure([measured])[0]
@@ -173,7 +176,11 @@ struct CaseTimer {
         }
         let affordable = Double(last.count) * pow(budget / last.cost, 1 / exponent)
         let fits = affordable >= Double(cap) ? cap : max(minimumCount, roundDown(Int(affordable)))
-        if fits <= last.count || last.count == cap { return .measure(min(fits, cap)) }
+        if fits <= last.count || last.count == cap {
+            // A pilot a little over the budget is kept: its input is made and it has run once,
+            // and a 1-2-5 step back would measure at less than half the size.
+            return .measure(last.cost <= budget * overrun ? last.count : min(fits, cap))
+        }
         // One size says nothing of growth: double it first, then up to tenfold at a time.
         return .pilot(min(fits, last.count * (pilots.count == 1 ? 2 : 10)))
     }
