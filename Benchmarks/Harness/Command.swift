@@ -26,7 +26,7 @@ struct Settings: Equatable, Sendable {
     var sweep = false
     var jsonPath: String?
     /// Wall seconds a slow peer's row may take (making its input at the size it runs, then the
-    /// repetitions, each checked; half of it for peers no target reads); above it the peer runs
+    /// repetitions, each checked; a quarter of it for peers no target reads); above it the peer runs
     /// at a smaller N and its times are scaled linearly.
     var peerBudget = 8.0
     var seed: UInt64 = 1
@@ -57,7 +57,7 @@ enum CommandLineSyntax {
                              (default none,zstd = zstd level 3)
           --budget SECONDS   wall time a slow peer's row may take (making its input, then the
                              repetitions, each checked) before it runs at a smaller N, scaled
-                             linearly; half of it for peers no target reads (default 8)
+                             linearly; a quarter of it for peers no target reads (default 8)
           --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
           --seed S           generator seed (default 1)

@@ -152,11 +152,11 @@ struct CaseTimer {
         }
     }
 
-    /// Seconds `peer`'s row may take: `--budget` for a peer a target reads, half of it for the
-    /// others (the property lists on the grid states, the chain's and the cycles' peers,
+    /// Seconds `peer`'s row may take: `--budget` for a peer a target reads, a quarter of it for
+    /// the others (the property lists on the grid states, the chain's and the cycles' peers,
     /// NSKeyedArchiver writing keyed archives), whose figures only fill the table.
     static func budget(for peer: Case, settings: Settings) -> Double {
-        Targets.reads(peer) ? settings.peerBudget : settings.peerBudget / 2
+        Targets.reads(peer) ? settings.peerBudget : settings.peerBudget / 4
     }
 
     /// What a slow peer does next: a pilot run, or the measurement.
