@@ -54,6 +54,9 @@ struct Case {
     var scalesDown = false
     /// Largest size this case can run at (e.g. recursion depth of a peer), if limited.
     var maximumCount: Int?
+    /// A size at which a slow peer's input is made for other rows anyway (the keyed workload's
+    /// Foundation archive, which gridstore's rows read): measuring there costs only the runs.
+    var sunkInputCount: Int?
     /// How the peak-memory probe runs this case in a child process; nil: not probed.
     var memoryProbe: MemoryProbeSetup?
     /// Shown next to the row: how the subject represents the graph, what it cannot keep.

@@ -126,13 +126,20 @@ struct CaseTimer {
     func sizeToRun(_ measured: Case) throws -> (count: Int, trial: Trial?) {
         let cap = min(measured.records, measured.maximumCount ?? measured.records)
         guard measured.scalesDown else { return (cap, nil) }
-        var costs: [(count: Int, cost: Double)] = []
-        var pilots: [Int: Trial] = [:]
+        var pilots: [Pilot] = []
+        var trials: [Int: Trial] = [:]
         let budget = Self.budget(for: measured, settings: settings)
         while true {
-            switch Self.nextStep(after: costs, cap: cap, budget: budget) {
+            let step = Self.nextStep(
+                after: pilots,
+                cap: cap,
+                budget: budget,
+                repetitions: settings.repetitions,
+                sunkInputCount: measured.sunkInputCount
+            )
+            switch step {
             case .measure(let count):
-                return (count, pilots[count])
+                return (count, trials[count])
             case .pilot(let count):
                 let start = ContinuousClock.now
                 var trial = try measured.prepare(count)
@@ -142,8 +149,8 @@ struct CaseTimer {
                     try trial.check()
                 }
                 trial.isWarmedUp = true
-                pilots[count] = trial
-                costs.append((count, setup + Double(settings.repetitions) * once))
+                trials[count] = trial
+                pilots.append(Pilot(count: count, setup: setup, once: once))
                 Output.progress(
                     "  pilot \(measured.workload) \(measured.subject) \(measured.operation.rawValue) at "
                         + "\(count.grouped): setup \(Format.seconds(setup)), a checked run \(Format.seconds(once))"
@@ -159,27 +166,51 @@ struct CaseTimer {
         Targets.reads(peer) ? settings.peerBudget : settings.peerBudget / 4
     }
 
+    /// A pilot run of a slow peer: its size, what setting it up cost (its input's making, also
+    /// when reused) and one run with its check.
+    struct Pilot: Equatable {
+        var count: Int
+        var setup: Double
+        var once: Double
+    }
+
     /// What a slow peer does next: a pilot run, or the measurement.
     enum PilotStep: Equatable {
         case pilot(Int)
         case measure(Int)
     }
 
-    /// The next step after pilots at increasing sizes, each with what measuring there would
-    /// cost (setup + repetitions, each with its check), for a peer that may run at up to `cap`.
-    static func nextStep(after pilots: [(count: Int, cost: Double)], cap: Int, budget: Double) -> PilotStep {
+    /// The next step after pilots at increasing sizes, for a peer that may run at up to `cap`;
+    /// measuring at a pilot's size costs its setup, then `repetitions` checked runs.
+    /// `sunkInputCount` is a size whose input other rows make anyway: there only the runs cost.
+    static func nextStep(
+        after pilots: [Pilot],
+        cap: Int,
+        budget: Double,
+        repetitions: Int,
+        sunkInputCount: Int? = nil
+    ) -> PilotStep {
         guard let last = pilots.last else { return .pilot(min(cap, firstPilotCount)) }
-        var exponent = 1.0
-        if pilots.count >= 2 {
+        func cost(_ pilot: Pilot) -> Double { pilot.setup + Double(repetitions) * pilot.once }
+        /// The exponent e of `value` ∝ N^e over the last two pilots, at least 1.
+        func growth(_ value: (Pilot) -> Double) -> Double {
+            guard pilots.count >= 2 else { return 1 }
             let previous = pilots[pilots.count - 2]
-            exponent = max(1, log(last.cost / previous.cost) / log(Double(last.count) / Double(previous.count)))
+            return max(1, log(value(last) / value(previous)) / log(Double(last.count) / Double(previous.count)))
         }
-        let affordable = Double(last.count) * pow(budget / last.cost, 1 / exponent)
+        // Once two pilots show how a run grows, try the size whose input is made anyway if its
+        // runs alone fit.
+        if let sunk = sunkInputCount, sunk <= cap, sunk > last.count, pilots.count >= 2,
+            Double(repetitions) * last.once * pow(Double(sunk) / Double(last.count), growth(\.once)) <= budget
+        {
+            return .pilot(sunk)
+        }
+        let affordable = Double(last.count) * pow(budget / cost(last), 1 / growth(cost))
         let fits = affordable >= Double(cap) ? cap : max(minimumCount, roundDown(Int(affordable)))
         if fits <= last.count || last.count == cap {
             // A pilot a little over the budget is kept: its input is made and it has run once,
             // and a 1-2-5 step back would measure at less than half the size.
-            return .measure(last.cost <= budget * overrun ? last.count : min(fits, cap))
+            return .measure(cost(last) <= budget * overrun ? last.count : min(fits, cap))
         }
         // One size says nothing of growth: double it first, then up to tenfold at a time.
         return .pilot(min(fits, last.count * (pilots.count == 1 ? 2 : 10)))

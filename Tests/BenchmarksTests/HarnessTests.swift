@@ -64,11 +64,15 @@ struct HarnessTests {
     }
 
     @Test func pilotsGrowTwofoldThenTenfoldWithinTheBudget() {
-        let step = { (pilots: [(count: Int, cost: Double)]) in
-            CaseTimer.nextStep(after: pilots, cap: 1_000_000, budget: 8)
+        // Each pilot as its size and what measuring there would cost (all of it setup here).
+        func pilots(_ costs: [(count: Int, cost: Double)]) -> [CaseTimer.Pilot] {
+            costs.map { CaseTimer.Pilot(count: $0.count, setup: $0.cost, once: 0) }
+        }
+        let step = { (costs: [(count: Int, cost: Double)]) in
+            CaseTimer.nextStep(after: pilots(costs), cap: 1_000_000, budget: 8, repetitions: 3)
         }
         #expect(step([]) == .pilot(1_000))
-        #expect(CaseTimer.nextStep(after: [], cap: 500, budget: 8) == .pilot(500))
+        #expect(CaseTimer.nextStep(after: [], cap: 500, budget: 8, repetitions: 3) == .pilot(500))
         // One pilot says nothing of growth: the next is twice as large.
         #expect(step([(1_000, 0.1)]) == .pilot(2_000))
         // Linear growth: tenfold, short of the 50,000 that fit.
@@ -84,16 +88,40 @@ struct HarnessTests {
         #expect(step([(20_000, 0.9), (200_000, 2.9), (500_000, 10.1)]) == .measure(200_000))
         // Never below the least size, never above the cap.
         #expect(step([(1_000, 1_000)]) == .measure(CaseTimer.minimumCount))
-        #expect(CaseTimer.nextStep(after: [(100_000, 1)], cap: 100_000, budget: 8) == .measure(100_000))
+        #expect(
+            CaseTimer.nextStep(after: pilots([(100_000, 1)]), cap: 100_000, budget: 8, repetitions: 3)
+                == .measure(100_000)
+        )
+    }
+
+    @Test func pilotsTryTheSizeWhoseInputIsMadeAnyway() {
+        let small = [
+            CaseTimer.Pilot(count: 1_000, setup: 0.05, once: 0.016),
+            CaseTimer.Pilot(count: 2_000, setup: 0.1, once: 0.033),
+        ]
+        func step(_ pilots: [CaseTimer.Pilot], sunk: Int?) -> CaseTimer.PilotStep {
+            CaseTimer.nextStep(after: pilots, cap: 100_000, budget: 8, repetitions: 3, sunkInputCount: sunk)
+        }
+        // Three runs at 100,000 would take about 6 s: the input there is made anyway, so try it.
+        #expect(step(small, sunk: 100_000) == .pilot(100_000))
+        #expect(step(small + [.init(count: 100_000, setup: 0.01, once: 2)], sunk: 100_000) == .measure(100_000))
+        // Too slow there: the usual steps, from what the pilots cost.
+        #expect(step(small + [.init(count: 100_000, setup: 0.01, once: 4)], sunk: 100_000) == .measure(50_000))
+        #expect(step(small, sunk: nil) == .pilot(20_000))
+        let slow = [small[0], CaseTimer.Pilot(count: 2_000, setup: 0.1, once: 0.24)]
+        #expect(step(slow, sunk: 100_000) != .pilot(100_000))
+        // One pilot says nothing of how runs grow.
+        #expect(step([small[0]], sunk: 100_000) == .pilot(2_000))
     }
 
     @Test func pilotsCountWhatTheInputCostEvenWhenShared() throws {
         var settings = Settings()
         settings.peerBudget = 8
         var prepared: [Int] = []
+        // A peer a target reads (the grid states' NSKeyedUnarchiver), so the whole budget is its.
         var row = Case(
-            workload: "w",
-            subject: "decoder",
+            workload: GridStateGraph.name,
+            subject: "NSKeyedUnarchiver",
             group: "nskeyed",
             role: .peer,
             operation: .decode,
@@ -106,6 +134,10 @@ struct HarnessTests {
             return Trial(bytes: nil, inputSeconds: seconds, run: {}, check: {})
         }
         row.scalesDown = true
+        #expect(CaseTimer.budget(for: row, settings: settings) == 8)
+        var table = row
+        table.group = "plist"
+        #expect(CaseTimer.budget(for: table, settings: settings) == 2, "no target reads the plist peers")
         let (count, trial) = try CaseTimer(settings: settings).sizeToRun(row)
         #expect(count == 2_000)
         #expect(prepared == [1_000, 2_000], "the pilot at 2,000 is kept, not set up again")
