@@ -14,8 +14,9 @@ enum Targets {
     /// Issue 7: reading a keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
     static let keyedReadSpeedup = 20.0
 
-    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (every peer at
-    /// the same N): each peer's operation and how many times faster the bridge must be.
+    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (gridstore at
+    /// N, the peers within their budget, scaled): each peer's operation and how many times faster
+    /// the bridge must be.
     static let codableWorkload = CodableGridStateWorkload.name
     static let codableSpeedups: [(OperationKind, String, Double)] = [
         (.encode, CodableFormat.json.encoderName, 5), (.decode, CodableFormat.json.decoderName, 5),
