@@ -76,9 +76,13 @@ protocol Peer<Graph> {
     func decode(_ data: Data) throws -> Model
     /// Checks a decoded model against the source graph: counts, values, identity where kept.
     func verify(_ decoded: Model, against graph: Graph) throws
+    /// Whether `archive` holds what the checked `reference` holds, without decoding it; false
+    /// sends the check to decoding `archive`.
+    func isSameArchive(_ archive: Data, as reference: Data) -> Bool
 }
 
 extension Peer {
     var note: String? { nil }
     var maximumCount: Int? { nil }
+    func isSameArchive(_ archive: Data, as reference: Data) -> Bool { archive == reference }
 }

@@ -6,11 +6,11 @@ import GraphArchive
 /// Measures one graph shape: gridstore's encode, decode, save and load at each compression;
 /// each peer's encode and decode; and the floors (memcpy, traversal, build, zstd alone).
 ///
-/// Graphs and checked reference archives are made once per size and shared by the cases.
+/// Graphs, checked reference archives and the peers' inputs are made once per size and shared
+/// by the cases.
 final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     let settings: Settings
-    private var graphs: [Int: Graph] = [:]
-    private var archives: [String: Data] = [:]
+    private let inputs = SharedInputs()
 
     init(settings: Settings) {
         self.settings = settings
@@ -48,21 +48,35 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
 
     /// The graph with `count` records, built once.
     func graph(_ count: Int) -> Graph {
-        if let graph = graphs[count] { return graph }
-        let graph = Graph(count: count, sharedFraction: settings.sharedFraction, seed: settings.seed)
-        graphs[count] = graph
-        return graph
+        inputs.value("graph/\(count)") {
+            Graph(count: count, sharedFraction: settings.sharedFraction, seed: settings.seed)
+        }
     }
 
     /// gridstore's archive of the `count`-record graph, made once and checked by decoding it.
     func archive(_ count: Int, _ compression: ArchiveCompression) throws -> Data {
-        let key = "\(count)/\(compression)"
-        if let data = archives[key] { return data }
-        let graph = graph(count)
-        let data = try GraphArchiver.archivedData(withRootObject: graph.root, options: .init(compression: compression))
-        try verifyArchive(data, of: graph)
-        archives[key] = data
-        return data
+        try inputs.value("archive/\(count)/\(compression)") {
+            let graph = graph(count)
+            let data = try GraphArchiver.archivedData(
+                withRootObject: graph.root,
+                options: .init(compression: compression)
+            )
+            try verifyArchive(data, of: graph)
+            return data
+        }
+    }
+
+    /// `peer`'s model of the `count`-record graph and its archive of it, checked by decoding it:
+    /// made once, shared by the peer's encode and decode rows and their pilot runs.
+    private func peerInput<P: Peer>(_ peer: P, _ count: Int) throws -> PeerInput<P.Model> where P.Graph == Graph {
+        let (input, seconds) = try inputs.entry("\(peer.encoderName)/\(count)") {
+            let graph = graph(count)
+            let model = peer.model(of: graph)
+            let archive = try peer.encode(model)
+            try peer.verify(try peer.decode(archive), against: graph)
+            return PeerInput(model: model, archive: archive)
+        }
+        return PeerInput(model: input.model, archive: input.archive, seconds: seconds)
     }
 
     private func verifyArchive(_ data: Data, of graph: Graph) throws {
@@ -116,6 +130,7 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
             var output: Data?
             return Trial(
                 bytes: reference.count,
+                isWarmedUp: true,  // making the reference archive was this very call
                 run: { output = try GraphArchiver.archivedData(withRootObject: graph.root, options: options) },
                 check: {
                     defer { output = nil }
@@ -127,9 +142,11 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
         let decode = makeCase("gridstore", "gridstore", .gridstore, .decode, label) { count in
             let graph = self.graph(count)
             let archive = try self.archive(count, compression)
-            return self.decodeTrial(bytes: archive.count, graph: graph) {
+            var trial = self.decodeTrial(bytes: archive.count, graph: graph) {
                 try GraphUnarchiver.unarchivedObject(ofType: Graph.Root.self, from: archive)
             }
+            trial.isWarmedUp = true  // checking the reference archive was this very call
+            return trial
         }
         let save = makeCase("gridstore", "gridstore", .gridstore, .save, label) { count in
             let graph = self.graph(count)
@@ -193,27 +210,25 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
     private func peerCases<P: Peer>(_ peer: P) -> [Case] where P.Graph == Graph {
         let encode = makeCase(peer.encoderName, peer.group, .peer, .encode, "none") { count in
             let graph = self.graph(count)
-            let model = peer.model(of: graph)
-            let reference = try peer.encode(model)
-            try peer.verify(try peer.decode(reference), against: graph)
+            let input = try self.peerInput(peer, count)
             var output: Data?
-            return Trial(
-                bytes: reference.count,
-                run: { output = try peer.encode(model) },
+            return input.trial(
+                run: { output = try peer.encode(input.model) },
                 check: {
                     defer { output = nil }
                     guard let bytes = output else { throw VerificationError("no archive was produced") }
-                    if bytes != reference { try peer.verify(try peer.decode(bytes), against: graph) }
+                    if !peer.isSameArchive(bytes, as: input.archive) {
+                        try peer.verify(try peer.decode(bytes), against: graph)
+                    }
                 }
             )
         }
         let decode = makeCase(peer.decoderName, peer.group, .peer, .decode, "none") { count in
             let graph = self.graph(count)
-            let data = try peer.encode(peer.model(of: graph))
+            let input = try self.peerInput(peer, count)
             var decoded: P.Model?
-            return Trial(
-                bytes: data.count,
-                run: { decoded = try peer.decode(data) },
+            return input.trial(
+                run: { decoded = try peer.decode(input.archive) },
                 check: {
                     defer { decoded = nil }
                     guard let model = decoded else { throw VerificationError("nothing was decoded") }

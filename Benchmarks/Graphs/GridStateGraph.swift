@@ -245,4 +245,8 @@ struct GridStateCodablePeer: Peer {
     func verify(_ decoded: [GridStateRecord], against graph: GridStateGraph) throws {
         try graph.verifySlots(decoded.count, record: { decoded[$0] }, identity: nil)
     }
+
+    func isSameArchive(_ archive: Data, as reference: Data) -> Bool {
+        format.isSameArchive(archive, as: reference)
+    }
 }

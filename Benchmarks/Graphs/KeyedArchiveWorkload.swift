@@ -40,9 +40,7 @@ final class KeyedArchiveWorkload: Workload {
     }()
 
     let settings: Settings
-    private var graphs: [Int: GridStateGraph] = [:]
-    private var foundationArchives: [Int: Data] = [:]
-    private var gridstoreArchives: [Int: Data] = [:]
+    private let inputs = SharedInputs()
 
     init(settings: Settings) {
         self.settings = settings
@@ -67,49 +65,48 @@ final class KeyedArchiveWorkload: Workload {
 
     /// The `count`-slot grid-state graph, built once.
     func graph(_ count: Int) -> GridStateGraph {
-        if let graph = graphs[count] { return graph }
-        let graph = GridStateGraph(
-            count: count,
-            sharedFraction: settings.sharedFraction,
-            seed: settings.seed
-        )
-        graphs[count] = graph
-        return graph
+        inputs.value("graph/\(count)") {
+            GridStateGraph(count: count, sharedFraction: settings.sharedFraction, seed: settings.seed)
+        }
     }
 
     /// NSKeyedArchiver's archive of the `count`-slot graph, made once and checked by reading it
     /// back with NSKeyedUnarchiver.
     func foundationArchive(_ count: Int) throws -> Data {
-        if let data = foundationArchives[count] { return data }
-        let graph = graph(count)
-        let data = try Self.foundationArchive(of: graph)
-        try graph.verifySlots(using: Self.foundationUnarchive(data))
-        foundationArchives[count] = data
-        return data
+        try foundationInput(count).archive
+    }
+
+    /// The peer model NSKeyedArchiver archives (an NSArray of `GridStateObject`s) and its
+    /// archive, checked with NSKeyedUnarchiver: made once, shared by the peers' rows, their
+    /// pilot runs and gridstore's reading rows.
+    private func foundationInput(_ count: Int) throws -> PeerInput<NSArray> {
+        let (input, seconds) = try inputs.entry("foundation/\(count)") {
+            let graph = graph(count)
+            let model = NSArray(array: GridStateKeyedPeer().model(of: graph))
+            let archive = try KeyedArchiving.archive(model)
+            try graph.verifySlots(using: Self.foundationUnarchive(archive))
+            return PeerInput(model: model, archive: archive)
+        }
+        return PeerInput(model: input.model, archive: input.archive, seconds: seconds)
     }
 
     /// gridstore's keyed archive of the `count`-slot graph, made once and checked by reading it
     /// back with gridstore and with Foundation's NSKeyedUnarchiver (issue 7: archives we write
     /// decode in Foundation with the same values and the same sharing).
     func gridstoreArchive(_ count: Int) throws -> Data {
-        if let data = gridstoreArchives[count] { return data }
-        let graph = graph(count)
-        let data = try KeyedArchive.archivedData(
-            withRootObject: graph.root,
-            options: Self.writeOptions
-        )
-        try graph.verify(Self.read(data))
-        try graph.verifySlots(using: Self.foundationUnarchive(data))
-        gridstoreArchives[count] = data
-        return data
+        try inputs.value("gridstore/\(count)") {
+            let graph = graph(count)
+            let data = try KeyedArchive.archivedData(
+                withRootObject: graph.root,
+                options: Self.writeOptions
+            )
+            try graph.verify(Self.read(data))
+            try graph.verifySlots(using: Self.foundationUnarchive(data))
+            return data
+        }
     }
 
     // MARK: - The calls measured
-
-    /// What an app's `archivedData(withRootObject:)` writes for the graph's peer model.
-    static func foundationArchive(of graph: GridStateGraph) throws -> Data {
-        try KeyedArchiving.archive(NSArray(array: GridStateKeyedPeer().model(of: graph)))
-    }
 
     /// The root array of keyed archive `data`, read by Foundation's NSKeyedUnarchiver.
     static func foundationUnarchive(_ data: Data) throws -> [GridStateObject] {
@@ -179,6 +176,8 @@ final class KeyedArchiveWorkload: Workload {
             compression: role == .floor ? "-" : "none",
             records: recordCount,
             scalesDown: role == .peer,
+            // gridstore's reading rows need Foundation's archive at N, the peers' input there.
+            sunkInputCount: role == .peer ? recordCount : nil,
             note: role == .peer ? "identity kept" : nil,
             prepare: prepare
         )
@@ -223,7 +222,7 @@ final class KeyedArchiveWorkload: Workload {
     private func writeCase() -> Case {
         var write = makeCase("gridstore", .gridstore, .encode) { count in
             let graph = self.graph(count)
-            return self.writeTrial(
+            var trial = self.writeTrial(
                 reference: try self.gridstoreArchive(count),
                 graph: graph,
                 encode: {
@@ -234,6 +233,8 @@ final class KeyedArchiveWorkload: Workload {
                 },
                 decode: Self.read
             )
+            trial.isWarmedUp = true  // making the reference archive was this very call
+            return trial
         }
         write.note = "NSKeyedUnarchiver reads it"
         write.memoryProbe = MemoryProbeSetup(
@@ -281,23 +282,29 @@ final class KeyedArchiveWorkload: Workload {
 
     private func unarchiverCase() -> Case {
         makeCase("NSKeyedUnarchiver", .peer, .decode) { count in
-            let data = try self.foundationArchive(count)
-            return self.readTrial(bytes: data.count, graph: self.graph(count)) {
-                try Self.foundationUnarchive(data)
+            let input = try self.foundationInput(count)
+            var trial = self.readTrial(bytes: input.archive.count, graph: self.graph(count)) {
+                try Self.foundationUnarchive(input.archive)
             }
+            trial.inputSeconds = count == self.recordCount ? 0 : input.seconds
+            trial.isWarmedUp = true
+            return trial
         }
     }
 
     private func archiverCase() -> Case {
         makeCase("NSKeyedArchiver", .peer, .encode) { count in
             let graph = self.graph(count)
-            let model = NSArray(array: GridStateKeyedPeer().model(of: graph))
-            return self.writeTrial(
-                reference: try self.foundationArchive(count),
+            let input = try self.foundationInput(count)
+            var trial = self.writeTrial(
+                reference: input.archive,
                 graph: graph,
-                encode: { try KeyedArchiving.archive(model) },
+                encode: { try KeyedArchiving.archive(input.model) },
                 decode: Self.foundationUnarchive
             )
+            trial.inputSeconds = count == self.recordCount ? 0 : input.seconds
+            trial.isWarmedUp = true
+            return trial
         }
     }
 

@@ -71,36 +71,38 @@ final class TreeGraph: BenchmarkGraph {
         try verifyTree(decoded)
     }
 
-    /// Walks the decoded tree breadth-first, which visits nodes in the source's order, and
-    /// checks each node's values, child count, parent and next sibling by identity.
+    /// Walks the decoded tree along the source's shape and checks each node's values and child
+    /// count, and each child's parent and next sibling by identity: the parent is the node whose
+    /// children it is in, the next sibling the following child (the last one's the first), as
+    /// ``buildNodes(_:)`` links the source.
+    ///
+    /// No set of identities is needed to see that the nodes are distinct: the node at the
+    /// source's index i must carry label i, and one object carries one label.
     func verifyTree<Node: TreeShaped>(_ decoded: Node) throws {
-        var order: [Node] = [decoded]
-        order.reserveCapacity(nodes.count)
-        var index = 0
-        while index < order.count {
-            try expect(order.count <= nodes.count, "more than \(nodes.count) nodes decoded")
-            order += order[index].children
-            index += 1
-        }
-        try expect(order.count == nodes.count, "\(order.count) nodes decoded, expected \(nodes.count)")
-        var distinct = Set<ObjectIdentifier>()
-        distinct.reserveCapacity(order.count)
-        for (index, node) in order.enumerated() {
-            let source = nodes[index]
-            try expect(distinct.insert(ObjectIdentifier(node)).inserted, "node \(index) appears twice")
+        try expect(decoded.parent == nil && decoded.next == nil, "the root has a parent or a sibling")
+        var visited = 0
+        try verifySubtree(decoded, at: 0, visited: &visited)
+        try expect(visited == nodes.count, "\(visited) nodes decoded, expected \(nodes.count)")
+    }
+
+    /// Checks `node` as the source's node `index`, then its subtree, depth first: the recursion
+    /// is as deep as the tree, log₈ N levels.
+    private func verifySubtree<Node: TreeShaped>(_ node: Node, at index: Int, visited: inout Int) throws {
+        visited += 1
+        let source = nodes[index]
+        let children = node.children
+        try expect(
+            node.label == source.label && node.name == source.name && children.count == source.children.count,
+            "node \(index) decoded with other values"
+        )
+        for (position, child) in children.enumerated() {
+            let childIndex = source.children[position].label
+            try expect(child.parent === node, "node \(childIndex) has the wrong parent")
             try expect(
-                node.label == source.label && node.name == source.name
-                    && node.children.count == source.children.count,
-                "node \(index) decoded with other values"
+                child.next === children[(position + 1) % children.count],
+                "node \(childIndex) has the wrong next sibling"
             )
-            try expect(
-                node.parent.map(ObjectIdentifier.init) == source.parent.map { ObjectIdentifier(order[$0.label]) },
-                "node \(index) has the wrong parent"
-            )
-            try expect(
-                node.next.map(ObjectIdentifier.init) == source.next.map { ObjectIdentifier(order[$0.label]) },
-                "node \(index) has the wrong next sibling"
-            )
+            try verifySubtree(child, at: childIndex, visited: &visited)
         }
     }
 

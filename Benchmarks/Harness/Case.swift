@@ -27,6 +27,12 @@ enum OperationKind: String, Codable, Sendable, CaseIterable {
 struct Trial {
     /// Bytes the operation produces or consumes per run, for MB/s (nil: not meaningful).
     var bytes: Int?
+    /// Seconds making this trial's inputs took, also when another row made them first and this
+    /// one reuses them: a pilot run counts it as part of what measuring at this size costs.
+    var inputSeconds = 0.0
+    /// The operation already ran once at this size on these inputs while setting up (a peer's
+    /// reference archive and its check, or a pilot run): that run is its warm-up.
+    var isWarmedUp = false
     var run: () throws -> Void
     var check: () throws -> Void
 }
@@ -48,6 +54,9 @@ struct Case {
     var scalesDown = false
     /// Largest size this case can run at (e.g. recursion depth of a peer), if limited.
     var maximumCount: Int?
+    /// A size at which a slow peer's input is made for other rows anyway (the keyed workload's
+    /// Foundation archive, which gridstore's rows read): measuring there costs only the runs.
+    var sunkInputCount: Int?
     /// How the peak-memory probe runs this case in a child process; nil: not probed.
     var memoryProbe: MemoryProbeSetup?
     /// Shown next to the row: how the subject represents the graph, what it cannot keep.

@@ -25,8 +25,9 @@ struct Settings: Equatable, Sendable {
     /// Also run gridstore at N = 10k, 100k, 1M, 10M to show how cost grows.
     var sweep = false
     var jsonPath: String?
-    /// Seconds a slow peer may take per operation (warm-up and repetitions); above it the peer
-    /// runs at a smaller N and its times are scaled linearly.
+    /// Wall seconds a slow peer's row may take (making its input at the size it runs, then the
+    /// repetitions, each checked; a quarter of it for peers no target reads); above it the peer runs
+    /// at a smaller N and its times are scaled linearly.
     var peerBudget = 8.0
     var seed: UInt64 = 1
 }
@@ -47,14 +48,16 @@ enum CommandLineSyntax {
           --n N              records per graph (slots, links, nodes); 20000, 20k, 1M (default 1M)
           --shared F         share of grid-state slots that repeat a record, 0 <= F < 1 (default 0.25)
           --reps R           timed repetitions after one warm-up; medians, min and max (default 3;
-                             rows whose runs all take under 1.5 s get 2 x R more)
+                             gridstore's and the floors' rows a target reads get 2 x R more
+                             when all their runs take under 1.5 s)
           --only NAME...     run only these workloads and/or groups (same as positional NAMEs)
                                workloads: \(Workloads.names.joined(separator: ", "))
                                groups:    \(groups.joined(separator: ", "))
           --compress LIST    gridstore compressions, comma-separated: none, zstd, zstd:LEVEL
                              (default none,zstd = zstd level 3)
-          --budget SECONDS   time a slow peer may take per operation before it runs at a
-                             smaller N, scaled linearly (default 8)
+          --budget SECONDS   wall time a slow peer's row may take (making its input, then the
+                             repetitions, each checked) before it runs at a smaller N, scaled
+                             linearly; a quarter of it for peers no target reads (default 8)
           --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
           --seed S           generator seed (default 1)

@@ -8,35 +8,69 @@ import GraphArchive
 /// ``MemoryProbeSetup``), resets its peak to its current size (`/proc/self/clear_refs`), runs
 /// the operation once and prints the figures as one JSON line.
 enum MemoryProbe {
-    /// Parent side: runs `probed` in a child with the same settings and reads its figures.
-    static func measure(_ probed: Case, settings: Settings) throws -> MemoryFigures? {
-        guard let setup = probed.memoryProbe else { return nil }
-        let inputPath = ScratchDirectory.path + "/probe-input"
-        try setup.input(probed.records).write(to: URL(fileURLWithPath: inputPath))
-        defer { try? FileManager.default.removeItem(atPath: inputPath) }
-        let process = Process()
-        process.executableURL = URL(
-            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        )
-        process.arguments = [
-            "--probe", probed.identifier, "--probe-input", inputPath, "--n", String(settings.count),
-            "--shared", String(settings.sharedFraction), "--seed", String(settings.seed),
-            "--compress", settings.compressions.map(\.description).joined(separator: ","),
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read before waiting: a child that fills a pipe would otherwise wait for us forever.
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let line = printed.split(separator: UInt8(ascii: "\n")).last else {
-            let text = String(decoding: complaints.suffix(400), as: UTF8.self)
-            throw VerificationError("probe exited with status \(process.terminationStatus): \(text)")
+    /// Children running at once. A child's peak resident size does not depend on how much CPU
+    /// time it gets, so two share this 2-core machine's cores and the probes take half the time.
+    static let concurrentChildren = 2
+
+    /// Parent side: runs each of `probed` in a child with the same settings, at most
+    /// ``concurrentChildren`` at a time, and reads their figures, in the order of `probed`.
+    static func measure(_ probed: [Case], settings: Settings) -> [Result<MemoryFigures?, any Error>] {
+        var results = [Result<MemoryFigures?, any Error>](repeating: .success(nil), count: probed.count)
+        var running: [(index: Int, child: Child)] = []
+        func finishOldest() {
+            let (index, child) = running.removeFirst()
+            results[index] = Result { try child.figures() }
         }
-        return try JSONDecoder().decode(MemoryFigures.self, from: Data(line))
+        for (index, measured) in probed.enumerated() {
+            if running.count == concurrentChildren { finishOldest() }
+            do {
+                if let child = try Child(measured, settings: settings, slot: index) { running.append((index, child)) }
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        while !running.isEmpty { finishOldest() }
+        return results
+    }
+
+    /// One probe child process, started.
+    private struct Child {
+        var process = Process()
+        var output = Pipe()
+        var errors = Pipe()
+        var inputPath: String
+
+        /// Writes the input `probed` needs and starts its child; nil if `probed` has no probe.
+        init?(_ probed: Case, settings: Settings, slot: Int) throws {
+            guard let setup = probed.memoryProbe else { return nil }
+            inputPath = ScratchDirectory.path + "/probe-input-\(slot)"
+            try setup.input(probed.records).write(to: URL(fileURLWithPath: inputPath))
+            process.executableURL = URL(
+                fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            )
+            process.arguments = [
+                "--probe", probed.identifier, "--probe-input", inputPath, "--n", String(settings.count),
+                "--shared", String(settings.sharedFraction), "--seed", String(settings.seed),
+                "--compress", settings.compressions.map(\.description).joined(separator: ","),
+            ]
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+        }
+
+        /// Waits for the child and reads the figures it printed.
+        func figures() throws -> MemoryFigures {
+            defer { try? FileManager.default.removeItem(atPath: inputPath) }
+            // Read before waiting: a child that fills a pipe would otherwise wait for us forever.
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            let complaints = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0, let line = printed.split(separator: UInt8(ascii: "\n")).last else {
+                let text = String(decoding: complaints.suffix(400), as: UTF8.self)
+                throw VerificationError("probe exited with status \(process.terminationStatus): \(text)")
+            }
+            return try JSONDecoder().decode(MemoryFigures.self, from: Data(line))
+        }
     }
 
     /// Child side: the `--probe` command. Returns the exit status.

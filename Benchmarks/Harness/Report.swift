@@ -81,6 +81,10 @@ struct CaseResult: Codable, Sendable {
     var megabytesPerSecond: Double?
     var memory: MemoryFigures?
     var memoryError: String?
+    /// Wall time this row cost the suite outside its timed runs: setting up (pilot runs
+    /// included) and checking every run's result.
+    var setupSeconds: Double?
+    var checkSeconds: Double?
 
     init(_ measured: Case, records: Int) {
         workload = measured.workload
@@ -189,6 +193,25 @@ struct WorkloadReport: Codable, Sendable {
     var records: Int
     var results: [CaseResult]
     var comparisons: [Comparison]
+    /// Where the workload's wall time went.
+    var phases: PhaseTimes?
+}
+
+/// Wall time of one workload by phase, in seconds: what makes the suite long.
+struct PhaseTimes: Codable, Sendable {
+    /// Building graphs, reference archives and peer inputs, and the peers' pilot runs.
+    var setupSeconds = 0.0
+    /// The part of `setupSeconds` spent in pilot runs.
+    var pilotSeconds = 0.0
+    /// The warm-up and the `--reps` rounds.
+    var roundsSeconds = 0.0
+    /// The quick rows' extra rounds.
+    var extraRoundsSeconds = 0.0
+    /// The part of the rounds spent checking results (outside the clock of each run).
+    var checkSeconds = 0.0
+    /// Memory-probe child processes.
+    var memorySeconds = 0.0
+    var totalSeconds = 0.0
 }
 
 struct MachineFacts: Codable, Sendable {

@@ -15,31 +15,52 @@ struct CaseTimer {
     /// is run at.
     static let firstPilotCount = 1_000
     static let minimumCount = 100
+    /// How far over its budget a slow peer's last pilot may say measuring there would go and
+    /// still be measured there.
+    static let overrun = 1.25
 
     func measure(_ measured: Case) -> CaseResult {
         measure([measured])[0]
     }
 
     func measure(_ cases: [Case], label: String = "") -> [CaseResult] {
+        var phases = PhaseTimes()
+        return measure(cases, label: label, phases: &phases)
+    }
+
+    /// Measures `cases` and adds the wall time of each phase to `phases`.
+    func measure(_ cases: [Case], label: String = "", phases: inout PhaseTimes) -> [CaseResult] {
         var results = cases.map { CaseResult($0, records: $0.records) }
         var trials: [(index: Int, trial: Trial, count: Int)] = []
+        var clock = PhaseClock()
         for (index, measured) in cases.enumerated() {
             if let reason = measured.notApplicable {
                 results[index].status = .notApplicable
                 results[index].message = reason
                 continue
             }
+            let setupStart = ContinuousClock.now
             do {
-                let count = try countToRun(measured)
-                trials.append((index, try measured.prepare(count), count))
+                let pilotStart = ContinuousClock.now
+                let (count, piloted) = try sizeToRun(measured)
+                if measured.scalesDown { phases.pilotSeconds += pilotStart.duration(to: .now).seconds }
+                trials.append((index, try piloted ?? measured.prepare(count), count))
             } catch {
                 (results[index].status, results[index].message) = Self.classify(error)
             }
+            results[index].setupSeconds = setupStart.duration(to: .now).seconds
         }
+        phases.setupSeconds += clock.lap()
         var samples = [[Double]](repeating: [], count: cases.count)
         func runOnce(_ index: Int, _ trial: Trial, keepingTime: Bool) {
             do {
                 let elapsed = try time(trial.run)
+                let checkStart = ContinuousClock.now
+                defer {
+                    let checking = checkStart.duration(to: .now).seconds
+                    results[index].checkSeconds = (results[index].checkSeconds ?? 0) + checking
+                    phases.checkSeconds += checking
+                }
                 try trial.check()
                 if keepingTime { samples[index].append(elapsed) }
             } catch {
@@ -49,15 +70,20 @@ struct CaseTimer {
         let rounds = settings.warmups + settings.repetitions
         for round in 0..<rounds {
             if cases.count > 1 { Output.progress("  \(label)round \(round + 1) of \(rounds)") }
-            for (index, trial, _) in trials where results[index].status == .ok {
-                runOnce(index, trial, keepingTime: round >= settings.warmups)
+            let isWarmUp = round < settings.warmups
+            for (index, trial, _) in trials where results[index].status == .ok && !(isWarmUp && trial.isWarmedUp) {
+                runOnce(index, trial, keepingTime: !isWarmUp)
             }
         }
-        // Quick cases (gridstore's, the floors) get twice as many rounds again, still
-        // interleaved among themselves: on this VM a memory-bound operation's time varies by up
-        // to 2× from one run to the next, and a median of three moved ratios beyond their margins.
+        phases.roundsSeconds += clock.lap()
+        // Quick cases of gridstore and the floors whose medians a target reads get twice as many
+        // rounds again, still interleaved among themselves: on this VM a memory-bound operation's
+        // time varies by up to 2× from one run to the next, and a median of three moved ratios
+        // beyond their margins. The other rows keep `--reps` samples: the peers' (run at a
+        // smaller N and scaled, good to ±30% from run to run anyway) and the rows no target reads.
         let quick = trials.filter {
-            results[$0.index].status == .ok && (samples[$0.index].max() ?? .infinity) < Self.quickCaseSeconds
+            cases[$0.index].role != .peer && Targets.reads(cases[$0.index]) && results[$0.index].status == .ok
+                && (samples[$0.index].max() ?? .infinity) < Self.quickCaseSeconds
         }
         let extraRounds = quick.isEmpty ? 0 : settings.repetitions * 2
         for round in 0..<extraRounds {
@@ -66,6 +92,7 @@ struct CaseTimer {
                 runOnce(index, trial, keepingTime: true)
             }
         }
+        phases.extraRoundsSeconds += clock.lap()
         for (index, trial, count) in trials where results[index].status == .ok {
             results[index].record(samples: samples[index], measuredRecords: count, bytes: trial.bytes)
         }
@@ -84,28 +111,109 @@ struct CaseTimer {
         return (.failed, "\(error)")
     }
 
-    /// N for everything but slow peers. For those: the largest round N whose warm-up and
-    /// repetitions fit the budget, extrapolated linearly from pilot runs (each checked) that
-    /// grow in 1-2-5 steps up to the estimate: a peer whose cost grows faster than linearly
-    /// (NSKeyedArchiver on the cycles graph: 1,000 → 2,000 nodes cost 8 times as much) shows it
-    /// in a short pilot, not in one tenfold jump that blows the budget many times over. The
-    /// pilots of a linear peer add about half a budget.
-    func countToRun(_ measured: Case) throws -> Int {
+    /// The size to run `measured` at, and the trial a pilot already set up there (nil: set it
+    /// up now). The workload's N for everything but slow peers, capped at their `maximumCount`.
+    ///
+    /// A slow peer runs at the largest 1-2-5 round N at which measuring it fits the budget:
+    /// setting up its input (the peer's own archive, checked), then the repetitions, each with
+    /// its check. Pilot runs, each checked, estimate that cost: the first at 1,000 records, then
+    /// twice that, then up to tenfold at a time, never beyond what the pilots so far say fits,
+    /// the cost extrapolated with the growth the last two pilots show (time ∝ N^e, e ≥ 1). So a
+    /// peer whose cost grows faster than linearly (NSKeyedArchiver on the cycles graph: 1,000 →
+    /// 2,000 nodes cost 8 times as much) shows it at small sizes, and so does a decoder whose
+    /// input comes from such an encoder. The last pilot's trial, already run once (its warm-up),
+    /// is kept when the peer runs at that size.
+    func sizeToRun(_ measured: Case) throws -> (count: Int, trial: Trial?) {
         let cap = min(measured.records, measured.maximumCount ?? measured.records)
-        guard measured.scalesDown else { return cap }
-        let runs = Double(settings.warmups + settings.repetitions)
-        var pilotCount = min(cap, Self.firstPilotCount)
+        guard measured.scalesDown else { return (cap, nil) }
+        var pilots: [Pilot] = []
+        var trials: [Int: Trial] = [:]
+        let budget = Self.budget(for: measured, settings: settings)
         while true {
-            let pilot = try measured.prepare(pilotCount)
-            let seconds = try time {
-                try pilot.run()
-                try pilot.check()
+            let step = Self.nextStep(
+                after: pilots,
+                cap: cap,
+                budget: budget,
+                repetitions: settings.repetitions,
+                sunkInputCount: measured.sunkInputCount
+            )
+            switch step {
+            case .measure(let count):
+                return (count, trials[count])
+            case .pilot(let count):
+                let start = ContinuousClock.now
+                var trial = try measured.prepare(count)
+                let setup = max(start.duration(to: .now).seconds, trial.inputSeconds)
+                let once = try time {
+                    try trial.run()
+                    try trial.check()
+                }
+                trial.isWarmedUp = true
+                trials[count] = trial
+                pilots.append(Pilot(count: count, setup: setup, once: once))
+                Output.progress(
+                    "  pilot \(measured.workload) \(measured.subject) \(measured.operation.rawValue) at "
+                        + "\(count.grouped): setup \(Format.seconds(setup)), a checked run \(Format.seconds(once))"
+                )
             }
-            let affordable = settings.peerBudget / runs / seconds * Double(pilotCount)
-            let count = affordable >= Double(cap) ? cap : max(Self.minimumCount, Self.roundDown(Int(affordable)))
-            if pilotCount == cap || count <= pilotCount { return min(count, cap) }
-            pilotCount = min(cap, Self.roundDown(pilotCount * 5 / 2))
         }
+    }
+
+    /// Seconds `peer`'s row may take: `--budget` for a peer a target reads, a quarter of it for
+    /// the others (the property lists on the grid states, the chain's and the cycles' peers,
+    /// NSKeyedArchiver writing keyed archives), whose figures only fill the table.
+    static func budget(for peer: Case, settings: Settings) -> Double {
+        Targets.reads(peer) ? settings.peerBudget : settings.peerBudget / 4
+    }
+
+    /// A pilot run of a slow peer: its size, what setting it up cost (its input's making, also
+    /// when reused) and one run with its check.
+    struct Pilot: Equatable {
+        var count: Int
+        var setup: Double
+        var once: Double
+    }
+
+    /// What a slow peer does next: a pilot run, or the measurement.
+    enum PilotStep: Equatable {
+        case pilot(Int)
+        case measure(Int)
+    }
+
+    /// The next step after pilots at increasing sizes, for a peer that may run at up to `cap`;
+    /// measuring at a pilot's size costs its setup, then `repetitions` checked runs.
+    /// `sunkInputCount` is a size whose input other rows make anyway: there only the runs cost.
+    static func nextStep(
+        after pilots: [Pilot],
+        cap: Int,
+        budget: Double,
+        repetitions: Int,
+        sunkInputCount: Int? = nil
+    ) -> PilotStep {
+        guard let last = pilots.last else { return .pilot(min(cap, firstPilotCount)) }
+        func cost(_ pilot: Pilot) -> Double { pilot.setup + Double(repetitions) * pilot.once }
+        /// The exponent e of `value` ∝ N^e over the last two pilots, at least 1.
+        func growth(_ value: (Pilot) -> Double) -> Double {
+            guard pilots.count >= 2 else { return 1 }
+            let previous = pilots[pilots.count - 2]
+            return max(1, log(value(last) / value(previous)) / log(Double(last.count) / Double(previous.count)))
+        }
+        // Once two pilots show how a run grows, try the size whose input is made anyway if its
+        // runs alone fit.
+        if let sunk = sunkInputCount, sunk <= cap, sunk > last.count, pilots.count >= 2,
+            Double(repetitions) * last.once * pow(Double(sunk) / Double(last.count), growth(\.once)) <= budget
+        {
+            return .pilot(sunk)
+        }
+        let affordable = Double(last.count) * pow(budget / cost(last), 1 / growth(cost))
+        let fits = affordable >= Double(cap) ? cap : max(minimumCount, roundDown(Int(affordable)))
+        if fits <= last.count || last.count == cap {
+            // A pilot a little over the budget is kept: its input is made and it has run once,
+            // and a 1-2-5 step back would measure at less than half the size.
+            return .measure(cost(last) <= budget * overrun ? last.count : min(fits, cap))
+        }
+        // One size says nothing of growth: double it first, then up to tenfold at a time.
+        return .pilot(min(fits, last.count * (pilots.count == 1 ? 2 : 10)))
     }
 
     /// The largest 1, 2 or 5 times a power of ten not above `value` (at least 1).
@@ -129,6 +237,18 @@ extension Duration {
     }
 }
 
+/// Seconds between successive laps, for the phase times.
+struct PhaseClock {
+    private var last = ContinuousClock.now
+
+    /// Seconds since the last lap (or since the clock was made).
+    mutating func lap() -> Double {
+        let now = ContinuousClock.now
+        defer { last = now }
+        return last.duration(to: now).seconds
+    }
+}
+
 /// Runs the selected workloads and puts every figure into a ``Report``.
 struct Runner {
     var settings: Settings
@@ -148,29 +268,38 @@ struct Runner {
         var report = Report(settings: settings, arguments: arguments)
         let timer = CaseTimer(settings: settings)
         for entry in Workloads.selected(by: settings) {
+            var phases = PhaseTimes()
+            var clock = PhaseClock()
             let workload = entry.make(settings)
             Output.progress("\(workload.name): \(workload.summary)")
             let cases = workload.cases().filter { includes($0.group) }
             // The growth probe (N/10) runs in the same rounds as the rows at N.
             let probeCases =
                 !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
-            let measured = timer.measure(cases + probeCases, label: "\(workload.name): ")
+            phases.setupSeconds += clock.lap()
+            let measured = timer.measure(cases + probeCases, label: "\(workload.name): ", phases: &phases)
+            _ = clock.lap()
             var results = Array(measured.prefix(cases.count))
             report.sweep += measured.dropFirst(cases.count).map(SweepPoint.init)
             for result in measured { Output.progress(TableRenderer.progressLine(result)) }
             let probes = cases.indices.filter { cases[$0].memoryProbe != nil && results[$0].status == .ok }
             if includes("memory") {
-                for index in probes {
-                    let probed = cases[index]
-                    do {
-                        results[index].memory = try MemoryProbe.measure(probed, settings: settings)
+                let figures = MemoryProbe.measure(probes.map { cases[$0] }, settings: settings)
+                for (index, probed) in zip(probes, figures) {
+                    switch probed {
+                    case .success(let memory):
+                        results[index].memory = memory
                         Output.progress(TableRenderer.memoryLine(results[index]))
-                    } catch {
+                    case .failure(let error):
                         results[index].memoryError = "\(error)"
-                        Output.progress("  memory \(probed.identifier): \(error)")
+                        Output.progress("  memory \(cases[index].identifier): \(error)")
                     }
                 }
             }
+            phases.memorySeconds = clock.lap()
+            phases.totalSeconds =
+                phases.setupSeconds + phases.roundsSeconds + phases.extraRoundsSeconds + phases.memorySeconds
+            Output.progress(TableRenderer.phaseLine(workload.name, phases))
             report.workloads.append(
                 WorkloadReport(
                     name: workload.name,
@@ -178,7 +307,8 @@ struct Runner {
                     recordName: workload.recordName,
                     records: workload.recordCount,
                     results: results,
-                    comparisons: Comparisons.make(results)
+                    comparisons: Comparisons.make(results),
+                    phases: phases
                 )
             )
         }

@@ -183,7 +183,18 @@ enum TableRenderer {
             return "\(what): \(result.status.rawValue) \(result.message ?? "")"
         }
         let scaled = result.isScaled ? " (run at N = \(result.measuredRecords.grouped), scaled)" : ""
-        return "\(what): median \(Format.seconds(seconds.median))\(scaled)"
+        let cost = [("setup", result.setupSeconds), ("checks", result.checkSeconds)].compactMap { name, seconds in
+            seconds.map { "\(name) \(Format.seconds($0))" }
+        }
+        return "\(what): median \(Format.seconds(seconds.median))\(scaled) [\(cost.joined(separator: ", "))]"
+    }
+
+    /// Where a workload's wall time went.
+    static func phaseLine(_ workload: String, _ phases: PhaseTimes) -> String {
+        "\(workload): \(Format.seconds(phases.totalSeconds)) = setup \(Format.seconds(phases.setupSeconds)) "
+            + "(pilots \(Format.seconds(phases.pilotSeconds))) + rounds \(Format.seconds(phases.roundsSeconds)) "
+            + "+ extra rounds \(Format.seconds(phases.extraRoundsSeconds)) + memory \(Format.seconds(phases.memorySeconds)) "
+            + "(checks \(Format.seconds(phases.checkSeconds)) of the rounds)"
     }
 
     static func memoryLine(_ result: CaseResult) -> String {

@@ -14,14 +14,36 @@ enum Targets {
     /// Issue 7: reading a keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
     static let keyedReadSpeedup = 20.0
 
-    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (every peer at
-    /// the same N): each peer's operation and how many times faster the bridge must be.
+    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (gridstore at
+    /// N, the peers within their budget, scaled): each peer's operation and how many times faster
+    /// the bridge must be.
     static let codableWorkload = CodableGridStateWorkload.name
     static let codableSpeedups: [(OperationKind, String, Double)] = [
         (.encode, CodableFormat.json.encoderName, 5), (.decode, CodableFormat.json.decoderName, 5),
         (.encode, CodableFormat.binaryPropertyList.encoderName, 3),
         (.decode, CodableFormat.binaryPropertyList.decoderName, 3),
     ]
+
+    /// Whether a target reads `row`'s median: gridstore's encode and decode without compression
+    /// on the grid states (against peers, floors, and at N/10 for growth), those peers, and the
+    /// uncompressed floors; on the codable workload every row; on the keyed one both reads.
+    static func reads(_ row: Case) -> Bool {
+        switch row.workload {
+        case workload:
+            let isCodec = row.operation == .encode || row.operation == .decode
+            return switch row.role {
+            case .gridstore: isCodec && row.compression == "none"
+            case .peer: isCodec && row.group != "plist"
+            case .floor: row.compression == "-"
+            }
+        case codableWorkload:
+            return true
+        case KeyedArchiveWorkload.name:
+            return row.operation == .decode && row.role != .floor
+        default:
+            return false
+        }
+    }
 
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
         gridStateTargets(report, settings: settings) + keyedArchiveTargets(report) + codableTargets(report)

@@ -63,6 +63,12 @@ enum CodableFormat: Sendable {
         }
     }
 
+    /// Whether `archive` holds what `reference` does: the same bytes, or for JSON the same
+    /// values with each object's members in another order (see ``JSONText``).
+    func isSameArchive(_ archive: Data, as reference: Data) -> Bool {
+        archive == reference || (self == .json && JSONText.isReordering(archive, of: reference))
+    }
+
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         switch self {
         case .json: try JSONDecoder().decode(type, from: data)
