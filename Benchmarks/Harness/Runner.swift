@@ -4,7 +4,8 @@ import Foundation
 import GraphArchive
 
 /// Times cases in rounds: every case is set up first, then each round runs every case once
-/// (the first round is the warm-up), each result checked outside the clock.
+/// (the first round is the warm-up, which a trial whose setup already ran its very call skips:
+/// ``Trial/isWarmedUp``), each result checked outside the clock.
 ///
 /// Round-robin rather than case after case: on a shared machine the load drifts over minutes,
 /// and a ratio (gridstore/floor, gridstore/peer, N against N/10) is only fair if both sides saw
