@@ -47,13 +47,16 @@ final class ArchiveOutput {
     /// the header, which goes over the placeholder at the file's start, is left to write.
     let payloadIsInFile: Bool
 
-    /// - Parameter header: Every field but the stored length and the payload checksum, which
-    ///   are computed here.
+    /// An uncompressed archive of the payload `storedPayload`.
+    ///
+    /// - Parameter header: Every field but the lengths and the payload checksum, which are
+    ///   computed here (uncompressed, the payload length is the stored length).
     init(header: ArchiveHeader, storedPayload: [OutputChunk]) {
         var checksum = XXH64()
         for piece in storedPayload { piece.withUnsafeBytes { checksum.update($0) } }
         var header = header
         header.storedLength = UInt64(storedPayload.reduce(0) { $0 + $1.count })
+        header.payloadLength = header.storedLength
         header.payloadChecksum = checksum.finalize()
         archive = StoredArchive(header: header.encoded(), payload: storedPayload)
         payloadIsInFile = false
@@ -90,7 +93,7 @@ final class ArchiveOutput {
 /// A zstd archive's payload while it is written (FORMAT.md §5.6): object blocks, compressed as
 /// the records arrive, then the tables and the top section.
 final class BlockedPayload {
-    let compressed: CompressedPayload
+    private let compressed: CompressedPayload
     private let blocks = ColumnarObjects.BlockWriter()
 
     /// - Parameter file: Where the frame goes; nil keeps it in memory.
@@ -153,13 +156,9 @@ enum ArchiveAssembler {
         // the output is compressed or written, which is when an encode holds the most.
         state.identity = IdentityTable()
         state.keptAlive = []
-        var header = ArchiveHeader()
-        header.typeCount = UInt32(state.types.count)
-        header.objectCount = UInt64(objectCount)
-        header.referenceCount = UInt64(referenceCount)
+        let header = header(of: state, objectCount: objectCount, referenceCount: referenceCount)
         let tables = tables(of: state)
         guard case .zstd(let level) = compression else {
-            header.payloadLength = UInt64(tables.count + top.count + objects.count)
             return ArchiveOutput(
                 header: header,
                 storedPayload: [OutputChunk(tables), OutputChunk(top), OutputChunk(objects)]
@@ -187,13 +186,9 @@ enum ArchiveAssembler {
         compression: ArchiveCompression
     ) throws(GraphArchiveError) -> ArchiveOutput {
         try PayloadCompression.validate(compression)
-        var header = ArchiveHeader()
-        header.typeCount = UInt32(state.types.count)
-        header.objectCount = UInt64(objectCount)
-        header.referenceCount = UInt64(referenceCount)
+        let header = header(of: state, objectCount: objectCount, referenceCount: referenceCount)
         let tables = tables(of: state)
         guard case .zstd(let level) = compression else {
-            header.payloadLength = UInt64(sections.reduce(tables.count) { $0 + $1.count })
             return ArchiveOutput(header: header, storedPayload: [OutputChunk(tables)] + sections)
         }
         // Compressed payloads store the objects in blocks first and the top section last (§5.6).
@@ -222,6 +217,19 @@ enum ArchiveAssembler {
         }
         precondition(topLeft == 0 && blocked.recordCount == objectCount, "sections hold other counts than given")
         return try blocked.finish(tables: tables, top: top, header: header)
+    }
+
+    /// The header fields an archive of `state` has whatever its compression (FORMAT.md §3).
+    private static func header(
+        of state: borrowing EncodingState,
+        objectCount: Int,
+        referenceCount: Int
+    ) -> ArchiveHeader {
+        var header = ArchiveHeader()
+        header.typeCount = UInt32(state.types.count)
+        header.objectCount = UInt64(objectCount)
+        header.referenceCount = UInt64(referenceCount)
+        return header
     }
 
     /// The key, type and shape tables (FORMAT.md §4.1-§4.3) and the top section's count (§4.4).
