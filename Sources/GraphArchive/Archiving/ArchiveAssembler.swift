@@ -2,7 +2,7 @@
 
 /// One piece of a finished archive, owning its bytes.
 final class OutputChunk {
-    let writer: ByteWriter
+    private(set) var writer: ByteWriter
 
     init(_ writer: consuming ByteWriter) {
         self.writer = writer
@@ -15,6 +15,13 @@ final class OutputChunk {
     }
 
     var count: Int { writer.count }
+
+    /// Takes the bytes out, leaving this chunk empty.
+    func take() -> ByteWriter {
+        var taken = ByteWriter()
+        swap(&taken, &writer)
+        return taken
+    }
 
     /// - Warning: Do not escape the pointer.
     func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
@@ -29,6 +36,28 @@ struct StoredArchive {
     var payload: [OutputChunk]
 
     var count: Int { payload.reduce(header.count) { $0 + $1.count } }
+
+    /// The archive in one buffer, built in the buffer of its largest piece: that piece's bytes
+    /// move up in place and the header and the other pieces are copied around them. Copying
+    /// every piece into a new buffer instead would allocate the archive's size once more and
+    /// copy it all. The pieces are left empty.
+    func joinedInPlace() -> ByteWriter {
+        guard let largest = payload.indices.max(by: { payload[$0].count < payload[$1].count }) else {
+            var joined = ByteWriter(reservingCapacity: header.count)
+            joined.writeBytes(header)
+            return joined
+        }
+        // What goes before it is gathered first, so its bytes move once.
+        var before = ByteWriter(reservingCapacity: payload[..<largest].reduce(header.count) { $0 + $1.count })
+        before.writeBytes(header)
+        for piece in payload[..<largest] { before.writeBytes(of: piece.writer) }
+        var joined = payload[largest].take()
+        before.withUnsafeBytes { joined.insert($0, at: 0) }
+        for piece in payload[(largest + 1)...] {
+            piece.withUnsafeBytes { joined.writeBytes($0) }
+        }
+        return joined
+    }
 
     func contiguousBytes() -> [UInt8] {
         var bytes: [UInt8] = []

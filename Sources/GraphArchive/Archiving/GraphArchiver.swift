@@ -168,6 +168,7 @@ public final class GraphArchiver {
     /// array: the queue stays short, and each object is still in cache when its body is read.
     func writeReferenceArray<Object: GraphCoding & AnyObject>(_ array: [Object]) throws {
         state.beginReferenceArray(count: array.count)
+        state.identity.reserve(forReferences: array.count)
         let writesBodiesBetween = state.isWritingTopLevelValue
         var previous = -1
         var start = 0
@@ -294,7 +295,9 @@ public final class GraphArchiver {
         let archiver = GraphArchiver(options: options)
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()
-        return try archiver.encodedData
+        // The archiver ends with this call, so its output is handed over rather than copied.
+        guard let output = archiver.finishedOutput else { return try archiver.encodedData }
+        return output.takeData()
     }
 
     /// Archives `rootObject` under ``rootKey`` and saves it to `path` atomically: the file is
@@ -314,6 +317,14 @@ public final class GraphArchiver {
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()
         try archiver.write(toFile: path)
+    }
+}
+
+extension ArchiveOutput {
+    /// The archive as one `Data`, made from the payload's own buffers (see
+    /// `StoredArchive.joinedInPlace()`): for a caller that needs nothing more from this output.
+    func takeData() -> Data {
+        stored().joinedInPlace().takeData()
     }
 }
 

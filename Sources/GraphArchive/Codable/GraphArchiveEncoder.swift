@@ -70,7 +70,7 @@ public struct GraphArchiveEncoder: Sendable {
     ///   nesting too deep), whatever the value's `encode(to:)` throws, and ``GraphArchiveError``
     ///   (`.compressionFailed`, `.compressionUnavailable`) when compressing.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        try archive(value).stored().data
+        try archive(value).takeData()
     }
 
     /// Archives `value` and saves it to `path` atomically (see ``AtomicFile``): the file is

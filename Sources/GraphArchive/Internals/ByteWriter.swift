@@ -53,7 +53,10 @@ struct ByteWriter: ~Copyable {
         var newCapacity = capacity * 2
         while newCapacity - count < extra { newCapacity *= 2 }
         if newCapacity > Self.largeThreshold { newCapacity = max(newCapacity, Self.largeCapacity) }
-        guard let memory = realloc(base, newCapacity) else { fatalError("out of memory growing to \(newCapacity) bytes") }
+        guard let memory = realloc(base, newCapacity) else {
+            fatalError("out of memory growing to \(newCapacity) bytes")
+        }
+        if newCapacity >= Self.largeCapacity { ZeroedMemory.adviseHugePages(memory, byteCount: newCapacity) }
         base = memory.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
@@ -140,11 +143,17 @@ struct ByteWriter: ~Copyable {
     /// Inserts `extra` bytes at `index`, moving what follows; used only when a record's shape id
     /// outgrows its one-byte placeholder.
     mutating func insert(_ extra: [UInt8], at index: Int) {
+        extra.withUnsafeBytes { insert($0, at: index) }
+    }
+
+    /// Inserts `bytes` at `index`, moving what follows up in place.
+    mutating func insert(_ bytes: UnsafeRawBufferPointer, at index: Int) {
         precondition(index >= 0 && index <= count)
-        reserve(extra.count)
-        (base + index + extra.count).update(from: base + index, count: count - index)
-        for (offset, byte) in extra.enumerated() { base[index + offset] = byte }
-        count += extra.count
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + index + bytes.count).update(from: base + index, count: count - index)
+        UnsafeMutableRawPointer(base + index).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
     }
 
     /// Stores `value` as a varint in the one-byte placeholder at `index`, inserting bytes after
@@ -176,6 +185,16 @@ struct ByteWriter: ~Copyable {
     /// - Warning: Do not escape the pointer.
     func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The writer's buffer and its length, handed over: the caller now owns the memory and
+    /// frees it with `free`. The spare capacity is given back first.
+    consuming func takeBuffer() -> (bytes: UnsafeMutableRawPointer, count: Int) {
+        var memory = UnsafeMutableRawPointer(base)
+        if let shrunk = realloc(base, max(count, 1)) { memory = shrunk }
+        let taken = (bytes: memory, count: count)
+        discard self
+        return taken
     }
 
     /// A copy of the bytes written so far.

@@ -128,6 +128,20 @@ struct IdentityTable: ~Copyable {
         if total > count && isFull(adding: total - count) { grow(to: total) }
     }
 
+    /// Sizes the table ahead of `references` references about to be inserted, some of which
+    /// may repeat: the slots they would fill at a load factor of 1 (at most `referenceLimit`).
+    /// Growing by doubling on the way would allocate and fill every smaller table first (for
+    /// 750,000 objects: 12.6 MB of tables before the last); if the references turn out all
+    /// distinct the table doubles once more, as it would have. Untouched slots cost only
+    /// address space: the blocks are zero pages until written.
+    mutating func reserve(forReferences references: Int) {
+        let expected = (count + min(references, Self.referenceLimit)) * 3 / 4
+        if expected > count && isFull(adding: expected - count) { grow(to: expected) }
+    }
+
+    /// Most references `reserve(forReferences:)` sizes for: 2^24 slots, 200 MB of address space.
+    private static let referenceLimit = 1 << 24
+
     private mutating func grow(to total: Int) {
         let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
         capacity = Self.capacity(for: max(total, count * 2))

@@ -59,6 +59,24 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// Asks the kernel to back the whole 2 MiB pages of a large block with huge pages (Linux's
+    /// transparent huge pages, when set to `madvise`; elsewhere nothing happens).
+    ///
+    /// For the output buffer, which is written front to back and kept whole: one fault per
+    /// 2 MiB instead of per 4 KiB. On the 2-core VM the suite runs on, a fault costs a few
+    /// microseconds, and the 38.6 MB output of 1M grid-state slots took 9,400 of them. Not for
+    /// the identity table: it is touched all over at once, so huge pages would make it resident
+    /// sooner, and it is what bounds a compressed save's peak.
+    static func adviseHugePages(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
+        #if os(Linux)
+        let hugePage = UInt(2 << 20)
+        let start = (UInt(bitPattern: memory) + hugePage - 1) & ~(hugePage - 1)
+        let end = (UInt(bitPattern: memory) + UInt(byteCount)) & ~(hugePage - 1)
+        guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        madvise(first, Int(end - start), MADV_HUGEPAGE)
+        #endif
+    }
+
     /// `count` zeroed values of `type`.
     static func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         allocate(byteCount: count * MemoryLayout<T>.stride).bindMemory(to: T.self, capacity: count)

@@ -1,0 +1,13 @@
+// Sources/GraphArchive/Internals/ByteWriter+Data.swift - a finished buffer handed to Data
+
+import FoundationEssentials
+
+extension ByteWriter {
+    /// The bytes written, as a `Data` that takes over the buffer: no copy, and no second
+    /// allocation of the archive's size (for 1M grid-state slots, 38.6 MB the encode no longer
+    /// copies, into pages it would have had to fault in).
+    consuming func takeData() -> Data {
+        let (bytes, count) = takeBuffer()
+        return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
+    }
+}
