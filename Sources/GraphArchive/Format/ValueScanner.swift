@@ -33,8 +33,9 @@ struct ValueScanner {
             let count = try reader.readCount()
             var previous = -1
             for _ in 0..<count {
+                let offset = reader.offset
                 let index = try Self.nextReferenceIndex(&reader, previous: previous)
-                try checkObjectIndex(UInt64(bitPattern: Int64(index)), at: reader.offset)
+                try checkObjectIndex(UInt64(bitPattern: Int64(index)), at: offset)
                 previous = index
             }
         case ValueTag.dictionary:

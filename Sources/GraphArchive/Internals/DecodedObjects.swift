@@ -53,6 +53,20 @@ struct DecodedObjects: ~Copyable {
         return references[index].takeRetainedValue()
     }
 
+    /// Loads into cache together, without retaining them, the objects at `indexes[..<count]`
+    /// that taking would retain (see `touchObjects`): each of them, or with `handingOver` only
+    /// those already handed over, since a hand-over does not touch the object. `indexes` is
+    /// overwritten; the result is for the caller to keep, so the loads stay.
+    func touch(_ indexes: inout [Int], count: Int, handingOver: Bool) -> UInt {
+        if handingOver {
+            for position in 0..<min(count, indexes.count) {
+                let index = indexes[position]
+                if index >= 0 && index < references.count && !isHandedOver(index) { indexes[position] = -1 }
+            }
+        }
+        return references.withUnsafeBytes { touchObjects(&indexes, count: count, table: $0) }
+    }
+
     @inline(__always)
     private func isHandedOver(_ index: Int) -> Bool {
         !handedOver.isEmpty && handedOver[index >> 6] & Self.bit(index) != 0

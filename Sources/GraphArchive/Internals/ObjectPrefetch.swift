@@ -16,22 +16,27 @@
 /// reference), so the table's bytes are the objects' addresses.
 func touchObjects(_ indexes: inout [Int], count: Int, in objects: borrowing ObjectSlots) -> UInt {
     assert(MemoryLayout<AnyObject?>.size == MemoryLayout<UInt>.size)
-    let tableCount = objects.count
+    return objects.withUnsafeBytes { touchObjects(&indexes, count: count, table: $0) }
+}
+
+/// The same over a table of object addresses given as its bytes, one word per object (the
+/// Codable decoder's `ObjectSlots`, the unarchiver's `DecodedObjects`). Indexes outside the
+/// table (-1 for "skip") load nothing.
+func touchObjects(_ indexes: inout [Int], count: Int, table: UnsafeRawBufferPointer) -> UInt {
+    let tableCount = table.count / MemoryLayout<UInt>.stride
     let used = min(count, indexes.count)
-    return objects.withUnsafeBytes { table in
-        indexes.withUnsafeMutableBufferPointer { slots in
-            for position in 0..<used {
-                let index = slots[position]
-                slots[position] =
-                    index >= 0 && index < tableCount
-                    ? Int(bitPattern: table.load(fromByteOffset: index &* MemoryLayout<UInt>.stride, as: UInt.self))
-                    : 0
-            }
-            var sink: UInt = 0
-            for position in 0..<used {
-                if let object = UnsafeRawPointer(bitPattern: slots[position]) { sink ^= object.load(as: UInt.self) }
-            }
-            return sink
+    return indexes.withUnsafeMutableBufferPointer { slots in
+        for position in 0..<used {
+            let index = slots[position]
+            slots[position] =
+                index >= 0 && index < tableCount
+                ? Int(bitPattern: table.load(fromByteOffset: index &* MemoryLayout<UInt>.stride, as: UInt.self))
+                : 0
         }
+        var sink: UInt = 0
+        for position in 0..<used {
+            if let object = UnsafeRawPointer(bitPattern: slots[position]) { sink ^= object.load(as: UInt.self) }
+        }
+        return sink
     }
 }

@@ -34,6 +34,8 @@ struct DecodingState: ~Copyable {
     /// Set by the one-call decode once only its root value is left to read: a reference array
     /// at the top level then takes the table's references (see `DecodedObjects`).
     var handsOverObjects = false
+    /// What the loads of `readReferences` read, kept so they are not optimized away.
+    var prefetchSink: UInt = 0
     /// The class of each object in `objects`, so a typed lookup need not read the object itself
     /// (on a large graph that read is a cache miss per reference).
     var objectClasses: ContiguousArray<ObjectIdentifier> = []

@@ -64,17 +64,22 @@ public final class GraphUnarchiver {
     ///   - options: Decoding limits.
     /// - Throws: ``GraphArchiveError`` for a damaged or unsupported archive or an unknown type,
     ///   and whatever an initializer throws.
-    public convenience init(forReadingFrom data: Data, registry: GraphTypeRegistry, options: Options = Options()) throws {
+    public convenience init(forReadingFrom data: Data, registry: GraphTypeRegistry, options: Options = Options()) throws
+    {
         try self.init(bytes: ArchiveBytes(copying: data), registry: registry, options: options)
     }
 
     /// Opens an archive held in a byte array.
-    public convenience init(forReadingFrom bytes: [UInt8], registry: GraphTypeRegistry, options: Options = Options()) throws {
+    public convenience init(forReadingFrom bytes: [UInt8], registry: GraphTypeRegistry, options: Options = Options())
+        throws
+    {
         try self.init(bytes: ArchiveBytes(copying: bytes), registry: registry, options: options)
     }
 
     /// Opens the archive at `path`.
-    public convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options = Options()) throws {
+    public convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options = Options())
+        throws
+    {
         try self.init(loaded: LoadedArchive.load(file: path, options: options), registry: registry, options: options)
     }
 
@@ -90,7 +95,8 @@ public final class GraphUnarchiver {
         let header = loaded.header
         let objectCount = try header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
         storage = UncheckedStateBox(
-            DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options))
+            DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options)
+        )
         info = ArchiveInfo(header: header, tables: tables, archiveBytes: loaded.archiveBytes)
         self.payloadOwner = loaded.payload
         try readTopIndex()
@@ -106,7 +112,11 @@ public final class GraphUnarchiver {
             let offset = state.reader.offset
             let key = try state.reader.readCount()
             guard key < state.tables.keys.count else {
-                throw GraphArchiveError(.corrupt, "top-level entry uses key \(key), but the archive has \(state.tables.keys.count)", offset: offset)
+                throw GraphArchiveError(
+                    .corrupt,
+                    "top-level entry uses key \(key), but the archive has \(state.tables.keys.count)",
+                    offset: offset
+                )
             }
             let name = state.tables.keys[key]
             guard state.topValues[name] == nil else {
@@ -124,8 +134,10 @@ public final class GraphUnarchiver {
         for (index, name) in tables.typeNames.enumerated() where tables.typeIsObject[index] {
             guard let type = registry.objectType(named: name) else {
                 throw GraphArchiveError(
-                    .unknownType, "archive contains objects of type \"\(name)\", which is not registered for decoding",
-                    keyPath: [name])
+                    .unknownType,
+                    "archive contains objects of type \"\(name)\", which is not registered for decoding",
+                    keyPath: [name]
+                )
             }
             classes[index] = type
         }
@@ -134,8 +146,11 @@ public final class GraphUnarchiver {
             let shape = try state.beginRecord(objectIndex: index)
             guard let type = classes[tables.shapeType[shape]] else {
                 throw GraphArchiveError(
-                    .corrupt, "object #\(index) has value type \(tables.typeNames[tables.shapeType[shape]])",
-                    offset: state.reader.offset, keyPath: state.keyPath())
+                    .corrupt,
+                    "object #\(index) has value type \(tables.typeNames[tables.shapeType[shape]])",
+                    offset: state.reader.offset,
+                    keyPath: state.keyPath()
+                )
             }
             let object = try type.init(from: self)
             try state.endRecord()
@@ -145,7 +160,11 @@ public final class GraphUnarchiver {
         isConstructing = false
         // Checked before the deferred assignments, which move the reader back to the values they read.
         guard state.reader.isAtEnd else {
-            throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: state.reader.offset)
+            throw GraphArchiveError(
+                .trailingGarbage,
+                "unexpected bytes after the last object",
+                offset: state.reader.offset
+            )
         }
         if !deferred.isEmpty {
             let work = deferred
@@ -153,7 +172,6 @@ public final class GraphUnarchiver {
             for assignment in work { try assignment() }
         }
     }
-
 
     // MARK: - Decoding by key
 
@@ -259,7 +277,11 @@ public final class GraphUnarchiver {
 
     func typeMismatch<T>(expected: T.Type, found: String) -> GraphArchiveError {
         GraphArchiveError(
-            .typeMismatch, "expected \(T.self), found \(found)", offset: state.reader.offset, keyPath: state.keyPath())
+            .typeMismatch,
+            "expected \(T.self), found \(found)",
+            offset: state.reader.offset,
+            keyPath: state.keyPath()
+        )
     }
 
     func readObjectReference<T: GraphCoding & AnyObject>(_: T.Type) throws -> T {
@@ -270,14 +292,18 @@ public final class GraphUnarchiver {
 
     /// The `count` objects of a packed reference array (FORMAT.md §6.5), its tag and count read.
     func readReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type) throws -> [T] {
-        var previous = -1
         // The one-call decode's root array: nothing but this array can hold the objects after it.
         let handingOver = state.handsOverObjects && state.stack.isEmpty
+        var batch = ReferenceBatch()
+        // Never read past what `filled` takes: an array longer than its input fails there.
+        var unread = min(count, capacity)
         return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
-            let offset = state.reader.offset
-            previous = try ValueScanner.nextReferenceIndex(&state.reader, previous: previous)
-            try state.scanner.checkObjectIndex(UInt64(previous), at: offset)
-            return try state.object(at: previous, as: T.self, offset: offset, handingOver: handingOver)
+            if batch.isEmpty {
+                try state.readReferences(into: &batch, limit: unread, handingOver: handingOver)
+                unread -= batch.count
+            }
+            let (index, offset) = batch.next()
+            return try state.object(at: index, as: T.self, offset: offset, handingOver: handingOver)
         }
     }
 
@@ -290,10 +316,14 @@ public final class GraphUnarchiver {
         let typeID = state.tables.shapeType[shape]
         if state.verifiedValueTypes[typeID] != ObjectIdentifier(T.self) {
             let name = state.tables.typeNames[typeID]
-            guard !state.tables.typeIsObject[typeID], name == T.archivedTypeName || T.archivedTypeAliases.contains(name) else {
+            guard !state.tables.typeIsObject[typeID], name == T.archivedTypeName || T.archivedTypeAliases.contains(name)
+            else {
                 throw GraphArchiveError(
-                    .typeMismatch, "expected \(T.archivedTypeName), found a value of type \(name)", offset: start,
-                    keyPath: state.keyPath())
+                    .typeMismatch,
+                    "expected \(T.archivedTypeName), found a value of type \(name)",
+                    offset: start,
+                    keyPath: state.keyPath()
+                )
             }
             state.verifiedValueTypes[typeID] = ObjectIdentifier(T.self)
         }
@@ -343,7 +373,12 @@ public final class GraphUnarchiver {
             let key = try Key._decodeGraphValue(from: self)
             let value = try Value._decodeGraphValue(from: self)
             guard result.updateValue(value, forKey: key) == nil else {
-                throw GraphArchiveError(.corrupt, "dictionary holds the same key twice", offset: keyOffset, keyPath: state.keyPath())
+                throw GraphArchiveError(
+                    .corrupt,
+                    "dictionary holds the same key twice",
+                    offset: keyOffset,
+                    keyPath: state.keyPath()
+                )
             }
         }
         state.endNested()
@@ -357,10 +392,16 @@ public final class GraphUnarchiver {
     /// `type`'s own classes (e.g. `GridState` for `[GridState]`) are registered automatically;
     /// pass others in `registry`. The typed, throwing `unarchivedObject(ofClass:from:)`.
     public static func unarchivedObject<T: GraphValue>(
-        ofType type: T.Type, from data: Data, registry: GraphTypeRegistry = GraphTypeRegistry(),
+        ofType type: T.Type,
+        from data: Data,
+        registry: GraphTypeRegistry = GraphTypeRegistry(),
         options: Options = Options()
     ) throws -> T {
-        let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: registry.including(T.self), options: options)
+        let unarchiver = try GraphUnarchiver(
+            forReadingFrom: data,
+            registry: registry.including(T.self),
+            options: options
+        )
         return try unarchiver.decodeRoot(T.self)
     }
 
@@ -370,10 +411,16 @@ public final class GraphUnarchiver {
     /// - Throws: `.fileNotFound` if there is no file at `path`, and everything
     ///   ``init(forReadingFrom:registry:options:)-(Data,_,_)`` throws.
     public static func unarchivedObject<T: GraphValue>(
-        ofType type: T.Type, fromFile path: String, registry: GraphTypeRegistry = GraphTypeRegistry(),
+        ofType type: T.Type,
+        fromFile path: String,
+        registry: GraphTypeRegistry = GraphTypeRegistry(),
         options: Options = Options()
     ) throws -> T {
-        let unarchiver = try GraphUnarchiver(contentsOfFile: path, registry: registry.including(T.self), options: options)
+        let unarchiver = try GraphUnarchiver(
+            contentsOfFile: path,
+            registry: registry.including(T.self),
+            options: options
+        )
         return try unarchiver.decodeRoot(T.self)
     }
 
