@@ -164,32 +164,29 @@ extension DecodingState {
         return Int(index)
     }
 
-    /// Reads the next references of a packed array (FORMAT.md §6.5) into `batch`, at most
-    /// `limit`, each checked as it is read, and brings the objects taking them will retain into
-    /// cache together.
+    /// Reads the next references of a packed array (FORMAT.md §6.5) into `referenceBatch`, at
+    /// most `limit`, each checked as it is read, and brings the objects taking them will retain
+    /// into cache together.
     ///
     /// An array whose slots share objects refers back to objects built long before, at random:
     /// perf put the root array's retains of its 250,000 shared slots at a quarter of the decode
     /// of 1,000,000 grid-state slots, one cache miss after another. Loaded a batch at a time,
     /// the misses overlap (see `touchObjects`).
-    mutating func readReferences(
-        into batch: inout ReferenceBatch,
-        limit: Int,
-        handingOver: Bool
-    ) throws(GraphArchiveError) {
-        batch.startRefill()
+    mutating func readReferences(limit: Int, handingOver: Bool) throws(GraphArchiveError) {
+        referenceBatch.startRefill()
         for _ in 0..<min(limit, ReferenceBatch.size) {
             let offset = reader.offset
-            let index = try ValueScanner.nextReferenceIndex(&reader, previous: batch.previous)
+            let index = try ValueScanner.nextReferenceIndex(&reader, previous: referenceBatch.previous)
             try scanner.checkObjectIndex(UInt64(index), at: offset)
-            batch.append(index, offset: offset)
+            referenceBatch.append(index, offset: offset)
         }
         // The class table is read per reference too (`object(at:as:)`), another miss.
         var classes: UInt = 0
-        for position in 0..<batch.count where batch.touchList[position] < objectClasses.count {
-            classes ^= UInt(bitPattern: objectClasses[batch.touchList[position]])
+        for position in 0..<referenceBatch.count where referenceBatch.touchList[position] < objectClasses.count {
+            classes ^= UInt(bitPattern: objectClasses[referenceBatch.touchList[position]])
         }
-        prefetchSink ^= classes ^ objects.touch(&batch.touchList, count: batch.count, handingOver: handingOver)
+        let count = referenceBatch.count
+        prefetchSink ^= classes ^ objects.touch(&referenceBatch.touchList, count: count, handingOver: handingOver)
     }
 
     /// The constructed object at `index`, as `T`; `handingOver`: taking the table's reference
@@ -252,6 +249,12 @@ struct ReferenceBatch {
     private(set) var previous = -1
 
     var isEmpty: Bool { position == count }
+
+    /// Empties the batch for a new array, whose first delta counts from -1.
+    mutating func startArray() {
+        startRefill()
+        previous = -1
+    }
 
     mutating func startRefill() {
         count = 0

@@ -34,6 +34,10 @@ struct DecodingState: ~Copyable {
     /// Set by the one-call decode once only its root value is left to read: a reference array
     /// at the top level then takes the table's references (see `DecodedObjects`).
     var handsOverObjects = false
+    /// The packed reference array being read, its references read ahead (`readReferences`):
+    /// one for the whole decode, since an array's elements are only looked up, never decoded,
+    /// so no other array is read while one is.
+    var referenceBatch = ReferenceBatch()
     /// What the loads of `readReferences` read, kept so they are not optimized away.
     var prefetchSink: UInt = 0
     /// The class of each object in `objects`, so a typed lookup need not read the object itself

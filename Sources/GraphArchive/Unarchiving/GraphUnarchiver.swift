@@ -294,15 +294,15 @@ public final class GraphUnarchiver {
     func readReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type) throws -> [T] {
         // The one-call decode's root array: nothing but this array can hold the objects after it.
         let handingOver = state.handsOverObjects && state.stack.isEmpty
-        var batch = ReferenceBatch()
+        state.referenceBatch.startArray()
         // Never read past what `filled` takes: an array longer than its input fails there.
         var unread = min(count, capacity)
         return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
-            if batch.isEmpty {
-                try state.readReferences(into: &batch, limit: unread, handingOver: handingOver)
-                unread -= batch.count
+            if state.referenceBatch.isEmpty {
+                try state.readReferences(limit: unread, handingOver: handingOver)
+                unread -= state.referenceBatch.count
             }
-            let (index, offset) = batch.next()
+            let (index, offset) = state.referenceBatch.next()
             return try state.object(at: index, as: T.self, offset: offset, handingOver: handingOver)
         }
     }
