@@ -92,7 +92,7 @@ public enum KeyedArchive {
         options: GraphUnarchiver.Options = .init()
     ) throws -> Data {
         let output = try KeyedArchiveReader.transcode(data, registry: nil, options: options, compression: compression)
-        return Data(output.stored().contiguousBytes())
+        return output.takeData()
     }
 
     /// Converts the keyed archive at `input` into a gridstore archive saved atomically at `output`.
