@@ -295,8 +295,14 @@ public final class GraphArchiver {
         let archiver = GraphArchiver(options: options)
         try archiver.encode(rootObject, forKey: rootKey)
         try archiver.finishEncoding()
-        // The archiver ends with this call, so its output is handed over rather than copied.
-        guard let output = archiver.finishedOutput else { return try archiver.encodedData }
+        return try archiver.takeEncodedData()
+    }
+
+    /// ``encodedData`` without the copy, for the one-call forms, which drop the archiver next:
+    /// the output's own buffers become the `Data`, and the archiver has no output after.
+    private func takeEncodedData() throws -> Data {
+        guard let output else { throw GraphArchiveError(.invalidState, "encodedData read before finishEncoding()") }
+        self.output = nil
         return output.takeData()
     }
 

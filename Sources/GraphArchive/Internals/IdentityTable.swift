@@ -139,7 +139,8 @@ struct IdentityTable: ~Copyable {
         if expected > count && isFull(adding: expected - count) { grow(to: expected) }
     }
 
-    /// Most references `reserve(forReferences:)` sizes for: 2^24 slots, 200 MB of address space.
+    /// Most references `reserve(forReferences:)` sizes for: a table of 2^24 slots, 200 MB of
+    /// address space.
     private static let referenceLimit = 1 << 24
 
     private mutating func grow(to total: Int) {

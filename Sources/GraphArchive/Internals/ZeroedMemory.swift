@@ -8,7 +8,8 @@ import Musl
 import Darwin
 #endif
 
-/// Zero-filled memory for the encoder's large tables, which grow by doubling.
+/// Zero-filled memory for the encoder's large tables, which grow by doubling, and the
+/// page-level advice for large buffers (`adviseHugePages`): the library's calls on pages.
 ///
 /// A block of `mappedMinimum` bytes or more is pages of its own from `mmap`: zero until written,
 /// resident only once touched, and returned to the system the moment it is freed. From
