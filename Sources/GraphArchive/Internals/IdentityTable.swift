@@ -135,8 +135,7 @@ struct IdentityTable: ~Copyable {
     /// distinct the table doubles once more, as it would have. Untouched slots cost only
     /// address space: the blocks are zero pages until written.
     mutating func reserve(forReferences references: Int) {
-        let expected = (count + min(references, Self.referenceLimit)) * 3 / 4
-        if expected > count && isFull(adding: expected - count) { grow(to: expected) }
+        reserve((count + min(references, Self.referenceLimit)) * 3 / 4)
     }
 
     /// Most references `reserve(forReferences:)` sizes for: a table of 2^24 slots, 200 MB of
