@@ -91,4 +91,44 @@ struct OutputBufferTests {
         }
         #expect(table.count == objects.count)
     }
+
+    @Test func objectAddressesAreTheArraysReferences() {
+        let objects = (0..<40).map { Record(name: "", color: $0, date: "") }
+        for positions in [0..<0, 0..<1, 3..<19, 16..<32, 39..<40, 0..<40] {
+            let addresses = objects.withObjectAddresses(in: positions) { Array($0) }
+            #expect(addresses == objects[positions].map { UInt(bitPattern: ObjectIdentifier($0)) }, "\(positions)")
+        }
+    }
+
+    @Test func touchingHomeSlotsChangesNothing() {
+        var table = IdentityTable()
+        let objects = (0..<1000).map { Record(name: "", color: $0, date: "") }
+        for (index, object) in objects.prefix(500).enumerated() { _ = table.indexOrInsert(object, next: UInt32(index)) }
+        _ = objects.withObjectAddresses(in: 0..<1000) { table.touchHomeSlots(of: $0) }
+        #expect(table.count == 500)
+        for (index, object) in objects.enumerated() {
+            let found = table.indexOrInsert(object, next: UInt32(index))
+            #expect(found.inserted == (index >= 500) && found.index == UInt32(index))
+        }
+    }
+
+    /// The encoder looks references up in batches of `referenceLookAhead`: every length around
+    /// the batch boundaries, with slots that repeat records of earlier and of the same batch.
+    @Test func referenceArraysAcrossLookAheadBatches() throws {
+        let batch = EncodingState.referenceLookAhead
+        let records = (0..<(3 * batch)).map { Record(name: "r\($0)", color: $0, date: "") }
+        for length in [1, batch - 1, batch, batch + 1, 2 * batch, 2 * batch + 1, 5 * batch + 3, 100] {
+            let slots = (0..<length).map { records[($0 * 7 + $0 / batch) % records.count] }
+            let back = try GraphUnarchiver.unarchivedObject(
+                ofType: [Record].self,
+                from: GraphArchiver.archivedData(withRootObject: slots)
+            )
+            #expect(back.map(\.color) == slots.map(\.color), "length \(length)")
+            for i in slots.indices {
+                for j in slots.indices where j > i {
+                    #expect((back[i] === back[j]) == (slots[i] === slots[j]), "length \(length), slots \(i), \(j)")
+                }
+            }
+        }
+    }
 }

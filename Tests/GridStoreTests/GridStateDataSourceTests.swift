@@ -36,6 +36,24 @@ struct GridStateDataSourceTests {
         #expect(distinct == 150)
     }
 
+    /// A record's fields are `var`s (behind private storage): edits through them are what
+    /// the archive holds, in every slot that shares the record.
+    @Test func editedRecordsArchiveTheirNewValues() throws {
+        let shared = GridState(name: "before", color: 1, date: "2020-01-01T00:00:00Z")
+        let other = GridState(name: "other", color: 2, date: "2021-01-01T00:00:00Z")
+        shared.name = "after, edited"
+        shared.color += 0x10_0000
+        shared.date.append(" (local)")
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [GridState].self,
+            from: GraphArchiver.archivedData(withRootObject: [shared, other, shared])
+        )
+        #expect(back.map(\.name) == ["after, edited", "other", "after, edited"])
+        #expect(back.map(\.color) == [0x10_0001, 2, 0x10_0001])
+        #expect(back[0].date == "2020-01-01T00:00:00Z (local)")
+        #expect(back[0] === back[2] && back[0] !== back[1])
+    }
+
     @Test func aDamagedArchiveThrowsAndIsNeverReplaced() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("grids.gridstore")

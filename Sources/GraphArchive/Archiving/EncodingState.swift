@@ -64,6 +64,8 @@ struct EncodingState: ~Copyable {
     /// Object → index, in discovery order; it also holds every numbered object, so
     /// identifiers stay unique while the archive is written.
     var identity = IdentityTable()
+    /// Kept so that the loads of `IdentityTable.touchHomeSlots` are not optimized away.
+    private(set) var prefetchSink: UInt = 0
     /// Arrays whose objects the identity table holds without a retain: kept until it ends.
     var keptAlive: [Any] = []
     /// Objects owed a body, in the order they will be written; emptied whenever all are written.
@@ -372,12 +374,21 @@ struct EncodingState: ~Copyable {
         reserveObjects(positions.count)
         let held = array.count >= Self.arrayKeptAliveMinimum
         if held && positions.lowerBound == 0 { keptAlive.append(array) }
-        array.forEachBorrowed(in: positions) { object in
-            let index = register(object, conditional: false, heldByArchiver: held)
-            out.writeReferenceDelta(to: index, from: previous)
-            previous = index
+        var batchStart = positions.lowerBound
+        while batchStart < positions.upperBound {
+            let batch = batchStart..<min(batchStart + Self.referenceLookAhead, positions.upperBound)
+            prefetchSink ^= array.withObjectAddresses(in: batch) { identity.touchHomeSlots(of: $0) }
+            array.forEachBorrowed(in: batch) { object in
+                let index = register(object, conditional: false, heldByArchiver: held)
+                out.writeReferenceDelta(to: index, from: previous)
+                previous = index
+            }
+            batchStart = batch.upperBound
         }
     }
+
+    /// References whose identity-table slots are loaded together, ahead of their lookups.
+    static let referenceLookAhead = 16
 
     /// Arrays of objects at least this long are kept whole rather than each object retained:
     /// one reference instead of one per object, for arrays large enough to make that pay.

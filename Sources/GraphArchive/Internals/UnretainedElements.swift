@@ -16,4 +16,24 @@ extension Array where Element: AnyObject {
             }
         }
     }
+
+    /// Calls `body` with the addresses of the objects at `positions`, read as words from the
+    /// array's storage (a class reference is its object's address): no retain, and nothing is
+    /// loaded from the objects themselves.
+    @inline(__always)
+    func withObjectAddresses<Result>(
+        in positions: Range<Int>,
+        _ body: (UnsafeBufferPointer<UInt>) -> Result
+    ) -> Result {
+        precondition(positions.lowerBound >= 0 && positions.upperBound <= count)
+        assert(MemoryLayout<Element>.size == MemoryLayout<UInt>.size)
+        return withUnsafeBufferPointer { objects in
+            let words = UnsafeRawBufferPointer(objects)
+            let stride = MemoryLayout<UInt>.stride
+            return UnsafeRawBufferPointer(
+                rebasing: words[positions.lowerBound * stride..<positions.upperBound * stride]
+            )
+            .withMemoryRebound(to: UInt.self, body)
+        }
+    }
 }
