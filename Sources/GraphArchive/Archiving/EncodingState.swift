@@ -115,7 +115,8 @@ struct EncodingState: ~Copyable {
 
     // MARK: Containers
     var container = EncodingContainer(kind: .top)
-    var stack: ContiguousArray<EncodingContainer> = []
+    /// The enclosing containers, innermost last (a `PlainStack`: no uniqueness check per change).
+    var stack = PlainStack<EncodingContainer>()
     var topKeys: Set<Int> = []
     /// Key ids of records that left the fast path, innermost record last.
     var slowKeyIDs: [Int] = []

@@ -64,8 +64,12 @@ public struct GraphArchiveDecoder: Sendable {
     ///
     /// - Throws: `DecodingError` (see the type's discussion) and whatever `init(from:)` throws.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(type) { () throws(GraphArchiveError) in
-            try LoadedArchive.load(ArchiveBytes(copying: data), options: options)
+        // Read where `data` holds it, not copied: the decoder's input is closed before `data`'s
+        // bytes are released (see `ArchiveBytes(borrowing:)`).
+        try data.withUnsafeBytes { bytes in
+            try decode(type) { () throws(GraphArchiveError) in
+                try LoadedArchive.load(ArchiveBytes(borrowing: bytes), options: options)
+            }
         }
     }
 
@@ -93,6 +97,8 @@ public struct GraphArchiveDecoder: Sendable {
                 DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error)
             )
         }
+        // A `Decoder` that an `init(from:)` kept reads nothing once this call is over.
+        defer { decoder.state.engine.closeInput() }
         return try decoder.decodeRoot(type)
     }
 }

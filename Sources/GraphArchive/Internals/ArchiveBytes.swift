@@ -5,12 +5,31 @@
 // against the reader's own end, and must never outlive the `ArchiveBytes` they came from
 // (every holder of a reader also holds its owner).
 
-/// An immutable, heap-allocated copy of archive bytes, freed when the last holder lets go.
+/// Immutable archive bytes: a heap-allocated copy, freed when the last holder lets go, or bytes
+/// lent by a caller for the length of one call (`init(borrowing:)`).
 final class ArchiveBytes: @unchecked Sendable {
     // @unchecked: the memory is written only inside the initializers, then never mutated.
     private let storage: UnsafeMutableRawBufferPointer
     /// Bytes in use; `storage` may be larger (never smaller than one byte, to have an address).
     let count: Int
+    /// True for bytes lent by a caller (`init(borrowing:)`), which are not freed here.
+    let isLent: Bool
+
+    /// Refers to `bytes` without copying them. The caller keeps them valid and unchanged until
+    /// nothing reads through this object or its readers any more (the one-call decodes close
+    /// their unarchiver's input before the bytes go: `ByteReader.closed()`). Copying a large
+    /// archive cost a decode of 1M grid-state slots its size in fresh pages and a memcpy.
+    init(borrowing bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else {
+            storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 16)
+            count = 0
+            isLent = false
+            return
+        }
+        storage = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: start), count: bytes.count)
+        count = bytes.count
+        isLent = true
+    }
 
     /// Copies `bytes`.
     init(copying bytes: some Collection<UInt8>) {
@@ -25,6 +44,7 @@ final class ArchiveBytes: @unchecked Sendable {
         }
         storage = buffer
         count = bytes.count
+        isLent = false
     }
 
     /// Allocates `count` bytes and lets `fill` write them (file reads, decompression).
@@ -39,6 +59,7 @@ final class ArchiveBytes: @unchecked Sendable {
             precondition(written >= 0 && written <= count, "fill wrote outside the buffer")
             storage = buffer
             self.count = written
+            isLent = false
         } catch {
             buffer.deallocate()
             throw error
@@ -46,7 +67,7 @@ final class ArchiveBytes: @unchecked Sendable {
     }
 
     deinit {
-        storage.deallocate()
+        if !isLent { storage.deallocate() }
     }
 
     /// A reader over `range` of these bytes.
@@ -136,6 +157,12 @@ struct ByteReader {
         self.base = base
         self.offset = offset
         self.end = end
+    }
+
+    /// A reader with nothing to read, for an input that is gone: every read throws, and none
+    /// touches memory.
+    func closed() -> ByteReader {
+        ByteReader(base: base, offset: 0, end: 0)
     }
 
     var remaining: Int { end - offset }

@@ -47,8 +47,14 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
         count = newCount
     }
 
-    mutating func removeLast() {
-        truncate(to: count - 1)
+    var isEmpty: Bool { count == 0 }
+
+    /// Removes the top element and returns it.
+    @discardableResult
+    mutating func removeLast() -> Element {
+        precondition(count > 0, "removeLast() on an empty stack")
+        count -= 1
+        return base[count]
     }
 
     private mutating func grow() {

@@ -40,11 +40,14 @@ struct DecodingState: ~Copyable {
     var referenceBatch = ReferenceBatch()
     /// What the loads of `readReferences` read, kept so they are not optimized away.
     var prefetchSink: UInt = 0
+    /// True once the input, lent by a one-call decode, is gone (`closeInput`).
+    private(set) var isInputClosed = false
     /// The class of each object in `objects`, so a typed lookup need not read the object itself
     /// (on a large graph that read is a cache miss per reference).
     var objectClasses: ContiguousArray<ObjectIdentifier> = []
     var container = DecodingContainer(kind: .top)
-    var stack: ContiguousArray<DecodingContainer> = []
+    /// The enclosing containers, innermost last (a `PlainStack`: no uniqueness check per change).
+    var stack = PlainStack<DecodingContainer>()
     /// Value offsets of the open records that were read out of order, innermost last: one
     /// buffer for the whole archive, so that reading keys in another order than they were
     /// written (Foundation's keyed archives store them in hash order) allocates nothing per record.
@@ -88,6 +91,13 @@ struct DecodingState: ~Copyable {
 
     /// Positions the reader on the value for `key`; false if the container has no such key.
     @inline(__always)
+    /// Ends reading: the bytes the reader points into are about to go (the one-call decode's
+    /// lent input). Every later read throws, and none touches them.
+    mutating func closeInput() {
+        reader = reader.closed()
+        isInputClosed = true
+    }
+
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         if container.kind == .record {
             let position = container.position
@@ -121,6 +131,12 @@ struct DecodingState: ~Copyable {
     /// use), then by `==`, which learns the caller's string for the next time.
     @inline(never)
     private mutating func locateSlow(_ key: String) throws(GraphArchiveError) -> Bool {
+        guard !isInputClosed else {
+            throw GraphArchiveError(
+                .invalidState,
+                "the archive of a finished one-call decode can no longer be read (key \"\(key)\")"
+            )
+        }
         switch container.kind {
         case .top:
             guard let offset = topValues[key] else { return false }
@@ -271,7 +287,7 @@ struct DecodingState: ~Copyable {
     /// Where the value being decoded sits, e.g. `["root", "GridState#12", "kEncodeKeyName"]`.
     func keyPath() -> [String] {
         var path: [String] = []
-        for level in stack + [container] {
+        for level in (0..<stack.count).map({ stack[$0] }) + [container] {
             switch level.kind {
             case .top:
                 if let currentTopKey { path.append(currentTopKey) }

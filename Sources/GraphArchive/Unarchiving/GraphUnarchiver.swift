@@ -99,8 +99,14 @@ public final class GraphUnarchiver {
         )
         info = ArchiveInfo(header: header, tables: tables, archiveBytes: loaded.archiveBytes)
         self.payloadOwner = loaded.payload
-        try readTopIndex()
-        try constructObjects(registry: registry)
+        do {
+            try readTopIndex()
+            try constructObjects(registry: registry)
+        } catch {
+            // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
+            if loaded.payload.isLent { state.closeInput() }
+            throw error
+        }
     }
 
     /// Keeps a decompressed payload alive while the reader points into it.
@@ -397,12 +403,18 @@ public final class GraphUnarchiver {
         registry: GraphTypeRegistry = GraphTypeRegistry(),
         options: Options = Options()
     ) throws -> T {
-        let unarchiver = try GraphUnarchiver(
-            forReadingFrom: data,
-            registry: registry.including(T.self),
-            options: options
-        )
-        return try unarchiver.decodeRoot(T.self)
+        // The archive is read where `data` holds it, not copied (see `ArchiveBytes(borrowing:)`).
+        // The unarchiver is closed before `data`'s bytes are released, so one that a decoding
+        // initializer kept can no longer read them.
+        try data.withUnsafeBytes { bytes in
+            let unarchiver = try GraphUnarchiver(
+                bytes: ArchiveBytes(borrowing: bytes),
+                registry: registry.including(T.self),
+                options: options
+            )
+            defer { unarchiver.state.closeInput() }
+            return try unarchiver.decodeRoot(T.self)
+        }
     }
 
     /// Decodes the root value of the archive at `path` as `type`: the typed, throwing
