@@ -33,6 +33,31 @@ struct ObjectLifetimeTests {
         #expect(weakRecords.allSatisfy { $0.object == nil }, "decoded records outlived their array")
     }
 
+    /// A table of over 1 MiB (200,000 objects) has pages of its own (`allocateTable`): the
+    /// objects it holds and hands over are still released exactly once, with and without a
+    /// kept unarchiver.
+    @Test func largeObjectTablesReleaseEveryObject() throws {
+        let records = (0..<200_000).map { Record(name: "", color: $0, date: "") }
+        let slots = records + records.prefix(50_000)
+        let data = try GraphArchiver.archivedData(withRootObject: slots)
+        var back: [Record]? = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: data)
+        #expect(back!.count == 250_000 && back![3] === back![200_003] && back![199_999].color == 199_999)
+        var weakRecords = back!.prefix(200_000).map(WeakBox.init)
+        back = nil
+        #expect(weakRecords.allSatisfy { $0.object == nil }, "decoded records outlived their array")
+
+        var unarchiver: GraphUnarchiver? = try GraphUnarchiver(
+            forReadingFrom: data,
+            registry: GraphTypeRegistry([Record.self])
+        )
+        let kept = try unarchiver!.decode([Record].self, forKey: GraphArchiver.rootKey)
+        weakRecords = kept.prefix(200_000).map(WeakBox.init)
+        _ = consume kept
+        #expect(weakRecords.allSatisfy { $0.object != nil }, "the unarchiver let go of its objects")
+        unarchiver = nil
+        #expect(weakRecords.allSatisfy { $0.object == nil }, "decoded records outlived the unarchiver")
+    }
+
     /// Objects reachable only through other objects are not in the root array: the table
     /// releases those itself, and the root array's objects keep them alive until then.
     @Test func objectsBehindTheRootArrayAreReleasedWithIt() throws {

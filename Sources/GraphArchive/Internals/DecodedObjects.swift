@@ -12,7 +12,7 @@
 /// Only a caller that runs no user code between the hand-over and the end of the table may
 /// hand objects over: user code could drop the array and then ask the table for the object.
 struct DecodedObjects: ~Copyable {
-    private var references: ContiguousArray<Unmanaged<AnyObject>> = []
+    private var references = PlainStack<Unmanaged<AnyObject>>()
     /// Bit `i` set: object `i`'s table reference now belongs to a decoded array. Empty until
     /// the first hand-over.
     private var handedOver: [UInt64] = []
@@ -20,8 +20,8 @@ struct DecodedObjects: ~Copyable {
     init() {}
 
     deinit {
-        for (index, reference) in references.enumerated() where !isHandedOver(index) {
-            reference.release()
+        for index in 0..<references.count where !isHandedOver(index) {
+            references[index].release()
         }
     }
 

@@ -48,13 +48,10 @@ struct IdentityTable: ~Copyable {
     }
 
     private static func allocateSlots(_ capacity: Int) -> (UnsafeMutablePointer<UInt>, UnsafeMutablePointer<UInt32>) {
-        let keys = ZeroedMemory.allocate(UInt.self, count: capacity)
-        let values = ZeroedMemory.allocate(UInt32.self, count: capacity)
-        // Lookups land all over the table: on 4 KiB pages nearly each one also missed the TLB,
-        // whose page walks (costly in a VM) do not overlap the way cache misses do.
-        ZeroedMemory.adviseHugePages(UnsafeMutableRawPointer(keys), byteCount: capacity * MemoryLayout<UInt>.stride)
-        ZeroedMemory.adviseHugePages(UnsafeMutableRawPointer(values), byteCount: capacity * MemoryLayout<UInt32>.stride)
-        return (keys, values)
+        (
+            ZeroedMemory.allocateTable(UInt.self, count: capacity),
+            ZeroedMemory.allocateTable(UInt32.self, count: capacity)
+        )
     }
 
     private static func deallocateSlots(

@@ -14,13 +14,13 @@ struct ObjectSlots: ~Copyable {
 
     init(count: Int) {
         self.count = count
-        base = UnsafeMutablePointer<AnyObject?>.allocate(capacity: max(count, 1))
+        base = ZeroedMemory.allocateTable(AnyObject?.self, count: max(count, 1))
         base.initialize(repeating: nil, count: count)
     }
 
     deinit {
         base.deinitialize(count: count)
-        base.deallocate()
+        ZeroedMemory.deallocate(base, count: max(count, 1))
     }
 
     subscript(index: Int) -> AnyObject? {

@@ -16,12 +16,17 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
 
     init(capacity: Int = 16) {
         self.capacity = max(capacity, 1)
-        base = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+        base = Self.allocate(self.capacity)
     }
 
     deinit {
         // Elements are trivially copyable: nothing to deinitialize.
-        base.deallocate()
+        ZeroedMemory.deallocate(base, count: capacity)
+    }
+
+    /// Storage for a table: the unarchiver's object table and its classes are stacks.
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Element> {
+        ZeroedMemory.allocateTable(Element.self, count: capacity)
     }
 
     subscript(index: Int) -> Element {
@@ -57,11 +62,22 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
         return base[count]
     }
 
-    private mutating func grow() {
-        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+    /// Makes room for `minimumCapacity` elements in all.
+    mutating func reserveCapacity(_ minimumCapacity: Int) {
+        guard minimumCapacity > capacity else { return }
+        let larger = Self.allocate(minimumCapacity)
         larger.moveInitialize(from: base, count: count)
-        base.deallocate()
+        ZeroedMemory.deallocate(base, count: capacity)
         base = larger
-        capacity *= 2
+        capacity = minimumCapacity
+    }
+
+    /// Calls `body` with the elements' bytes.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count * MemoryLayout<Element>.stride))
+    }
+
+    private mutating func grow() {
+        reserveCapacity(capacity * 2)
     }
 }

@@ -8,8 +8,9 @@ import Musl
 import Darwin
 #endif
 
-/// Zero-filled memory for the encoder's large tables, which grow by doubling, and the
-/// page-level advice for large buffers (`adviseHugePages`): the library's calls on pages.
+/// Zero-filled memory for the engine's large tables (the encoder's identity table, the
+/// decoders' object tables), and the page-level advice for large buffers (`adviseHugePages`):
+/// the library's calls on pages.
 ///
 /// A block of `mappedMinimum` bytes or more is pages of its own from `mmap`: zero until written,
 /// resident only once touched, and returned to the system the moment it is freed. From
@@ -66,10 +67,10 @@ enum ZeroedMemory {
     /// For the output buffer, which is written front to back and kept whole: one fault per
     /// 2 MiB instead of per 4 KiB. On the 2-core VM the suite runs on, a fault costs a few
     /// microseconds, and the 38.6 MB output of 1M grid-state slots took 9,400 of them. For the
-    /// identity table, looked up at random: one TLB entry covers 2 MiB of it. The table is
-    /// touched all over anyway, so this makes it resident no larger (a zstd save of 1M slots
-    /// peaked 20.7 MB above the graph with and without), once it is sized ahead of a reference
-    /// array instead of grown through every smaller size.
+    /// tables of `allocateTable`, looked up at random: one TLB entry covers 2 MiB. The encoder's
+    /// identity table is touched all over anyway, so this makes it resident no larger (a zstd
+    /// save of 1M slots peaked 20.6–21.0 MB above the graph with it, 20.7 MB without), now that
+    /// it is sized ahead of a reference array instead of grown through every smaller size.
     static func adviseHugePages(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
         #if os(Linux)
         let hugePage = UInt(2 << 20)
@@ -85,7 +86,19 @@ enum ZeroedMemory {
         allocate(byteCount: count * MemoryLayout<T>.stride).bindMemory(to: T.self, capacity: count)
     }
 
-    /// Frees a block `allocate(_:count:)` returned, given the same count.
+    /// `allocate(_:count:)` for a table looked up at random (the encoder's identity table, the
+    /// decoders' object tables): a large one is asked to be backed by huge pages. On 4 KiB
+    /// pages nearly every lookup of a large table also missed the TLB, and page walks (costly
+    /// in a VM) do not overlap the way cache misses do; and a table made afresh for each
+    /// archive took a page fault per 4 KiB (1,465 for a decoder's 6 MB table of 750,000
+    /// objects). Free it with `deallocate(_:count:)`.
+    static func allocateTable<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+        let memory = allocate(type, count: count)
+        adviseHugePages(UnsafeMutableRawPointer(memory), byteCount: count * MemoryLayout<T>.stride)
+        return memory
+    }
+
+    /// Frees a block `allocate(_:count:)` or `allocateTable(_:count:)` returned, given the same count.
     static func deallocate<T>(_ memory: UnsafeMutablePointer<T>, count: Int) {
         deallocate(memory, byteCount: count * MemoryLayout<T>.stride)
     }

@@ -44,7 +44,7 @@ struct DecodingState: ~Copyable {
     private(set) var isInputClosed = false
     /// The class of each object in `objects`, so a typed lookup need not read the object itself
     /// (on a large graph that read is a cache miss per reference).
-    var objectClasses: ContiguousArray<ObjectIdentifier> = []
+    var objectClasses = PlainStack<ObjectIdentifier>()
     var container = DecodingContainer(kind: .top)
     /// The enclosing containers, innermost last (a `PlainStack`: no uniqueness check per change).
     var stack = PlainStack<DecodingContainer>()

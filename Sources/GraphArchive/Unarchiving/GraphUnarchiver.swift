@@ -148,6 +148,7 @@ public final class GraphUnarchiver {
             classes[index] = type
         }
         state.objects.reserveCapacity(state.objectCount)
+        state.objectClasses.reserveCapacity(state.objectCount)
         for index in 0..<state.objectCount {
             let shape = try state.beginRecord(objectIndex: index)
             guard let type = classes[tables.shapeType[shape]] else {
