@@ -1,9 +1,10 @@
-// Sources/GraphArchive/Internals/ArchiveBytes.swift - owned, immutable input bytes and their reader
+// Sources/GraphArchive/Internals/ArchiveBytes.swift - immutable input bytes and their reader
 //
 // All raw-pointer reading in GraphArchive lives in this file. `ArchiveBytes` owns one
-// allocation for its whole life; `ByteReader` values are made from it, bounds-check every read
-// against the reader's own end, and must never outlive the `ArchiveBytes` they came from
-// (every holder of a reader also holds its owner).
+// allocation for its whole life, or refers to bytes a caller lends for one call (the one-call
+// decodes, which close their readers before the call ends); `ByteReader` values are made from
+// it, bounds-check every read against the reader's own end, and must never outlive the
+// `ArchiveBytes` they came from (every holder of a reader also holds its owner).
 
 /// Immutable archive bytes: a heap-allocated copy, freed when the last holder lets go, or bytes
 /// lent by a caller for the length of one call (`init(borrowing:)`).

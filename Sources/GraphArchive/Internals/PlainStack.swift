@@ -9,6 +9,10 @@
 /// buffer the state owns outright. Indexes are still checked (a precondition: callers check
 /// frame numbers that come from containers before using them, so an index out of range is a
 /// bug, not bad input).
+///
+/// The coders' container stacks and the unarchiver's object table and classes are such
+/// stacks; the storage comes from `ZeroedMemory.allocateTable`, so a large one has pages of its
+/// own, asked to be huge.
 struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
     private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
