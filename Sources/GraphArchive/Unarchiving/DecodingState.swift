@@ -87,10 +87,6 @@ struct DecodingState: ~Copyable {
         self.readAfter = Array(repeating: -1, count: tables.shapeKeys.count)
     }
 
-    // MARK: - Locating keys
-
-    /// Positions the reader on the value for `key`; false if the container has no such key.
-    @inline(__always)
     /// Ends reading: the bytes the reader points into are about to go (the one-call decode's
     /// lent input). Every later read throws, and none touches them.
     mutating func closeInput() {
@@ -98,6 +94,10 @@ struct DecodingState: ~Copyable {
         isInputClosed = true
     }
 
+    // MARK: - Locating keys
+
+    /// Positions the reader on the value for `key`; false if the container has no such key.
+    @inline(__always)
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         if container.kind == .record {
             let position = container.position
