@@ -112,23 +112,23 @@ struct OutputBufferTests {
         }
     }
 
+    /// Lengths around the encoder's look-ahead batches (`referenceLookAhead`).
+    static let lookAheadLengths: [Int] = {
+        let batch = EncodingState.referenceLookAhead
+        return [1, batch - 1, batch, batch + 1, 2 * batch, 2 * batch + 1, 5 * batch + 3, 100]
+    }()
+
     /// The encoder looks references up in batches of `referenceLookAhead`: every length around
     /// the batch boundaries, with slots that repeat records of earlier and of the same batch.
-    @Test func referenceArraysAcrossLookAheadBatches() throws {
+    @Test(arguments: lookAheadLengths)
+    func referenceArraysAcrossLookAheadBatches(length: Int) throws {
         let batch = EncodingState.referenceLookAhead
         let records = (0..<(3 * batch)).map { Record(name: "r\($0)", color: $0, date: "") }
-        for length in [1, batch - 1, batch, batch + 1, 2 * batch, 2 * batch + 1, 5 * batch + 3, 100] {
-            let slots = (0..<length).map { records[($0 * 7 + $0 / batch) % records.count] }
-            let back = try GraphUnarchiver.unarchivedObject(
-                ofType: [Record].self,
-                from: GraphArchiver.archivedData(withRootObject: slots)
-            )
-            #expect(back.map(\.color) == slots.map(\.color), "length \(length)")
-            for i in slots.indices {
-                for j in slots.indices where j > i {
-                    #expect((back[i] === back[j]) == (slots[i] === slots[j]), "length \(length), slots \(i), \(j)")
-                }
-            }
-        }
+        let slots = (0..<length).map { records[($0 * 7 + $0 / batch) % records.count] }
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            from: GraphArchiver.archivedData(withRootObject: slots)
+        )
+        ReferenceBatchTests.expectSameSlots(back, as: slots)
     }
 }
