@@ -30,6 +30,8 @@ struct Settings: Equatable, Sendable {
     /// at a smaller N and its times are scaled linearly.
     var peerBudget = 8.0
     var seed: UInt64 = 1
+    /// The heap every timed run starts from.
+    var heap = HeapState.warm
 }
 
 struct UsageError: Error, Equatable {
@@ -58,6 +60,9 @@ enum CommandLineSyntax {
           --budget SECONDS   wall time a slow peer's row may take (making its input, then the
                              repetitions, each checked) before it runs at a smaller N, scaled
                              linearly; a quarter of it for peers no target reads (default 8)
+          --heap STATE       the heap every timed run starts from: warm (freed memory kept by the
+                             process, as in one that keeps coding graphs) or cold (given back to
+                             the system first, as a process's first decode finds it) (default warm)
           --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
           --seed S           generator seed (default 1)
@@ -102,6 +107,12 @@ enum CommandLineSyntax {
                 settings.peerBudget = seconds
             case "--compress":
                 settings.compressions = try compressions(try value(of: argument))
+            case "--heap":
+                let text = try value(of: argument)
+                guard let state = HeapState(rawValue: text) else {
+                    throw UsageError(message: "--heap needs warm or cold, not \"\(text)\"")
+                }
+                settings.heap = state
             case "--sweep":
                 settings.sweep = true
             case "--json":

@@ -19,6 +19,12 @@ enum Harness {
         case .probe(let settings, let identifier, let inputPath):
             return MemoryProbe.runChild(settings: settings, identifier: identifier, inputPath: inputPath)
         case .run(let settings):
+            do {
+                try settings.heap.prepare()
+            } catch {
+                Output.error(error.message)
+                return 64
+            }
             // Find out now, not after minutes of measuring, that the JSON cannot be written.
             if let path = settings.jsonPath, !FileManager.default.createFile(atPath: path, contents: Data()) {
                 Output.error("cannot write --json \(path)")

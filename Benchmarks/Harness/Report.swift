@@ -236,6 +236,8 @@ struct Report: Codable, Sendable {
     var repetitions: Int
     var warmups: Int
     var peerBudgetSeconds: Double
+    /// The heap every timed run started from (`--heap`).
+    var heap: HeapState
     var seed: UInt64
     var compressions: [String]
     var workloads: [WorkloadReport] = []

@@ -226,29 +226,11 @@ struct CaseTimer {
     }
 
     func time(_ body: () throws -> Void) throws -> Double {
-        Self.settleHeap()
+        settings.heap.settle()
         let start = ContinuousClock.now
         try body()
         return start.duration(to: .now).seconds
     }
-}
-
-extension CaseTimer {
-    /// Finishes the freeing the last run's check (or setup, or another row) began, before the
-    /// clock starts.
-    ///
-    /// glibc keeps freed small blocks in "fast bins" and merges them only when a later request
-    /// of 1 KiB or more arrives, whoever makes it. After a checked graph of 1M grid states is
-    /// freed, that is 2.25 million blocks, and merging them took 100-150 ms of the next timed
-    /// run, whichever row it was: gridstore's encode samples in one run split into 177-254 ms
-    /// and 311-341 ms. One such request here, untimed, does that merge for every row alike.
-    static func settleHeap() {
-        free(malloc(settlingRequest))
-    }
-
-    /// Large enough to be served outside the fast bins (which is what triggers the merge),
-    /// small enough not to be its own mapping.
-    static let settlingRequest = 4096
 }
 
 extension Duration {
@@ -365,6 +347,7 @@ extension Report {
         repetitions = settings.repetitions
         warmups = settings.warmups
         peerBudgetSeconds = settings.peerBudget
+        heap = settings.heap
         seed = settings.seed
         compressions = settings.compressions.map(\.description)
     }

@@ -35,7 +35,7 @@ enum TableRenderer {
             \(Format.bytes(Int(report.machine.memoryBytes))) memory, \(report.machine.operatingSystem)
             N = \(report.count.grouped), F = \(report.sharedFraction), \(report.warmups) warm-up + \
             \(report.repetitions) repetitions (median, min, max), peer budget \(report.peerBudgetSeconds) s per \
-            operation, seed \(report.seed)
+            operation, \(report.heap.rawValue) heap, seed \(report.seed)
             arguments: \(report.arguments.isEmpty ? "(defaults)" : report.arguments.joined(separator: " "))
 
             """

@@ -14,7 +14,8 @@ struct HarnessTests {
     @Test func parsesEveryFlag() throws {
         let command = try CommandLineSyntax.parse([
             "--n", "20k", "--shared", "0.5", "--reps", "7", "--only", "gridstate", "nskeyed", "--compress",
-            "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "chain",
+            "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "--heap", "cold",
+            "chain",
         ])
         guard case .run(let settings) = command else {
             Issue.record("expected a run, got \(command)")
@@ -29,6 +30,7 @@ struct HarnessTests {
         #expect(settings.jsonPath == "out.json")
         #expect(settings.sweep)
         #expect(settings.seed == 7)
+        #expect(settings.heap == .cold)
     }
 
     @Test func defaultsAreTheIssueSettings() throws {
@@ -39,6 +41,7 @@ struct HarnessTests {
         #expect(settings.count == 1_000_000)
         #expect(settings.sharedFraction == 0.25)
         #expect(settings.compressions == [.none, .zstd])
+        #expect(settings.heap == .warm)
         #expect(try CommandLineSyntax.parse(["-h"]) == .help)
         #expect(try CommandLineSyntax.parse(["--n", "1_000", "--help"]) == .help)
     }
@@ -46,10 +49,50 @@ struct HarnessTests {
     @Test(arguments: [
         ["--bogus"], ["--n"], ["--n", "0"], ["--n", "1M0"], ["--n", "99999999999999999999"], ["--shared", "1"],
         ["--shared", "-0.1"], ["--reps", "x"], ["--only"], ["--only", "nope"], ["nope"], ["--compress", "lz4"],
-        ["--compress", "zstd:"], ["--budget", "0"], ["--json"], ["--seed", "-1"],
+        ["--compress", "zstd:"], ["--budget", "0"], ["--json"], ["--seed", "-1"], ["--heap"], ["--heap", "hot"],
+        ["--heap", "--sweep"],
     ])
     func rejectsBadFlags(_ arguments: [String]) {
         #expect(throws: UsageError.self) { try CommandLineSyntax.parse(arguments) }
+    }
+
+    // MARK: - The heap
+
+    /// A warm heap keeps what was freed, a cold one gives it back to the system before a timed
+    /// run: touching that much memory again then takes a page fault per 4 KiB page. (Without
+    /// `warm`'s thresholds glibc gives it back too, as soon as the settling block is freed.)
+    ///
+    /// Faults counted for this thread alone, so that tests running beside it change nothing.
+    /// The thresholds are set for the whole test process, last `cold`'s: glibc's own starting
+    /// values. Not under AddressSanitizer, whose own allocator ignores them.
+    @Test func warmHeapKeepsFreedMemoryAndColdGivesItBack() throws {
+        guard dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil else { return }
+        try HeapState.warm.prepare()
+        // 48-byte requests, 64-byte blocks: 32 MB, 7,800 pages.
+        let blocks = UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>.allocate(capacity: 500_000)
+        defer { blocks.deallocate() }
+        blocks.initialize(repeating: nil)
+        let thisThread: Int32 = 1  // RUSAGE_THREAD, a GNU extension the Glibc module leaves out
+        func faultsWhileFillingTheHeap() -> Int {
+            var usage = rusage()
+            getrusage(thisThread, &usage)
+            let before = usage.ru_minflt
+            for index in blocks.indices {
+                blocks[index] = malloc(48)
+                blocks[index]?.storeBytes(of: index, as: Int.self)
+            }
+            getrusage(thisThread, &usage)
+            for block in blocks { free(block) }
+            return usage.ru_minflt - before
+        }
+        _ = faultsWhileFillingTheHeap()
+        HeapState.warm.settle()
+        let afterWarm = faultsWhileFillingTheHeap()
+        try HeapState.cold.prepare()
+        HeapState.cold.settle()
+        let afterCold = faultsWhileFillingTheHeap()
+        #expect(afterWarm < 1_000, "the freed pages were given back: \(afterWarm) faults")
+        #expect(afterCold > 4_000, "the freed pages were kept: \(afterCold) faults")
     }
 
     // MARK: - Figures
