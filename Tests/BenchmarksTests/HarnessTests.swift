@@ -62,37 +62,59 @@ struct HarnessTests {
     /// run: touching that much memory again then takes a page fault per 4 KiB page. (Without
     /// `warm`'s thresholds glibc gives it back too, as soon as the settling block is freed.)
     ///
-    /// Faults counted for this thread alone, so that tests running beside it change nothing.
-    /// The thresholds are set for the whole test process, last `cold`'s: glibc's own starting
-    /// values. Not under AddressSanitizer, whose own allocator ignores them.
+    /// On a thread of its own, which glibc gives an arena of its own (as the harness's thread
+    /// has): in an arena shared with tests running beside it, their allocations took over some
+    /// of the given-back pages. Faults are counted for that thread alone. The thresholds are
+    /// set for the whole test process, last `cold`'s: glibc's own starting values. Not under
+    /// AddressSanitizer, whose own allocator ignores them.
     @Test func warmHeapKeepsFreedMemoryAndColdGivesItBack() throws {
         guard dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil else { return }
-        try HeapState.warm.prepare()
-        // 48-byte requests, 64-byte blocks: 32 MB, 7,800 pages.
-        let blocks = UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>.allocate(capacity: 500_000)
-        defer { blocks.deallocate() }
-        blocks.initialize(repeating: nil)
-        let thisThread: Int32 = 1  // RUSAGE_THREAD, a GNU extension the Glibc module leaves out
-        func faultsWhileFillingTheHeap() -> Int {
-            var usage = rusage()
-            getrusage(thisThread, &usage)
-            let before = usage.ru_minflt
-            for index in blocks.indices {
-                blocks[index] = malloc(48)
-                blocks[index]?.storeBytes(of: index, as: Int.self)
+        let (afterWarm, afterCold) = try Self.onThreadOfItsOwn { () throws -> (Int, Int) in
+            try HeapState.warm.prepare()
+            // 48-byte requests, 64-byte blocks: 32 MB, 7,800 pages.
+            let blocks = UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>.allocate(capacity: 500_000)
+            defer { blocks.deallocate() }
+            blocks.initialize(repeating: nil)
+            let thisThread: Int32 = 1  // RUSAGE_THREAD, a GNU extension the Glibc module leaves out
+            func faultsWhileFillingTheHeap() -> Int {
+                var usage = rusage()
+                getrusage(thisThread, &usage)
+                let before = usage.ru_minflt
+                for index in blocks.indices {
+                    blocks[index] = malloc(48)
+                    blocks[index]?.storeBytes(of: index, as: Int.self)
+                }
+                getrusage(thisThread, &usage)
+                for block in blocks { free(block) }
+                return usage.ru_minflt - before
             }
-            getrusage(thisThread, &usage)
-            for block in blocks { free(block) }
-            return usage.ru_minflt - before
+            _ = faultsWhileFillingTheHeap()
+            HeapState.warm.settle()
+            let afterWarm = faultsWhileFillingTheHeap()
+            try HeapState.cold.prepare()
+            HeapState.cold.settle()
+            return (afterWarm, faultsWhileFillingTheHeap())
         }
-        _ = faultsWhileFillingTheHeap()
-        HeapState.warm.settle()
-        let afterWarm = faultsWhileFillingTheHeap()
-        try HeapState.cold.prepare()
-        HeapState.cold.settle()
-        let afterCold = faultsWhileFillingTheHeap()
         #expect(afterWarm < 1_000, "the freed pages were given back: \(afterWarm) faults")
         #expect(afterCold > 4_000, "the freed pages were kept: \(afterCold) faults")
+    }
+
+    /// Runs `body` on a new thread and waits for it.
+    private static func onThreadOfItsOwn(_ body: @escaping () throws -> (Int, Int)) throws -> (Int, Int) {
+        final class Outcome: @unchecked Sendable {  // written by the thread before it signals
+            var result: Result<(Int, Int), any Error>?
+            let body: () throws -> (Int, Int)
+            init(_ body: @escaping () throws -> (Int, Int)) { self.body = body }
+        }
+        let outcome = Outcome(body)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            outcome.result = Result { try outcome.body() }
+            finished.signal()
+        }
+        thread.start()
+        finished.wait()
+        return try outcome.result!.get()
     }
 
     // MARK: - Figures

@@ -149,8 +149,9 @@ public final class GraphUnarchiver {
         }
         state.objects.reserveCapacity(state.objectCount)
         state.objectClasses.reserveCapacity(state.objectCount)
+        if state.objectCount > 0 { try state.beginRecordRun() }
         for index in 0..<state.objectCount {
-            let shape = try state.beginRecord(objectIndex: index)
+            let shape = try state.openRecord(objectIndex: index)
             guard let type = classes[tables.shapeType[shape]] else {
                 throw GraphArchiveError(
                     .corrupt,
@@ -160,10 +161,11 @@ public final class GraphUnarchiver {
                 )
             }
             let object = try type.init(from: self)
-            try state.endRecord()
+            try state.closeRecord()
             state.objects.append(object)
             state.objectClasses.append(ObjectIdentifier(type))
         }
+        if state.objectCount > 0 { state.endRecordRun() }
         isConstructing = false
         // Checked before the deferred assignments, which move the reader back to the values they read.
         guard state.reader.isAtEnd else {
