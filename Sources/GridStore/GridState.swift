@@ -55,7 +55,8 @@ public final class GridState: GraphCoding {
         try archiver.encode(storedDate, forKey: Key.date)
     }
 
-    public init(from unarchiver: GraphUnarchiver) throws {
+    // `borrowing`, as the protocol declares it: no retain of the unarchiver per record.
+    public init(from unarchiver: borrowing GraphUnarchiver) throws {
         storedName = try unarchiver.decode(String.self, forKey: Key.name)
         storedColor = try unarchiver.decode(Int.self, forKey: Key.color)
         storedDate = try unarchiver.decode(String.self, forKey: Key.date)

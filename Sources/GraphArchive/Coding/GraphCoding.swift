@@ -42,7 +42,11 @@ public protocol GraphCoding: GraphValue {
     func encode(with archiver: GraphArchiver) throws
 
     /// Creates a value from the fields the unarchiver holds for it.
-    init(from unarchiver: GraphUnarchiver) throws
+    ///
+    /// The unarchiver is lent for the call (`borrowing`), so the engine does not retain it for
+    /// every object it builds. A conformer may declare the parameter with or without
+    /// `borrowing`; without, Swift retains the unarchiver for the call as before.
+    init(from unarchiver: borrowing GraphUnarchiver) throws
 }
 
 extension GraphCoding {
