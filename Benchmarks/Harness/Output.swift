@@ -65,9 +65,10 @@ enum Format {
         value == value.rounded() && value.magnitude < 1e15 ? Int(value).grouped : ratio(value)
     }
 
-    /// "312x", "2.4x".
+    /// "312x", "19.6x", "2.43x": three significant digits below 100, so that a ratio just
+    /// under a target's limit (19.57 against 20) does not print as the limit itself.
     static func times(_ value: Double) -> String {
-        value >= 10 ? String(format: "%.0fx", value) : String(format: "%.2gx", value)
+        value >= 100 ? String(format: "%.0fx", value) : String(format: "%.3gx", value)
     }
 
     static func decimal(_ value: Double) -> String {

@@ -295,6 +295,9 @@ struct HarnessTests {
         #expect(12.grouped == "12")
         #expect(Format.seconds(0.012_34) == "12.34 ms")
         #expect(Format.times(312.4) == "312x")
+        #expect(Format.times(19.57) == "19.6x")
+        #expect(Format.times(21) == "21x")
+        #expect(Format.times(2.434) == "2.43x")
         #expect(Format.factor(1_000) == "1,000")
         #expect(Format.factor(2.5) == "2.5")
     }
