@@ -313,6 +313,18 @@ struct DecodingState: ~Copyable {
         container = stack.removeLast()
     }
 
+    /// Closes, after an error, every container a nested read opened since the stack was
+    /// `depth` deep, so that a caller who catches the error reads on in its own container (an
+    /// initializer falling back to a default when a nested value cannot be read). Without
+    /// this, the next key was looked up in the failed value's record: a wrong error, or that
+    /// record's value for a key of the same name.
+    mutating func unwind(toDepth depth: Int) {
+        while stack.count > depth {
+            if container.offsetsStart >= 0 { offsetsEnd = container.offsetsStart }
+            container = stack.removeLast()
+        }
+    }
+
     // MARK: - Errors
 
     /// Where the value being decoded sits, e.g. `["root", "GridState#12", "kEncodeKeyName"]`.

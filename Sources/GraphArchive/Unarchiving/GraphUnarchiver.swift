@@ -321,24 +321,31 @@ public final class GraphUnarchiver {
         guard try state.reader.readByte() == ValueTag.valueRecord else {
             throw state.typeMismatch(expected: String(describing: T.self), tagOffset: start)
         }
+        let depth = state.stack.count
         let shape = try state.beginRecord(objectIndex: -1)
-        let typeID = state.tables.shapeType[shape]
-        if state.verifiedValueTypes[typeID] != ObjectIdentifier(T.self) {
-            let name = state.tables.typeNames[typeID]
-            guard !state.tables.typeIsObject[typeID], name == T.archivedTypeName || T.archivedTypeAliases.contains(name)
-            else {
-                throw GraphArchiveError(
-                    .typeMismatch,
-                    "expected \(T.archivedTypeName), found a value of type \(name)",
-                    offset: start,
-                    keyPath: state.keyPath()
-                )
+        do {
+            let typeID = state.tables.shapeType[shape]
+            if state.verifiedValueTypes[typeID] != ObjectIdentifier(T.self) {
+                let name = state.tables.typeNames[typeID]
+                guard !state.tables.typeIsObject[typeID],
+                    name == T.archivedTypeName || T.archivedTypeAliases.contains(name)
+                else {
+                    throw GraphArchiveError(
+                        .typeMismatch,
+                        "expected \(T.archivedTypeName), found a value of type \(name)",
+                        offset: start,
+                        keyPath: state.keyPath()
+                    )
+                }
+                state.verifiedValueTypes[typeID] = ObjectIdentifier(T.self)
             }
-            state.verifiedValueTypes[typeID] = ObjectIdentifier(T.self)
+            let value = try T(from: self)
+            try state.endRecord()
+            return value
+        } catch {
+            state.unwind(toDepth: depth)
+            throw error
         }
-        let value = try T(from: self)
-        try state.endRecord()
-        return value
     }
 
     func readArray<Element: GraphValue>(_: Element.Type) throws -> [Element] {
@@ -355,11 +362,17 @@ public final class GraphUnarchiver {
         case ValueTag.array:
             state.reader.offset += 1
             let (count, capacity) = try state.readCollectionCount(at: start)
+            let depth = state.stack.count
             try state.beginNested()
             var result: [Element] = []
             result.reserveCapacity(capacity)
-            for _ in 0..<count {
-                result.append(try Element._decodeGraphValue(from: self))
+            do {
+                for _ in 0..<count {
+                    result.append(try Element._decodeGraphValue(from: self))
+                }
+            } catch {
+                state.unwind(toDepth: depth)
+                throw error
             }
             state.endNested()
             return result
@@ -374,21 +387,27 @@ public final class GraphUnarchiver {
             throw state.typeMismatch(expected: "[\(Key.self): \(Value.self)]", tagOffset: start)
         }
         let (count, capacity) = try state.readCollectionCount(at: start)
+        let depth = state.stack.count
         try state.beginNested()
         var result: [Key: Value] = [:]
         result.reserveCapacity(capacity / 2)
-        for _ in 0..<count {
-            let keyOffset = state.reader.offset
-            let key = try Key._decodeGraphValue(from: self)
-            let value = try Value._decodeGraphValue(from: self)
-            guard result.updateValue(value, forKey: key) == nil else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "dictionary holds the same key twice",
-                    offset: keyOffset,
-                    keyPath: state.keyPath()
-                )
+        do {
+            for _ in 0..<count {
+                let keyOffset = state.reader.offset
+                let key = try Key._decodeGraphValue(from: self)
+                let value = try Value._decodeGraphValue(from: self)
+                guard result.updateValue(value, forKey: key) == nil else {
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "dictionary holds the same key twice",
+                        offset: keyOffset,
+                        keyPath: state.keyPath()
+                    )
+                }
             }
+        } catch {
+            state.unwind(toDepth: depth)
+            throw error
         }
         state.endNested()
         return result
