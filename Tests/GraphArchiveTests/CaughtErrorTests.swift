@@ -1,4 +1,4 @@
-// Tests/GraphArchiveTests/CaughtErrorTests.swift - an initializer that catches a failed decode reads on correctly
+// Tests/GraphArchiveTests/CaughtErrorTests.swift - coders whose callers catch a nested value's error and carry on
 
 import Foundation
 import Testing
@@ -113,5 +113,83 @@ struct CaughtErrorTests {
             #expect(each.name == "after")
             #expect(each.width == 42)
         }
+    }
+}
+
+private struct EncodeRefusal: Error {}
+
+/// Writes part of itself, then refuses.
+private struct HalfWritten: GraphCoding {
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(1, forKey: "a")
+        try archiver.encode(["x", "y"], forKey: "b")
+        throw EncodeRefusal()
+    }
+
+    init() {}
+    init(from unarchiver: GraphUnarchiver) throws { throw EncodeRefusal() }
+}
+
+/// An object that refuses to be written.
+private final class RefusingObject: GraphCoding {
+    init() {}
+    func encode(with archiver: GraphArchiver) throws { throw EncodeRefusal() }
+    init(from unarchiver: GraphUnarchiver) throws { throw EncodeRefusal() }
+}
+
+/// Catches the nested value's error and writes on.
+private final class Swallower: GraphCoding {
+    init() {}
+
+    func encode(with archiver: GraphArchiver) throws {
+        try? archiver.encode(HalfWritten(), forKey: "bad")
+        try? archiver.encode([HalfWritten()], forKey: "badList")
+        if Self.withObject { try? archiver.encode([RefusingObject()], forKey: "objects") }
+        try archiver.encode("after", forKey: "name")
+    }
+
+    nonisolated(unsafe) static var withObject = false
+    let name = ""
+    init(from unarchiver: GraphUnarchiver) throws {
+        _ = try unarchiver.decode(String.self, forKey: "name")
+    }
+}
+
+/// An encoder that catches a nested value's error and encodes on has left part of that value
+/// written: the archiver refuses to finish, naming the error, and a file is left as it was.
+@Suite("Caught encoding errors", .serialized)
+struct CaughtEncodingErrorTests {
+    @Test func aCaughtFailureInANestedValueFailsTheArchiveNamingIt() throws {
+        Swallower.withObject = false
+        #expect {
+            _ = try GraphArchiver.archivedData(withRootObject: [Swallower(), Swallower()])
+        } throws: { error in
+            guard let error = error as? GraphArchiveError else { return false }
+            return error.code == .invalidState && error.message.contains("EncodeRefusal")
+                && error.message.contains("caught")
+        }
+    }
+
+    @Test func aFailingObjectFailsTheArchiveWithItsOwnError() throws {
+        // Object bodies are written after the reference the caller caught around: the error
+        // reaches the top.
+        Swallower.withObject = true
+        defer { Swallower.withObject = false }
+        #expect(throws: EncodeRefusal.self) {
+            _ = try GraphArchiver.archivedData(withRootObject: [Swallower()])
+        }
+    }
+
+    @Test func aFileIsLeftAsItWas() throws {
+        Swallower.withObject = false
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("caught-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("settings.archive").path
+        try GraphArchiver.archiveRootObject(["kept"], toFile: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: GraphArchiveError.self) { try GraphArchiver.archiveRootObject([Swallower()], toFile: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["settings.archive"])
     }
 }

@@ -46,6 +46,9 @@ public final class GraphArchiver {
     public let options: Options
     private let storage: UncheckedStateBox<EncodingState>
     private var output: ArchiveOutput?
+    /// The first error a nested value's encoding threw, kept for `finishEncoding`'s message: a
+    /// caller that caught it and encoded on left the archiver inside that value.
+    private var nestedValueError: (any Error)?
 
     /// The encoding state, addressed in place (see `UncheckedStateBox` for why).
     var state: EncodingState {
@@ -143,8 +146,19 @@ public final class GraphArchiver {
     func writeValueRecord<T: GraphCoding>(_ value: T) throws {
         state.out.writeByte(ValueTag.valueRecord)
         try state.beginRecord(typeID: state.typeID(for: T.self, object: nil))
-        try value.encode(with: self)
+        try notingNestedError { try value.encode(with: self) }
         state.endRecord()
+    }
+
+    /// Runs the encoding of a nested value's contents, noting the first error it throws.
+    @inline(__always)
+    private func notingNestedError(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            if nestedValueError == nil { nestedValueError = error }
+            throw error
+        }
     }
 
     func writeArray<Element: GraphValue>(_ array: [Element]) throws {
@@ -157,8 +171,10 @@ public final class GraphArchiver {
         try state.beginNested()
         state.out.writeByte(ValueTag.array)
         state.out.writeVarint(array.count)
-        for element in array {
-            try element._encodeGraphValue(to: self)
+        try notingNestedError {
+            for element in array {
+                try element._encodeGraphValue(to: self)
+            }
         }
         state.endNested()
     }
@@ -188,9 +204,11 @@ public final class GraphArchiver {
         try state.beginNested()
         state.out.writeByte(ValueTag.dictionary)
         state.out.writeVarint(dictionary.count)
-        for (key, value) in dictionary {
-            try key._encodeGraphValue(to: self)
-            try value._encodeGraphValue(to: self)
+        try notingNestedError {
+            for (key, value) in dictionary {
+                try key._encodeGraphValue(to: self)
+                try value._encodeGraphValue(to: self)
+            }
         }
         state.endNested()
     }
@@ -215,9 +233,13 @@ public final class GraphArchiver {
     public func finishEncoding() throws {
         guard output == nil else { return }
         guard state.isAtTop else {
+            guard let nestedValueError else {
+                throw GraphArchiveError(.invalidState, "finishEncoding() called while a value is still being encoded")
+            }
             throw GraphArchiveError(
                 .invalidState,
-                "finishEncoding() called while a value is still being encoded"
+                "encoding a nested value threw (\(nestedValueError)) and the error was caught: the archive would "
+                    + "hold part of that value, so none is written"
             )
         }
         output = try ArchiveAssembler.assemble(state: &state, compression: options.compression)
