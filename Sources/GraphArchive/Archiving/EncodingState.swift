@@ -216,13 +216,44 @@ struct EncodingState: ~Copyable {
 
     /// Opens a record of `typeID`; the caller has written any tag before it.
     mutating func beginRecord(typeID: Int) throws(GraphArchiveError) {
+        try checkRecordDepth()
+        stack.append(container)
+        openRecord(typeID: typeID)
+    }
+
+    /// Closes the current record: patches its shape id in.
+    mutating func endRecord() {
+        closeRecord()
+        container = stack.removeLast()
+    }
+
+    /// Saves the current container for object bodies written one after another (the queue):
+    /// each then replaces the last with `openRecord` and `closeRecord`, instead of a push and a
+    /// pop of the container per body. The stack, and so the depth, stay as `beginRecord` makes
+    /// them while an `encode(with:)` runs.
+    mutating func beginRecordRun() throws(GraphArchiveError) {
+        try checkRecordDepth()
+        stack.append(container)
+    }
+
+    /// Ends a run of records `beginRecordRun` began, restoring the container it saved.
+    mutating func endRecordRun() {
+        container = stack.removeLast()
+    }
+
+    private func checkRecordDepth() throws(GraphArchiveError) {
         guard stack.count < maximumDepth else {
             throw GraphArchiveError(
                 .invalidValue,
                 "values nest deeper than maximumDepth (\(maximumDepth))"
             )
         }
-        stack.append(container)
+    }
+
+    /// Opens a record of `typeID` in place of the current container (which `beginRecord` or
+    /// `beginRecordRun` saved).
+    @inline(__always)
+    private mutating func openRecord(typeID: Int) {
         let candidate = types[typeID].lastShape
         container = EncodingContainer(
             kind: .record,
@@ -232,10 +263,12 @@ struct EncodingState: ~Copyable {
             slowKeysStart: slowKeyIDs.count,
             placeholder: out.count
         )
-        out.writeByte(0)  // shape id placeholder, patched in endRecord
+        out.writeByte(0)  // shape id placeholder, patched in closeRecord
     }
 
-    mutating func endRecord() {
+    /// Patches the current record's shape id in; the container stays until replaced.
+    @inline(__always)
+    private mutating func closeRecord() {
         let shape: Int
         if container.matching && container.position == shapeKeyCount[container.candidateShape] {
             shape = container.candidateShape
@@ -270,7 +303,6 @@ struct EncodingState: ~Copyable {
             out.setByte(bytes[0], at: container.placeholder)
             out.insert(Array(bytes[1...]), at: container.placeholder + 1)
         }
-        container = stack.removeLast()
     }
 
     mutating func beginNested() throws(GraphArchiveError) {
@@ -401,7 +433,8 @@ struct EncodingState: ~Copyable {
         !isWritingObjects && container.kind == .top && stack.isEmpty
     }
 
-    /// Switches output to the next queued object's body, or returns nil when none is left.
+    /// Switches output to the next queued object's body and opens its record (within a
+    /// `beginRecordRun`), or returns nil when none is left.
     mutating func beginNextObject() throws(GraphArchiveError) -> (any GraphCoding & AnyObject)? {
         guard queueHead < queue.count else { return nil }
         let next = queue[queueHead]
@@ -429,7 +462,7 @@ struct EncodingState: ~Copyable {
         bodyCount += 1
         currentObject = index
         let type = type(of: object)
-        try beginRecord(typeID: typeID(for: type, object: type))
+        openRecord(typeID: typeID(for: type, object: type))
         return object
     }
 
@@ -446,7 +479,7 @@ struct EncodingState: ~Copyable {
     }
 
     mutating func endObject() throws(GraphArchiveError) {
-        endRecord()
+        closeRecord()
         currentObject = -1
         if out.count >= ColumnarObjects.rowBatchBytes, inConstructionOrder, let zstdLevel {
             try moveBodiesIntoBlocks(try blockedPayload(level: zstdLevel))

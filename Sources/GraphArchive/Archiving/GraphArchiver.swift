@@ -216,9 +216,13 @@ public final class GraphArchiver {
     /// Writes the body of every object numbered but not yet written, from a queue: bodies that
     /// reference new objects add to the queue instead of recursing.
     private func writeQueuedObjects() throws {
-        while let object = try state.beginNextObject() {
-            try object.encode(with: self)
-            try state.endObject()
+        if state.hasQueuedObjects {
+            try state.beginRecordRun()
+            while let object = try state.beginNextObject() {
+                try object.encode(with: self)
+                try state.endObject()
+            }
+            state.endRecordRun()
         }
         state.endObjects()
     }
