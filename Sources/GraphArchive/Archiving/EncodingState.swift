@@ -216,7 +216,7 @@ struct EncodingState: ~Copyable {
 
     /// Opens a record of `typeID`; the caller has written any tag before it.
     mutating func beginRecord(typeID: Int) throws(GraphArchiveError) {
-        try checkRecordDepth()
+        try checkDepth()
         stack.append(container)
         openRecord(typeID: typeID)
     }
@@ -232,7 +232,7 @@ struct EncodingState: ~Copyable {
     /// pop of the container per body. The stack, and so the depth, stay as `beginRecord` makes
     /// them while an `encode(with:)` runs.
     mutating func beginRecordRun() throws(GraphArchiveError) {
-        try checkRecordDepth()
+        try checkDepth()
         stack.append(container)
     }
 
@@ -241,7 +241,7 @@ struct EncodingState: ~Copyable {
         container = stack.removeLast()
     }
 
-    private func checkRecordDepth() throws(GraphArchiveError) {
+    private func checkDepth() throws(GraphArchiveError) {
         guard stack.count < maximumDepth else {
             throw GraphArchiveError(
                 .invalidValue,
@@ -306,12 +306,7 @@ struct EncodingState: ~Copyable {
     }
 
     mutating func beginNested() throws(GraphArchiveError) {
-        guard stack.count < maximumDepth else {
-            throw GraphArchiveError(
-                .invalidValue,
-                "values nest deeper than maximumDepth (\(maximumDepth))"
-            )
-        }
+        try checkDepth()
         stack.append(container)
         container = EncodingContainer(kind: .record, slowKeysStart: slowKeyIDs.count)
     }
