@@ -39,6 +39,11 @@ public protocol GraphCoding: GraphValue {
     static var archivedTypeAliases: [String] { get }
 
     /// Writes the value's fields by key.
+    ///
+    /// Speed, for classes with many instances: Swift passes a class's stored `var` by copying
+    /// it out first, so each `String` or array field written costs an atomic retain and release
+    /// (11% of encoding a million `GridState`s). A `let` is passed in place. `GridState` shows a
+    /// way to do the same for `var`s: it hands them to a private helper as `inout` arguments.
     func encode(with archiver: GraphArchiver) throws
 
     /// Creates a value from the fields the unarchiver holds for it.
