@@ -203,9 +203,9 @@ struct PhaseTimes: Codable, Sendable {
     var setupSeconds = 0.0
     /// The part of `setupSeconds` spent in pilot runs.
     var pilotSeconds = 0.0
-    /// The warm-up and the `--reps` rounds.
+    /// The warm-up and the `--reps` rounds, but for the quick rows' extra runs.
     var roundsSeconds = 0.0
-    /// The quick rows' extra rounds.
+    /// The quick rows' extra runs (two a round, within the rounds; after them until run 33).
     var extraRoundsSeconds = 0.0
     /// The part of the rounds spent checking results (outside the clock of each run).
     var checkSeconds = 0.0

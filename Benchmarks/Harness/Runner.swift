@@ -5,7 +5,8 @@ import GraphArchive
 
 /// Times cases in rounds: every case is set up first, then each round runs every case once
 /// (the first round is the warm-up, which a trial whose setup already ran its very call skips:
-/// ``Trial/isWarmedUp``), each result checked outside the clock.
+/// ``Trial/isWarmedUp``), and the quick rows a target reads three times, spread over the round
+/// (``roundOrder(quick:others:passes:)``); each result is checked outside the clock.
 ///
 /// Round-robin rather than case after case: on a shared machine the load drifts over minutes,
 /// and a ratio (gridstore/floor, gridstore/peer, N against N/10) is only fair if both sides saw
@@ -53,9 +54,13 @@ struct CaseTimer {
         }
         phases.setupSeconds += clock.lap()
         var samples = [[Double]](repeating: [], count: cases.count)
+        /// The longest run of each case so far, its warm-up included (nil: it has not run).
+        var longest = [Double?](repeating: nil, count: cases.count)
+        var extraSeconds = 0.0
         func runOnce(_ index: Int, _ trial: Trial, keepingTime: Bool) {
             do {
                 let elapsed = try time(trial.run)
+                longest[index] = max(longest[index] ?? 0, elapsed)
                 let checkStart = ContinuousClock.now
                 defer {
                     let checking = checkStart.duration(to: .now).seconds
@@ -68,40 +73,72 @@ struct CaseTimer {
                 (results[index].status, results[index].message) = Self.classify(error)
             }
         }
+        // Quick cases of gridstore and the floors whose medians a target reads run three times a
+        // round: on this VM a memory-bound operation's time varies by up to 2× from one run to
+        // the next, and a median of three moved ratios beyond their margins. Their extra runs are
+        // spread over the round, between the other cases, not gathered after the last round: the
+        // VM's slow and fast stretches last minutes, and samples taken after the peers had
+        // finished compared one stretch with another (run 30: GraphArchiveEncoder 548-573 ms in
+        // the rounds, 943-1,083 ms in the extra rounds after them; JSONEncoder was not there).
+        // The other rows keep `--reps` samples: the peers' (run at a smaller N and scaled, good to
+        // ±30% from run to run anyway) and the rows no target reads.
+        func isQuickCandidate(_ index: Int) -> Bool {
+            cases[index].role != .peer && Targets.reads(cases[index])
+        }
         let rounds = settings.warmups + settings.repetitions
         for round in 0..<rounds {
             if cases.count > 1 { Output.progress("  \(label)round \(round + 1) of \(rounds)") }
-            let isWarmUp = round < settings.warmups
-            for (index, trial, _) in trials where results[index].status == .ok && !(isWarmUp && trial.isWarmedUp) {
-                runOnce(index, trial, keepingTime: !isWarmUp)
+            let active = trials.filter { results[$0.index].status == .ok }
+            if round < settings.warmups {
+                // A candidate warms up here even when its setup already ran it: its time says
+                // whether it is quick.
+                for (index, trial, _) in active where !trial.isWarmedUp || isQuickCandidate(index) {
+                    runOnce(index, trial, keepingTime: false)
+                }
+                continue
+            }
+            let isQuick = active.map {
+                isQuickCandidate($0.index) && (longest[$0.index] ?? .infinity) < Self.quickCaseSeconds
+            }
+            let order = Self.roundOrder(
+                quick: active.indices.filter { isQuick[$0] },
+                others: active.indices.filter { !isQuick[$0] },
+                passes: Self.quickCasePasses
+            )
+            for (position, isExtra) in order where results[active[position].index].status == .ok {
+                let start = ContinuousClock.now
+                runOnce(active[position].index, active[position].trial, keepingTime: true)
+                if isExtra { extraSeconds += start.duration(to: .now).seconds }
             }
         }
-        phases.roundsSeconds += clock.lap()
-        // Quick cases of gridstore and the floors whose medians a target reads get twice as many
-        // rounds again, still interleaved among themselves: on this VM a memory-bound operation's
-        // time varies by up to 2× from one run to the next, and a median of three moved ratios
-        // beyond their margins. The other rows keep `--reps` samples: the peers' (run at a
-        // smaller N and scaled, good to ±30% from run to run anyway) and the rows no target reads.
-        let quick = trials.filter {
-            cases[$0.index].role != .peer && Targets.reads(cases[$0.index]) && results[$0.index].status == .ok
-                && (samples[$0.index].max() ?? .infinity) < Self.quickCaseSeconds
-        }
-        let extraRounds = quick.isEmpty ? 0 : settings.repetitions * 2
-        for round in 0..<extraRounds {
-            if cases.count > 1 { Output.progress("  \(label)quick cases: extra round \(round + 1) of \(extraRounds)") }
-            for (index, trial, _) in quick where results[index].status == .ok {
-                runOnce(index, trial, keepingTime: true)
-            }
-        }
-        phases.extraRoundsSeconds += clock.lap()
+        let roundsSeconds = clock.lap()
+        phases.roundsSeconds += roundsSeconds - extraSeconds
+        phases.extraRoundsSeconds += extraSeconds
         for (index, trial, count) in trials where results[index].status == .ok {
             results[index].record(samples: samples[index], measuredRecords: count, bytes: trial.bytes)
         }
         return results
     }
 
-    /// A case whose timed runs all took less than this is run three times as often.
+    /// A case whose runs all took less than this is run `quickCasePasses` times a round.
     static let quickCaseSeconds = 1.5
+    static let quickCasePasses = 3
+
+    /// The order of one timed round, as positions in its list of cases, each marked whether it
+    /// is an extra run: every quick case once, then the others in `passes` even parts, with
+    /// every quick case again before each part but the first. Each quick case so runs `passes`
+    /// times, spread over the round, and its samples see the stretches of machine time the
+    /// others' do.
+    static func roundOrder(quick: [Int], others: [Int], passes: Int) -> [(position: Int, isExtra: Bool)] {
+        var order = quick.map { (position: $0, isExtra: false) }
+        let parts = max(1, passes)
+        for part in 0..<parts {
+            if part > 0 { order += quick.map { (position: $0, isExtra: true) } }
+            let bounds = (others.count * part + parts - 1) / parts..<(others.count * (part + 1) + parts - 1) / parts
+            order += others[bounds].map { (position: $0, isExtra: false) }
+        }
+        return order
+    }
 
     /// Unavailable compression is a fact of the build, not a failure.
     static func classify(_ error: any Error) -> (Status, String) {

@@ -193,7 +193,7 @@ enum TableRenderer {
     static func phaseLine(_ workload: String, _ phases: PhaseTimes) -> String {
         "\(workload): \(Format.seconds(phases.totalSeconds)) = setup \(Format.seconds(phases.setupSeconds)) "
             + "(pilots \(Format.seconds(phases.pilotSeconds))) + rounds \(Format.seconds(phases.roundsSeconds)) "
-            + "+ extra rounds \(Format.seconds(phases.extraRoundsSeconds)) + memory \(Format.seconds(phases.memorySeconds)) "
+            + "+ extra runs \(Format.seconds(phases.extraRoundsSeconds)) + memory \(Format.seconds(phases.memorySeconds)) "
             + "(checks \(Format.seconds(phases.checkSeconds)) of the rounds)"
     }
 

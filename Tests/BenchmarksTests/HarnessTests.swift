@@ -128,6 +128,47 @@ struct HarnessTests {
         #expect(CaseTimer.roundDown(0) == 1)
     }
 
+    @Test func quickCasesRunThreeTimesARoundBetweenTheOthers() {
+        func order(_ quick: [Int], _ others: [Int]) -> [String] {
+            CaseTimer.roundOrder(quick: quick, others: others, passes: 3).map {
+                "\($0.position)\($0.isExtra ? "+" : "")"
+            }
+        }
+        #expect(
+            order([0, 1], [2, 3, 4, 5, 6, 7]) == ["0", "1", "2", "3", "0+", "1+", "4", "5", "0+", "1+", "6", "7"]
+        )
+        #expect(order([0], [1, 2]) == ["0", "1", "0+", "2", "0+"])
+        #expect(order([0], [1, 2, 3, 4]) == ["0", "1", "2", "0+", "3", "0+", "4"])
+        #expect(order([1], []) == ["1", "1+", "1+"])
+        #expect(order([], [0, 1]) == ["0", "1"])
+    }
+
+    /// The runs of a grid-state gridstore row a target reads (quick), a peer's and a row no
+    /// target reads, in the order the timer makes them.
+    @Test func quickRowsAreSampledAmongThePeersNotAfterThem() {
+        final class Log: @unchecked Sendable { var runs: [String] = [] }
+        let log = Log()
+        func row(_ subject: String, _ role: Role, _ compression: String) -> Case {
+            Case(
+                workload: Targets.workload,
+                subject: subject,
+                group: role == .peer ? "json" : "gridstore",
+                role: role,
+                operation: .encode,
+                compression: compression,
+                records: 10
+            ) { _ in Trial(bytes: nil, run: { log.runs.append(subject) }, check: {}) }
+        }
+        var settings = Settings()
+        settings.repetitions = 2
+        let results = CaseTimer(settings: settings).measure([
+            row("quick", .gridstore, "none"), row("peer", .peer, "none"), row("zstd", .gridstore, "zstd:3"),
+        ])
+        let round = ["quick", "peer", "quick", "zstd", "quick"]
+        #expect(log.runs == ["quick", "peer", "zstd"] + round + round)
+        #expect(results.map { $0.seconds?.samples.count } == [6, 2, 2])
+    }
+
     @Test func pilotsGrowTwofoldThenTenfoldWithinTheBudget() {
         // Each pilot as its size and what measuring there would cost (all of it setup here).
         func pilots(_ costs: [(count: Int, cost: Double)]) -> [CaseTimer.Pilot] {
