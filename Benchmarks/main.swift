@@ -3,13 +3,20 @@
 import Foundation
 
 #if DEBUG
-    Output.progress(Output.debugWarning)
+Output.progress(Output.debugWarning)
 #endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command: Command
+switch Harness.command(arguments) {
+case .success(let parsed): command = parsed
+case .failure(let status): exit(status.code)
+}
 
 // NSKeyedArchiver codes references by recursion, one stack frame chain per level of the graph,
 // so the suite runs on a thread with a 1 GiB stack (reserved, touched only as deep as needed).
-let thread = Thread { [arguments = Array(CommandLine.arguments.dropFirst())] in
-    exit(Harness.main(arguments))
+let thread = Thread { [command, arguments] in
+    exit(Harness.main(command, arguments: arguments))
 }
 thread.stackSize = 1 << 30
 thread.start()

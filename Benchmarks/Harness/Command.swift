@@ -4,7 +4,7 @@ import Foundation
 import GraphArchive
 
 /// What the harness was asked to do.
-enum Command: Equatable {
+enum Command: Equatable, Sendable {
     case help
     case run(Settings)
     /// Internal: run one case once in this (child) process and print its peak memory.

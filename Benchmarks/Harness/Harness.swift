@@ -3,15 +3,32 @@
 import Foundation
 
 enum Harness {
-    /// Runs the command line `arguments` (without the program name); returns the exit status.
-    static func main(_ arguments: [String]) -> Int32 {
+    /// The command line `arguments` (without the program name), parsed, with glibc's heap set
+    /// up for a run; or the exit status of a usage error.
+    ///
+    /// Called on the process's first thread, before the suite's thread exists: that thread
+    /// must find the heap state in place when it first allocates (see `HeapState.prepare`).
+    static func command(_ arguments: [String]) -> Result<Command, ExitStatus> {
         let command: Command
         do {
             command = try CommandLineSyntax.parse(arguments)
         } catch {
             Output.error("\(error.message)\nUsage: swift run -c release Benchmarks [options] [NAME...] (see --help)")
-            return 64
+            return .failure(ExitStatus(code: 64))
         }
+        if case .run(let settings) = command {
+            do {
+                try settings.heap.prepare()
+            } catch {
+                Output.error(error.message)
+                return .failure(ExitStatus(code: 64))
+            }
+        }
+        return .success(command)
+    }
+
+    /// Runs `command`; returns the exit status.
+    static func main(_ command: Command, arguments: [String]) -> Int32 {
         switch command {
         case .help:
             Output.write(CommandLineSyntax.help + "\n")
@@ -19,12 +36,6 @@ enum Harness {
         case .probe(let settings, let identifier, let inputPath):
             return MemoryProbe.runChild(settings: settings, identifier: identifier, inputPath: inputPath)
         case .run(let settings):
-            do {
-                try settings.heap.prepare()
-            } catch {
-                Output.error(error.message)
-                return 64
-            }
             // Find out now, not after minutes of measuring, that the JSON cannot be written.
             if let path = settings.jsonPath, !FileManager.default.createFile(atPath: path, contents: Data()) {
                 Output.error("cannot write --json \(path)")
@@ -56,4 +67,9 @@ enum Harness {
             return report.failures == 0 ? 0 : 1
         }
     }
+}
+
+/// A process exit status, as the error of `Harness.command`.
+struct ExitStatus: Error {
+    var code: Int32
 }

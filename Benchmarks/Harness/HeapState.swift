@@ -23,22 +23,31 @@ enum HeapState: String, CaseIterable, Codable, Sendable {
     case cold
 
     /// Sets glibc up for this state, once, in the process that times (not in a memory probe's
-    /// child, whose peak must be what the operation needs under glibc's own settings).
+    /// child, whose peak must be what the operation needs under glibc's own settings), before
+    /// the suite's thread first allocates.
     ///
-    /// Both states fix glibc's two thresholds, which it otherwise moves as blocks of its own
-    /// mapping are freed. `warm` never gives free heap back and serves blocks of up to 32 MiB
-    /// from the heap (the most glibc's moving threshold would reach), so that a row's large
-    /// arrays are not pages mapped afresh either. `cold` keeps glibc's starting values, 128 KiB
-    /// each: the top of the heap goes back to the system as soon as a free reaches it, in every
-    /// arena (the suite runs on a thread of its own, for the stack NSKeyedArchiver needs, and
-    /// such a thread allocates from an arena whose top `malloc_trim` leaves alone).
+    /// Both states make every thread allocate from glibc's main arena. The suite runs on a
+    /// thread of its own (for the stack NSKeyedArchiver needs), and such a thread would get an
+    /// arena of its own, built of 64 MiB mappings that glibc unmaps as soon as one is all free,
+    /// whatever the thresholds below say. A freed 1M-slot graph often left whole mappings free:
+    /// until run 37 the `warm` decode took 1,397, about 13,000 or about 30,000 page faults from
+    /// one run to the next (146, 199 or 272–281 ms), and its floor 0, 13,000 or 29,400 (180–214,
+    /// 252–283 or 322 ms), in one `--only gridstate` run; in the main arena, 1,397 and 0 every
+    /// time (151–179 and 133–146 ms).
+    ///
+    /// Both states also fix glibc's two thresholds, which it otherwise moves as blocks of its
+    /// own mapping are freed. `warm` never gives free heap back and serves blocks of up to
+    /// 32 MiB from the heap (the most glibc's moving threshold would reach), so that a row's
+    /// large arrays are not pages mapped afresh either. `cold` keeps glibc's starting values,
+    /// 128 KiB each: the top of the heap goes back to the system as soon as a free reaches it.
     func prepare() throws(UsageError) {
         let functions = try GlibcHeap.functions()
         let (trimThreshold, mmapThreshold): (Int32, Int32) = self == .warm ? (.max, 32 << 20) : (128 << 10, 128 << 10)
-        guard functions.mallopt(GlibcHeap.trimThreshold, trimThreshold) == 1,
+        guard functions.mallopt(GlibcHeap.arenaLimit, 1) == 1,
+            functions.mallopt(GlibcHeap.trimThreshold, trimThreshold) == 1,
             functions.mallopt(GlibcHeap.mmapThreshold, mmapThreshold) == 1
         else {
-            throw UsageError(message: "--heap \(rawValue): glibc's mallopt refused the thresholds")
+            throw UsageError(message: "--heap \(rawValue): glibc's mallopt refused the settings")
         }
     }
 
@@ -68,9 +77,10 @@ enum HeapState: String, CaseIterable, Codable, Sendable {
 /// glibc's heap controls, which the Glibc module does not import (`<malloc.h>`), looked up by
 /// name in the running process.
 private enum GlibcHeap {
-    /// `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD` of `<malloc.h>`.
+    /// `M_TRIM_THRESHOLD`, `M_MMAP_THRESHOLD` and `M_ARENA_MAX` of `<malloc.h>`.
     static let trimThreshold: Int32 = -1
     static let mmapThreshold: Int32 = -3
+    static let arenaLimit: Int32 = -8
 
     struct Functions {
         var mallopt: @convention(c) (Int32, Int32) -> Int32

@@ -56,67 +56,6 @@ struct HarnessTests {
         #expect(throws: UsageError.self) { try CommandLineSyntax.parse(arguments) }
     }
 
-    // MARK: - The heap
-
-    /// A warm heap keeps what was freed, a cold one gives it back to the system before a timed
-    /// run: touching that much memory again then takes a page fault per 4 KiB page. (Without
-    /// `warm`'s thresholds glibc gives it back too, as soon as the settling block is freed.)
-    ///
-    /// On a thread of its own, which glibc gives an arena of its own (as the harness's thread
-    /// has): in an arena shared with tests running beside it, their allocations took over some
-    /// of the given-back pages. Faults are counted for that thread alone. The thresholds are
-    /// set for the whole test process, last `cold`'s: glibc's own starting values. Not under
-    /// AddressSanitizer, whose own allocator ignores them.
-    @Test func warmHeapKeepsFreedMemoryAndColdGivesItBack() throws {
-        guard dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil else { return }
-        let (afterWarm, afterCold) = try Self.onThreadOfItsOwn { () throws -> (Int, Int) in
-            try HeapState.warm.prepare()
-            // 48-byte requests, 64-byte blocks: 32 MB, 7,800 pages.
-            let blocks = UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>.allocate(capacity: 500_000)
-            defer { blocks.deallocate() }
-            blocks.initialize(repeating: nil)
-            let thisThread: Int32 = 1  // RUSAGE_THREAD, a GNU extension the Glibc module leaves out
-            func faultsWhileFillingTheHeap() -> Int {
-                var usage = rusage()
-                getrusage(thisThread, &usage)
-                let before = usage.ru_minflt
-                for index in blocks.indices {
-                    blocks[index] = malloc(48)
-                    blocks[index]?.storeBytes(of: index, as: Int.self)
-                }
-                getrusage(thisThread, &usage)
-                for block in blocks { free(block) }
-                return usage.ru_minflt - before
-            }
-            _ = faultsWhileFillingTheHeap()
-            HeapState.warm.settle()
-            let afterWarm = faultsWhileFillingTheHeap()
-            try HeapState.cold.prepare()
-            HeapState.cold.settle()
-            return (afterWarm, faultsWhileFillingTheHeap())
-        }
-        #expect(afterWarm < 1_000, "the freed pages were given back: \(afterWarm) faults")
-        #expect(afterCold > 4_000, "the freed pages were kept: \(afterCold) faults")
-    }
-
-    /// Runs `body` on a new thread and waits for it.
-    private static func onThreadOfItsOwn(_ body: @escaping () throws -> (Int, Int)) throws -> (Int, Int) {
-        final class Outcome: @unchecked Sendable {  // written by the thread before it signals
-            var result: Result<(Int, Int), any Error>?
-            let body: () throws -> (Int, Int)
-            init(_ body: @escaping () throws -> (Int, Int)) { self.body = body }
-        }
-        let outcome = Outcome(body)
-        let finished = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            outcome.result = Result { try outcome.body() }
-            finished.signal()
-        }
-        thread.start()
-        finished.wait()
-        return try outcome.result!.get()
-    }
-
     // MARK: - Figures
 
     @Test func roundsPeerSizesDownToOneTwoFive() {
@@ -524,5 +463,90 @@ struct HarnessTests {
         #expect(comparisons.count == 2)
         #expect(comparisons.first { $0.against == "JSONEncoder" }?.ratio == 0.05)
         #expect(comparisons.first { $0.againstRole == .floor }?.ratio == 2)
+    }
+}
+
+/// The heap states of `--heap`. Serialized: they set glibc's thresholds for the whole process,
+/// and one test's `cold` would give back the memory another expects kept.
+@Suite("Benchmark harness: the heap", .serialized)
+struct HeapStateTests {
+    /// A warm heap keeps what was freed, a cold one gives it back to the system before a timed
+    /// run: touching that much memory again then takes a page fault per 4 KiB page. (Without
+    /// `warm`'s thresholds glibc gives it back too, as soon as the settling block is freed.)
+    ///
+    /// On a thread of its own, which glibc gives an arena of its own (as the harness's thread
+    /// has): in an arena shared with tests running beside it, their allocations took over some
+    /// of the given-back pages. Faults are counted for that thread alone. The settings are
+    /// for the whole test process, last `cold`'s thresholds (glibc's own starting values) and
+    /// one arena for threads that have not allocated yet. Not under AddressSanitizer, whose own
+    /// allocator ignores them.
+    @Test func warmHeapKeepsFreedMemoryAndColdGivesItBack() throws {
+        guard dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil else { return }
+        let (afterWarm, afterCold) = try Self.onThreadOfItsOwn { () throws -> (Int, Int) in
+            try HeapState.warm.prepare()
+            // 48-byte requests, 64-byte blocks: 32 MB, 7,800 pages.
+            let blocks = UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>.allocate(capacity: 500_000)
+            defer { blocks.deallocate() }
+            blocks.initialize(repeating: nil)
+            func faultsWhileFillingTheHeap() -> Int {
+                var usage = rusage()
+                getrusage(Self.thisThread, &usage)
+                let before = usage.ru_minflt
+                for index in blocks.indices {
+                    blocks[index] = malloc(48)
+                    blocks[index]?.storeBytes(of: index, as: Int.self)
+                }
+                getrusage(Self.thisThread, &usage)
+                for block in blocks { free(block) }
+                return usage.ru_minflt - before
+            }
+            _ = faultsWhileFillingTheHeap()
+            HeapState.warm.settle()
+            let afterWarm = faultsWhileFillingTheHeap()
+            try HeapState.cold.prepare()
+            HeapState.cold.settle()
+            return (afterWarm, faultsWhileFillingTheHeap())
+        }
+        #expect(afterWarm < 1_000, "the freed pages were given back: \(afterWarm) faults")
+        #expect(afterCold > 4_000, "the freed pages were kept: \(afterCold) faults")
+    }
+
+    /// A thread started after `prepare` allocates from glibc's main arena, the heap below the
+    /// program break, where the thresholds hold; not from an arena of its own, mapped
+    /// elsewhere, whose wholly free 64 MiB pieces glibc unmaps whatever they say (see
+    /// `HeapState.prepare`). In a process of its own: glibc fixes how many arenas it makes the
+    /// first time a thread needs one, which this test process did long ago.
+    @Test func threadsStartedAfterPrepareShareTheMainArena() async {
+        await #expect(processExitsWith: .success) {
+            guard dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil else { exit(0) }
+            try HeapState.warm.prepare()
+            let (block, programBreak) = try Self.onThreadOfItsOwn { () throws -> (Int, Int) in
+                let block = malloc(64)
+                defer { free(block) }
+                return (Int(bitPattern: block), Int(bitPattern: sbrk(0)))
+            }
+            exit(block != 0 && block < programBreak ? 0 : 1)
+        }
+    }
+
+    /// `RUSAGE_THREAD`, a GNU extension the Glibc module leaves out.
+    private static let thisThread: Int32 = 1
+
+    /// Runs `body` on a new thread and waits for it.
+    private static func onThreadOfItsOwn(_ body: @escaping () throws -> (Int, Int)) throws -> (Int, Int) {
+        final class Outcome: @unchecked Sendable {  // written by the thread before it signals
+            var result: Result<(Int, Int), any Error>?
+            let body: () throws -> (Int, Int)
+            init(_ body: @escaping () throws -> (Int, Int)) { self.body = body }
+        }
+        let outcome = Outcome(body)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            outcome.result = Result { try outcome.body() }
+            finished.signal()
+        }
+        thread.start()
+        finished.wait()
+        return try outcome.result!.get()
     }
 }
