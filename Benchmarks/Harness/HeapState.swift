@@ -31,9 +31,9 @@ enum HeapState: String, CaseIterable, Codable, Sendable {
     /// arena of its own, built of 64 MiB mappings that glibc unmaps as soon as one is all free,
     /// whatever the thresholds below say. A freed 1M-slot graph often left whole mappings free:
     /// until run 37 the `warm` decode took 1,397, about 13,000 or about 30,000 page faults from
-    /// one run to the next (146, 199 or 272–281 ms), and its floor 0, 13,000 or 29,400 (180–214,
-    /// 252–283 or 322 ms), in one `--only gridstate` run; in the main arena, 1,397 and 0 every
-    /// time (151–179 and 133–146 ms).
+    /// one run to the next (146–153, 199–210 or 272–281 ms), and its floor 0, 13,000 or 29,400
+    /// (180–214, 252–283 or 322 ms), in one `--only gridstate` run; in the main arena, 1,397 in
+    /// every decode after the first (151–178 ms but one run) and 0 in every floor run (133–146 ms).
     ///
     /// Both states also fix glibc's two thresholds, which it otherwise moves as blocks of its
     /// own mapping are freed. `warm` never gives free heap back and serves blocks of up to

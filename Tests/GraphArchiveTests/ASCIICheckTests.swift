@@ -45,6 +45,18 @@ struct ASCIICheckTests {
         }
     }
 
+    /// ASCII strings of every length across the inline (up to 15 bytes) and allocated forms come
+    /// back equal, with the same characters, by the fast path that hands the bytes over as ASCII.
+    @Test(arguments: 0...40)
+    func asciiStringsOfEveryLengthDecodeEqual(length: Int) throws {
+        let text = String((0..<length).map { Character(Unicode.Scalar(UInt8(0x20 + ($0 * 7) % 95))) })
+        let decoded = try Self.readString(Array(text.utf8))
+        #expect(decoded == text)
+        #expect(Array(decoded.unicodeScalars) == Array(text.unicodeScalars))
+        #expect(decoded.count == length && decoded.utf8.count == length)
+        #expect(decoded + "é" == text + "é")
+    }
+
     private static func readString(_ bytes: [UInt8]) throws -> String {
         try bytes.withUnsafeBytes { raw in
             try ByteReader.withReader(over: raw) { (reader) throws(GraphArchiveError) in
