@@ -7,11 +7,7 @@ Output.progress(Output.debugWarning)
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let command: Command
-switch Harness.command(arguments) {
-case .success(let parsed): command = parsed
-case .failure(let status): exit(status.code)
-}
+guard let command = Harness.command(arguments) else { exit(Harness.usageError) }
 
 // NSKeyedArchiver codes references by recursion, one stack frame chain per level of the graph,
 // so the suite runs on a thread with a 1 GiB stack (reserved, touched only as deep as needed).

@@ -4,28 +4,31 @@ import Foundation
 
 enum Harness {
     /// The command line `arguments` (without the program name), parsed, with glibc's heap set
-    /// up for a run; or the exit status of a usage error.
+    /// up for a run; nil after reporting a usage error (exit status `usageError`).
     ///
     /// Called on the process's first thread, before the suite's thread exists: that thread
     /// must find the heap state in place when it first allocates (see `HeapState.prepare`).
-    static func command(_ arguments: [String]) -> Result<Command, ExitStatus> {
+    static func command(_ arguments: [String]) -> Command? {
         let command: Command
         do {
             command = try CommandLineSyntax.parse(arguments)
         } catch {
             Output.error("\(error.message)\nUsage: swift run -c release Benchmarks [options] [NAME...] (see --help)")
-            return .failure(ExitStatus(code: 64))
+            return nil
         }
         if case .run(let settings) = command {
             do {
                 try settings.heap.prepare()
             } catch {
                 Output.error(error.message)
-                return .failure(ExitStatus(code: 64))
+                return nil
             }
         }
-        return .success(command)
+        return command
     }
+
+    /// The exit status of a bad command line.
+    static let usageError: Int32 = 64
 
     /// Runs `command`; returns the exit status.
     static func main(_ command: Command, arguments: [String]) -> Int32 {
@@ -67,9 +70,4 @@ enum Harness {
             return report.failures == 0 ? 0 : 1
         }
     }
-}
-
-/// A process exit status, as the error of `Harness.command`.
-struct ExitStatus: Error {
-    var code: Int32
 }

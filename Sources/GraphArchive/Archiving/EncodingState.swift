@@ -216,42 +216,38 @@ struct EncodingState: ~Copyable {
 
     /// Opens a record of `typeID`; the caller has written any tag before it.
     mutating func beginRecord(typeID: Int) throws(GraphArchiveError) {
-        try checkDepth()
-        stack.append(container)
+        try saveContainer()
         openRecord(typeID: typeID)
     }
 
     /// Closes the current record: patches its shape id in.
     mutating func endRecord() {
         closeRecord()
-        container = stack.removeLast()
+        restoreContainer()
     }
 
-    /// Saves the current container for object bodies written one after another (the queue):
-    /// each then replaces the last with `openRecord` and `closeRecord`, instead of a push and a
-    /// pop of the container per body. The stack, and so the depth, stay as `beginRecord` makes
-    /// them while an `encode(with:)` runs.
-    mutating func beginRecordRun() throws(GraphArchiveError) {
-        try checkDepth()
-        stack.append(container)
-    }
-
-    /// Ends a run of records `beginRecordRun` began, restoring the container it saved.
-    mutating func endRecordRun() {
-        container = stack.removeLast()
-    }
-
-    private func checkDepth() throws(GraphArchiveError) {
+    /// Pushes the current container, one level deeper (at most `maximumDepth`). Every nested
+    /// value and record starts so; object bodies written one after another (the queue) save it
+    /// once for the whole run, and each body then replaces the last with `openRecord` and
+    /// `closeRecord`, instead of a push and a pop per body: the stack, and so the depth, stay
+    /// as `beginRecord` makes them while an `encode(with:)` runs.
+    mutating func saveContainer() throws(GraphArchiveError) {
         guard stack.count < maximumDepth else {
             throw GraphArchiveError(
                 .invalidValue,
                 "values nest deeper than maximumDepth (\(maximumDepth))"
             )
         }
+        stack.append(container)
     }
 
-    /// Opens a record of `typeID` in place of the current container (which `beginRecord` or
-    /// `beginRecordRun` saved).
+    /// Pops the container `saveContainer` pushed.
+    mutating func restoreContainer() {
+        container = stack.removeLast()
+    }
+
+    /// Opens a record of `typeID` in place of the current container (which `beginRecord`, or
+    /// for a run of object bodies `saveContainer`, saved).
     @inline(__always)
     private mutating func openRecord(typeID: Int) {
         let candidate = types[typeID].lastShape
@@ -306,13 +302,12 @@ struct EncodingState: ~Copyable {
     }
 
     mutating func beginNested() throws(GraphArchiveError) {
-        try checkDepth()
-        stack.append(container)
+        try saveContainer()
         container = EncodingContainer(kind: .record, slowKeysStart: slowKeyIDs.count)
     }
 
     mutating func endNested() {
-        container = stack.removeLast()
+        restoreContainer()
     }
 
     // MARK: - Objects
@@ -428,8 +423,8 @@ struct EncodingState: ~Copyable {
         !isWritingObjects && container.kind == .top && stack.isEmpty
     }
 
-    /// Switches output to the next queued object's body and opens its record (within a
-    /// `beginRecordRun`), or returns nil when none is left.
+    /// Switches output to the next queued object's body and opens its record (in place of the
+    /// container `saveContainer` saved for the run), or returns nil when none is left.
     mutating func beginNextObject() throws(GraphArchiveError) -> (any GraphCoding & AnyObject)? {
         guard queueHead < queue.count else { return nil }
         let next = queue[queueHead]

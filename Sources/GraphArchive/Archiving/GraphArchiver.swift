@@ -217,12 +217,12 @@ public final class GraphArchiver {
     /// reference new objects add to the queue instead of recursing.
     private func writeQueuedObjects() throws {
         if state.hasQueuedObjects {
-            try state.beginRecordRun()
+            try state.saveContainer()
             while let object = try state.beginNextObject() {
                 try object.encode(with: self)
                 try state.endObject()
             }
-            state.endRecordRun()
+            state.restoreContainer()
         }
         state.endObjects()
     }

@@ -268,6 +268,13 @@ struct DecodingState: ~Copyable {
                 try scanner.skipValue(&reader, depth: stack.count)
             }
         }
+        releaseOffsets()
+    }
+
+    /// Gives the offsets table's slots that the current record took (`computeOffsets`) back
+    /// for the next record to take.
+    @inline(__always)
+    private mutating func releaseOffsets() {
         if container.offsetsStart >= 0 { offsetsEnd = container.offsetsStart }
     }
 
@@ -294,7 +301,7 @@ struct DecodingState: ~Copyable {
     /// record's value for a key of the same name.
     mutating func unwind(toDepth depth: Int) {
         while stack.count > depth {
-            if container.offsetsStart >= 0 { offsetsEnd = container.offsetsStart }
+            releaseOffsets()
             container = stack.removeLast()
         }
     }
