@@ -54,7 +54,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "GridStore", "GraphArchive",
-                // zstd's own speed on the archive payload is one of the floors (issue #5).
+                // zstd's own speed on the archive payload is one of the floors.
                 .target(name: "CZstd", condition: .when(traits: ["Zstd"])),
             ],
             path: "Benchmarks",

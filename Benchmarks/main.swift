@@ -1,4 +1,4 @@
-// Benchmarks/main.swift - entry point of `swift run -c release Benchmarks` (issue #5)
+// Benchmarks/main.swift - entry point of `swift run -c release Benchmarks`
 
 import Foundation
 

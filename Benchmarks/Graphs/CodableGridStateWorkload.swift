@@ -1,4 +1,4 @@
-// Benchmarks/Graphs/CodableGridStateWorkload.swift - issue 8: the Codable bridge against JSON and property lists
+// Benchmarks/Graphs/CodableGridStateWorkload.swift - the Codable bridge against JSON and property lists
 
 import Foundation
 import GraphArchive

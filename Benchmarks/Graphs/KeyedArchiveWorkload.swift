@@ -1,4 +1,4 @@
-// Benchmarks/Graphs/KeyedArchiveWorkload.swift - issue 7: reading and writing NSKeyedArchiver archives
+// Benchmarks/Graphs/KeyedArchiveWorkload.swift - reading and writing NSKeyedArchiver archives
 
 import Foundation
 import GraphArchive
@@ -14,7 +14,7 @@ import GridStore
 /// "Benchmarks.GridStateObject" (Linux Foundation does not honour `setClassName(_:for:)`), which
 /// gridstore maps to GridState with its registry: the `setClass(_:forClassName:)` of the API.
 /// NSKeyedArchiver needs over a minute for a million records, so the workload runs at
-/// N = 100,000 at most (issue 7's target size); the peers scale down under the time budget like
+/// N = 100,000 at most (the size its target is set for); the peers scale down under the time budget like
 /// every peer.
 final class KeyedArchiveWorkload: Workload {
     static let name = "keyed"
@@ -91,8 +91,8 @@ final class KeyedArchiveWorkload: Workload {
     }
 
     /// gridstore's keyed archive of the `count`-slot graph, made once and checked by reading it
-    /// back with gridstore and with Foundation's NSKeyedUnarchiver (issue 7: archives we write
-    /// decode in Foundation with the same values and the same sharing).
+    /// back with gridstore and with Foundation's NSKeyedUnarchiver (archives we write must decode
+    /// in Foundation with the same values and the same sharing).
     func gridstoreArchive(_ count: Int) throws -> Data {
         try inputs.value("gridstore/\(count)") {
             let graph = graph(count)
@@ -183,7 +183,7 @@ final class KeyedArchiveWorkload: Workload {
         )
     }
 
-    /// Reading Foundation's archive from memory: the figure issue 7's target is about.
+    /// Reading Foundation's archive from memory: the figure the keyed read target is about.
     private func readCase() -> Case {
         var read = makeCase("gridstore", .gridstore, .decode) { count in
             let data = try self.foundationArchive(count)

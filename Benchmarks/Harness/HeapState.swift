@@ -10,7 +10,7 @@ import Foundation
 /// threshold glibc moves as blocks of its own mapping are freed) and a free of 64 KiB or more
 /// comes along. A run on given-back memory takes a page fault for every 4 KiB it touches again.
 /// A decode of 1M grid-state slots took 886 faults on a kept heap and 40,100 on a given-back
-/// one, 0.16 s against 0.27–0.41 s (throwaway driver, six decodes each); in run 21 the samples of
+/// one, 0.16 s against 0.27–0.41 s (throwaway driver, six decodes each); in one suite run the samples of
 /// the decode and of its floor each fell in those two groups (floor: 142–158 and 261–273 ms),
 /// and the medians said more about the mix than about the code.
 enum HeapState: String, CaseIterable, Codable, Sendable {
@@ -30,7 +30,7 @@ enum HeapState: String, CaseIterable, Codable, Sendable {
     /// thread of its own (for the stack NSKeyedArchiver needs), and such a thread would get an
     /// arena of its own, built of 64 MiB mappings that glibc unmaps as soon as one is all free,
     /// whatever the thresholds below say. A freed 1M-slot graph often left whole mappings free:
-    /// until run 37 the `warm` decode took 1,397, about 13,000 or about 30,000 page faults from
+    /// before this, the `warm` decode took 1,397, about 13,000 or about 30,000 page faults from
     /// one run to the next (146–153, 199–210 or 272–281 ms), and its floor 0, 13,000 or 29,400
     /// (180–214, 252–283 or 322 ms), in one `--only gridstate` run; in the main arena, 1,397 in
     /// every decode after the first (151–178 ms but one run) and 0 in every floor run (133–146 ms).

@@ -135,7 +135,7 @@ struct Comparison: Codable, Sendable {
     var otherScaledFrom: Int?
 }
 
-/// One issue-5 target, judged on this run.
+/// One target of the project, judged on this run.
 struct TargetResult: Codable, Sendable {
     enum Verdict: String, Codable, Sendable {
         case met, missed
@@ -205,7 +205,7 @@ struct PhaseTimes: Codable, Sendable {
     var pilotSeconds = 0.0
     /// The warm-up and the `--reps` rounds, but for the quick rows' extra runs.
     var roundsSeconds = 0.0
-    /// The quick rows' extra runs (two a round, within the rounds; after them until run 33).
+    /// The quick rows' extra runs (two a round, spread within the rounds).
     var extraRoundsSeconds = 0.0
     /// The part of the rounds spent checking results (outside the clock of each run).
     var checkSeconds = 0.0

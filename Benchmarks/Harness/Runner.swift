@@ -78,7 +78,7 @@ struct CaseTimer {
         // the next, and a median of three moved ratios beyond their margins. Their extra runs are
         // spread over the round, between the other cases, not gathered after the last round: the
         // VM's slow and fast stretches last minutes, and samples taken after the peers had
-        // finished compared one stretch with another (run 30: GraphArchiveEncoder 548-573 ms in
+        // finished compared one stretch with another (in one run: GraphArchiveEncoder 548-573 ms in
         // the rounds, 943-1,083 ms in the extra rounds after them; JSONEncoder was not there).
         // The other rows keep `--reps` samples: the peers' (run at a smaller N and scaled, good to
         // ±30% from run to run anyway) and the rows no target reads.

@@ -54,7 +54,7 @@ enum TableRenderer {
         }
         if !report.targets.isEmpty {
             text +=
-                "\n== targets (issue 5 on \(Targets.workload), issue 7 on \(KeyedArchiveWorkload.name), issue 8 on \(Targets.codableWorkload))\n\n"
+                "\n== targets (judged on the \(Targets.workload), \(KeyedArchiveWorkload.name) and \(Targets.codableWorkload) workloads)\n\n"
             if report.count != Targets.count || report.sharedFraction != Targets.sharedFraction {
                 text +=
                     "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "

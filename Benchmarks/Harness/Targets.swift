@@ -1,4 +1,4 @@
-// Benchmarks/Harness/Targets.swift - issue 5's targets, judged on the grid-state figures of a run
+// Benchmarks/Harness/Targets.swift - the project's speed, size and memory targets, judged on a run's figures
 
 import GraphArchive
 
@@ -11,10 +11,10 @@ enum Targets {
     /// The exponent of time against N above which cost counts as growing faster than linear.
     static let linearExponentLimit = 1.1
 
-    /// Issue 7: reading a keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
+    /// Reading an app's keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
     static let keyedReadSpeedup = 20.0
 
-    /// Issue 8's targets for the Codable bridge, on the ``CodableGridStateWorkload`` (gridstore at
+    /// The Codable bridge's targets, on the ``CodableGridStateWorkload`` (gridstore at
     /// N, the peers within their budget, scaled): each peer's operation and how many times faster
     /// the bridge must be.
     static let codableWorkload = CodableGridStateWorkload.name
@@ -49,7 +49,7 @@ enum Targets {
         gridStateTargets(report, settings: settings) + keyedArchiveTargets(report) + codableTargets(report)
     }
 
-    /// Issue 8's speed targets, judged on the codable workload's figures.
+    /// The Codable bridge's speed targets, judged on the codable workload's figures.
     private static func codableTargets(_ report: Report) -> [TargetResult] {
         guard let codable = report.workloads.first(where: { $0.name == codableWorkload }) else { return [] }
         return codableSpeedups.map { operation, peer, speedup in
@@ -60,7 +60,7 @@ enum Targets {
             }
             return TargetResult(
                 id: "codable-\(operation.rawValue)-vs-\(peer)",
-                target: "codable: \(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer) (issue 8)",
+                target: "codable: \(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
                 measured: measured,
                 limit: speedup,
                 verdict: measured.map { $0 >= speedup ? .met : .missed } ?? .notMeasured,
@@ -69,7 +69,7 @@ enum Targets {
         }
     }
 
-    /// Issue 7's read target, judged on the keyed workload's figures.
+    /// The keyed-archive read target, judged on the keyed workload's figures.
     private static func keyedArchiveTargets(_ report: Report) -> [TargetResult] {
         guard let keyed = report.workloads.first(where: { $0.name == KeyedArchiveWorkload.name }) else { return [] }
         let peer = "NSKeyedUnarchiver"
@@ -83,7 +83,7 @@ enum Targets {
         return [
             TargetResult(
                 id: "keyed-read-vs-\(peer)",
-                target: "read a keyed archive ≥ \(Int(keyedReadSpeedup))x faster than \(peer) (issue 7)",
+                target: "read a keyed archive ≥ \(Int(keyedReadSpeedup))x faster than \(peer)",
                 measured: measured,
                 limit: keyedReadSpeedup,
                 verdict: measured.map { $0 >= keyedReadSpeedup ? .met : .missed } ?? .notMeasured,

@@ -33,7 +33,7 @@ struct HarnessTests {
         #expect(settings.heap == .cold)
     }
 
-    @Test func defaultsAreTheIssueSettings() throws {
+    @Test func defaultsAreTheTargetSettings() throws {
         guard case .run(let settings) = try CommandLineSyntax.parse([]) else {
             Issue.record("expected a run")
             return

@@ -1,4 +1,4 @@
-// Tests/BenchmarksTests/KeyedArchiveWorkloadTests.swift - the keyed-archive workload (issue 7) and its target
+// Tests/BenchmarksTests/KeyedArchiveWorkloadTests.swift - the keyed-archive workload and its target
 
 import Foundation
 import GraphArchive
