@@ -24,20 +24,28 @@ public struct GridStateGenerator: Sendable {
         count - Int((Double(count) * sharedFraction).rounded(.down))
     }
 
-    public func generate() -> [GridState] {
+    /// The records.
+    ///
+    /// - Parameter progress: Called now and then with the number of slots filled so far.
+    public func generate(progress: ((Int) -> Void)? = nil) -> [GridState] {
         var random = SplitMix64(seed: seed)
         let distinct = distinctCount
         var states: [GridState] = []
         states.reserveCapacity(count)
-        for _ in 0..<distinct {
+        for index in 0..<distinct {
             states.append(
                 GridState(name: Self.name(&random), color: Int(random.next() & 0xFF_FFFF), date: Self.date(&random)))
+            if let progress, index % Self.progressInterval == 0 { progress(index) }
         }
-        for _ in distinct..<count {
+        for index in distinct..<count {
             states.append(states[Int(random.next() % UInt64(distinct))])
+            if let progress, index % Self.progressInterval == 0 { progress(index) }
         }
         return states
     }
+
+    /// Slots between progress reports: rare enough to cost nothing, often enough to move.
+    private static let progressInterval = 16_384
 
     private static let words = [
         "amber", "arctic", "azure", "basalt", "birch", "blue", "bright", "canyon", "cedar", "cobalt",

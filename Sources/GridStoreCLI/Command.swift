@@ -19,6 +19,18 @@ enum Command: Equatable {
 /// The verbs, as typed.
 enum CommandName: String, CaseIterable {
     case save, load, verify, session, convert
+
+    /// The `--name` options the command takes, besides `-q`/`--quiet` and `-h`/`--help`
+    /// (which every command takes); its help lists each.
+    var optionNames: [String] {
+        switch self {
+        case .save: ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input"]
+        case .load: ["--file", "--stats", "--json", "--limit"]
+        case .verify: ["--file"]
+        case .session: ["--file", "--compress"]
+        case .convert: ["--to", "--compress"]
+        }
+    }
 }
 
 /// `gridstore save`: fill the data source and save it.

@@ -8,27 +8,42 @@ import GridStore
 /// usage error instead of an exhausted machine.
 let maximumGeneratedRecords = 10_000_000
 
-/// Reads the arguments after the program name into a ``Command``; touches nothing else.
+/// One command line: what to do, and how much to say about it.
+struct Invocation: Equatable {
+    var command: Command
+    /// `-q`/`--quiet`: no progress and no informational lines; results, warnings and errors
+    /// are still written.
+    var quiet = false
+}
+
+/// Reads the arguments after the program name into an ``Invocation``; touches nothing else.
 ///
-/// The form is `gridstore COMMAND [OPTIONS]`. Options are `--name VALUE` or `--name=VALUE`;
-/// each may be given once; `-h`/`--help` anywhere before `--` asks for the command's help.
+/// The form is `gridstore [-q] COMMAND [OPTIONS]`. Options are `--name VALUE` or `--name=VALUE`;
+/// each may be given once; `-h`/`--help` anywhere before `--` asks for the command's help, and
+/// `-q`/`--quiet` may come before the command or among its options.
 ///
 /// - Throws: ``UsageError`` for every mistake, naming it.
-func parse(_ arguments: [String]) throws(UsageError) -> Command {
+func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    var arguments = arguments[...]
+    var quiet = false
+    while let first = arguments.first, try OptionReader.isQuiet(first) {
+        quiet = true
+        arguments = arguments.dropFirst()
+    }
     guard let first = arguments.first else {
         throw UsageError("no command given; the commands are \(commandList)")
     }
     let rest = Array(arguments.dropFirst())
     switch first {
     case "-h", "--help", "help":
-        guard let topic = rest.first else { return .help(nil) }
+        guard let topic = rest.first else { return Invocation(command: .help(nil), quiet: quiet) }
         guard rest.count == 1, let name = CommandName(rawValue: topic) else {
             throw UsageError("no help on '\(rest.joined(separator: " "))'; the commands are \(commandList)")
         }
-        return .help(name)
+        return Invocation(command: .help(name), quiet: quiet)
     case "--version":
         guard rest.isEmpty else { throw UsageError("unexpected argument '\(rest[0])' after --version") }
-        return .version
+        return Invocation(command: .version, quiet: quiet)
     default:
         break
     }
@@ -39,17 +54,19 @@ func parse(_ arguments: [String]) throws(UsageError) -> Command {
         throw UsageError("unknown command '\(first)'; the commands are \(commandList)")
     }
     var reader = OptionReader(command: name, arguments: rest)
-    if reader.asksForHelp { return .help(name) }
+    if reader.asksForHelp { return Invocation(command: .help(name), quiet: quiet) }
+    let command: Command
     switch name {
-    case .save: return .save(try parseSave(&reader))
-    case .load: return .load(try parseLoad(&reader))
-    case .verify: return .verify(try parseVerify(&reader))
-    case .session: return .session(try parseSession(&reader))
-    case .convert: return .convert(try parseConvert(&reader))
+    case .save: command = .save(try parseSave(&reader))
+    case .load: command = .load(try parseLoad(&reader))
+    case .verify: command = .verify(try parseVerify(&reader))
+    case .session: command = .session(try parseSession(&reader))
+    case .convert: command = .convert(try parseConvert(&reader))
     }
+    return Invocation(command: command, quiet: quiet || reader.quiet)
 }
 
-private let commandList = CommandName.allCases.map(\.rawValue).joined(separator: ", ")
+private let commandList = (CommandName.allCases.map(\.rawValue) + ["help"]).joined(separator: ", ")
 
 // MARK: - Commands
 
@@ -73,10 +90,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         case "--seed": seed = try reader.seed(option)
         case "--input": input = try reader.path(option)
         default:
-            throw reader.unknown(
-                option,
-                known: ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input"]
-            )
+            throw reader.unknown(option)
         }
     }
     let source: RecordSource
@@ -105,7 +119,7 @@ private func parseLoad(_ reader: inout OptionReader) throws(UsageError) -> LoadO
         case "--stats": try reader.flag(option, &options.stats)
         case "--json": try reader.flag(option, &options.json)
         case "--limit": options.limit = try reader.count(option, maximum: Int.max)
-        default: throw reader.unknown(option, known: ["--file", "--stats", "--json", "--limit"])
+        default: throw reader.unknown(option)
         }
     }
     if options.stats && options.limit != nil {
@@ -119,7 +133,7 @@ private func parseVerify(_ reader: inout OptionReader) throws(UsageError) -> Ver
     while let option = try reader.nextOption() {
         switch option.name {
         case "--file": options.file = try reader.path(option)
-        default: throw reader.unknown(option, known: ["--file"])
+        default: throw reader.unknown(option)
         }
     }
     return options
@@ -131,7 +145,7 @@ private func parseSession(_ reader: inout OptionReader) throws(UsageError) -> Se
         switch option.name {
         case "--file": options.file = try reader.path(option)
         case "--compress": options.compression = try reader.compression(option)
-        default: throw reader.unknown(option, known: ["--file", "--compress"])
+        default: throw reader.unknown(option)
         }
     }
     return options
@@ -145,7 +159,7 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
         switch option.name {
         case "--to": format = try reader.format(option)
         case "--compress": compression = try reader.compression(option)
-        default: throw reader.unknown(option, known: ["--to", "--compress"])
+        default: throw reader.unknown(option)
         }
     }
     guard reader.operands.count == 2 else {
@@ -195,6 +209,8 @@ struct OptionReader {
     let command: CommandName
     /// Whether the command takes plain arguments (collected in ``operands``) between its options.
     var acceptsOperands = false
+    /// Whether `-q`/`--quiet` came among the options (every command takes it).
+    private(set) var quiet = false
     private(set) var operands: [String] = []
     private let arguments: [String]
     private var position = 0
@@ -224,6 +240,10 @@ struct OptionReader {
                 }
                 return nil
             }
+            if try Self.isQuiet(argument) {
+                quiet = true
+                continue
+            }
             guard argument.hasPrefix("--") else {
                 if argument.hasPrefix("-") && argument != "-" {
                     throw error("unknown option '\(argument)' for \(command.rawValue)")
@@ -242,6 +262,13 @@ struct OptionReader {
             return option
         }
         return nil
+    }
+
+    /// Whether `argument` is `-q` or `--quiet`; `--quiet=VALUE` is a mistake.
+    static func isQuiet(_ argument: String) throws(UsageError) -> Bool {
+        if argument == "-q" || argument == "--quiet" { return true }
+        if argument.hasPrefix("--quiet=") { throw UsageError("--quiet takes no value") }
+        return false
     }
 
     private mutating func operand(_ argument: String) throws(UsageError) {
@@ -323,8 +350,8 @@ struct OptionReader {
     }
 
     /// The error for an option this command does not have, suggesting a close one.
-    func unknown(_ option: Option, known: [String]) -> UsageError {
-        let close = known.min { editDistance($0, option.name) < editDistance($1, option.name) }
+    func unknown(_ option: Option) -> UsageError {
+        let close = command.optionNames.min { editDistance($0, option.name) < editDistance($1, option.name) }
         var message = "unknown option '\(option.name)' for \(command.rawValue)"
         if let close, editDistance(close, option.name) <= 2 { message += "; did you mean '\(close)'?" }
         return error(message)

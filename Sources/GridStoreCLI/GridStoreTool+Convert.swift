@@ -6,8 +6,8 @@ import GridStore
 extension GridStoreTool {
     /// Rewrites IN (a gridstore or keyed archive, told apart by its first bytes) as OUT in the
     /// `--to` format, atomically: OUT is the old file or the whole new one, and IN may be OUT.
-    static func convert(_ options: ConvertOptions) throws {
-        let progress = Progress()
+    static func convert(_ options: ConvertOptions, console: Console) throws {
+        let progress = console.progress()
         defer { progress.finish() }
         progress.phase("converting \(options.input)")
         let records = try withArchive(options.input) {
@@ -20,11 +20,9 @@ extension GridStoreTool {
         }
         let info = try withArchive(options.output) { try GridStateArchive.info(fromFile: options.output) }
         progress.finish()
-        var output = OutputBuffer()
-        output.append(
-            "converted \(records) records (\(info.objectCount) distinct) from \(options.input) to \(options.output): "
-                + "\(info.archiveBytes) bytes, \(describe(options.format, options.compression))\n"
+        try console.summary(
+            "converted \(counted(records, "record")) (\(info.objectCount) distinct) from \(options.input) to "
+                + "\(options.output): \(counted(info.archiveBytes, "byte")), \(describe(options.format, options.compression))"
         )
-        try output.flush()
     }
 }

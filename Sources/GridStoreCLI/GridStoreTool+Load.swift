@@ -7,10 +7,10 @@ import GridStore
 extension GridStoreTool {
     /// Loads the archive into the data source (the app's launch), then prints its records or,
     /// with `--stats`, what the archive holds.
-    static func load(_ options: LoadOptions) throws {
+    static func load(_ options: LoadOptions, console: Console) throws {
         let path = archivePath(options.file)
         let store = dataSource(at: path)
-        let progress = Progress()
+        let progress = console.progress()
         defer { progress.finish() }
 
         // The header's counts, after the checksum over header and payload is verified (a keyed
@@ -37,7 +37,7 @@ extension GridStoreTool {
                 }
             }
             if store.count == 0 && !options.json {
-                StandardError.write("\(StandardError.programName): \(path) holds no records\n")
+                console.note("\(path) holds no records")
             }
         }
         try output.flush()

@@ -8,10 +8,10 @@ extension GridStoreTool {
     /// Fills the data source from `--generate` or `--input` (after the archived records with
     /// `--append`) and saves it atomically. Nothing is written unless every record was read:
     /// a bad input leaves the archive as it was.
-    static func save(_ options: SaveOptions) throws {
+    static func save(_ options: SaveOptions, console: Console) throws {
         let path = archivePath(options.file)
         let store = dataSource(at: path, compression: options.compression)
-        let progress = Progress()
+        let progress = console.progress()
         defer { progress.finish() }
 
         if options.append {
@@ -27,7 +27,7 @@ extension GridStoreTool {
             store.replaceAll(with: states)
         }
 
-        progress.phase("saving \(store.count) records")
+        progress.phase("saving \(counted(store.count, "record"))")
         switch options.format {
         case .gridstore:
             try withArchive(path) { try store.save() }
@@ -47,14 +47,12 @@ extension GridStoreTool {
         let info = try withArchive(path) { try GridStateArchive.info(fromFile: path) }
         progress.finish()
 
-        var output = OutputBuffer()
         let total = info.rootElementCount ?? store.count
         let appended = options.append ? "added \(added), " : ""
-        output.append(
-            "saved \(total) records (\(appended)\(info.objectCount) distinct) to \(path): "
-                + "\(info.archiveBytes) bytes, \(describe(options.format, options.compression))\n"
+        try console.summary(
+            "saved \(counted(total, "record")) (\(appended)\(info.objectCount) distinct) to \(path): "
+                + "\(counted(info.archiveBytes, "byte")), \(describe(options.format, options.compression))"
         )
-        try output.flush()
     }
 
     /// "compression none" for gridstore archives, "format keyed-plist" for keyed ones.
@@ -66,16 +64,21 @@ extension GridStoreTool {
     private static func records(from source: RecordSource, progress: Progress) throws -> [GridState] {
         switch source {
         case .generate(let count, let sharedFraction, let seed):
-            progress.phase("generating \(count) records")
-            return GridStateGenerator(count: count, sharedFraction: sharedFraction, seed: seed).generate()
+            progress.phase("generating records", total: count)
+            return GridStateGenerator(count: count, sharedFraction: sharedFraction, seed: seed).generate {
+                progress.advance(to: $0)
+            }
         case .input(let path):
-            progress.phase("reading \(path == "-" ? "standard input" : path)")
+            let name = path == "-" ? "standard input" : path
+            progress.phase("reading \(name)")
             let bytes = try path == "-" ? standardInput() : GridStateImporter.contents(ofFile: path)
             let format = RecordFormat.detect(path: path == "-" ? nil : path, content: bytes)
-            progress.phase("importing \(format.rawValue) records")
-            var importer = GridStateImporter(source: path == "-" ? "standard input" : path)
+            progress.phase("importing \(format.rawValue) from \(name)", total: bytes.count, unit: .bytes)
+            var importer = GridStateImporter(source: name)
             var states: [GridState] = []
-            try importer.read(bytes, format: format, into: &states) { progress.advance(to: $0) }
+            try importer.read(bytes, format: format, into: &states) {
+                progress.advance(to: $0.bytesRead, detail: counted($0.records, "record"))
+            }
             return states
         }
     }

@@ -10,24 +10,20 @@ extension GridStoreTool {
     ///
     /// Prints `loaded N` once loaded and `added N` (the new record count) after each record, so
     /// a driving program knows what has been taken in.
-    static func session(_ options: SessionOptions) throws {
+    static func session(_ options: SessionOptions, console: Console) throws {
         let path = archivePath(options.file)
         let store = dataSource(at: path, compression: options.compression)
         try withArchive(path) { try store.load() }
         store.saveOnTermination { reason, result in
             switch result {
             case .success(let count):
-                StandardError.write(
-                    "\(StandardError.programName): saved \(count) records to \(path) (\(describe(reason)))\n"
-                )
+                console.note("saved \(counted(count, "record")) to \(path) (\(describe(reason)))")
             case .failure(let error):
                 StandardError.error("could not save \(path) (\(describe(reason))): \(error)")
             }
         }
 
-        var output = OutputBuffer()
-        output.append("loaded \(store.count)\n")
-        try output.flush()
+        try console.summary("loaded \(store.count)")
 
         var importer = GridStateImporter(source: "standard input")
         var lineNumber = 0
@@ -39,8 +35,7 @@ extension GridStoreTool {
                     try importer.readJSONLine(line, lineNumber: lineNumber, into: &states)
                 }
                 guard added > 0 else { continue }
-                output.append("added \(store.count)\n")
-                try output.flush()
+                try console.summary("added \(store.count)")
             } catch {
                 StandardError.error("\(error) (line skipped)")
                 rejected += 1
@@ -48,10 +43,10 @@ extension GridStoreTool {
         }
         // End of input: save here rather than at exit, so a failure sets the exit status.
         if try withArchive(path, { try store.saveIfChanged() }) {
-            StandardError.write("\(StandardError.programName): saved \(store.count) records to \(path)\n")
+            console.note("saved \(counted(store.count, "record")) to \(path)")
         }
         if rejected > 0 {
-            throw ToolError("\(rejected) of \(lineNumber) input lines were rejected")
+            throw ToolError("\(rejected) of \(counted(lineNumber, "input line")) \(rejected == 1 ? "was" : "were") rejected")
         }
     }
 

@@ -49,8 +49,9 @@ enum GridStoreTool {
         }
     }
 
-    static func run(_ command: Command) throws {
-        switch command {
+    static func run(_ invocation: Invocation) throws {
+        let console = Console(quiet: invocation.quiet)
+        switch invocation.command {
         case .help(let name):
             var output = OutputBuffer()
             output.append(HelpText.text(for: name) + "\n")
@@ -59,11 +60,11 @@ enum GridStoreTool {
             var output = OutputBuffer()
             output.append("gridstore \(toolVersion)\n")
             try output.flush()
-        case .save(let options): try save(options)
-        case .load(let options): try load(options)
-        case .verify(let options): try verify(options)
-        case .session(let options): try session(options)
-        case .convert(let options): try convert(options)
+        case .save(let options): try save(options, console: console)
+        case .load(let options): try load(options, console: console)
+        case .verify(let options): try verify(options, console: console)
+        case .session(let options): try session(options, console: console)
+        case .convert(let options): try convert(options, console: console)
         }
     }
 

@@ -18,20 +18,28 @@ enum HelpText {
 
     static let general = """
         gridstore: save and load arrays of grid-state records as gridstore archives
-        (and Apple NSKeyedArchiver archives, which load, verify and convert detects by itself).
+        (and as Apple NSKeyedArchiver archives, which load, verify and convert
+        recognize by themselves).
 
-        Usage: gridstore COMMAND [OPTIONS]
+        Usage: gridstore [-q] COMMAND [OPTIONS]
 
         Commands:
-          save      Fill the data source (generated or imported records) and save it
+          save      Fill the data source (generated or imported records), save it
           load      Print the archived records, or statistics with --stats
-          verify    Check an archive completely and say what is wrong and where
-          session   Keep the data source open, add records from standard input, save on exit
-          convert   Rewrite an archive as gridstore or as an NSKeyedArchiver archive (keyed-plist)
+          verify    Check an archive completely; say what is wrong and where
+          session   Keep the data source open, add records from standard input,
+                    save on exit
+          convert   Rewrite an archive as gridstore or as an NSKeyedArchiver
+                    archive (keyed-plist)
+          help      Show this help, or a command's: 'gridstore help COMMAND'
 
         Options:
-          -h, --help   Show this help; 'gridstore COMMAND --help' shows a command's
-          --version    Show the version
+          -h, --help    Show this help ('gridstore COMMAND --help' shows a
+                        command's help)
+          -q, --quiet   Show no progress and no informational lines; results,
+                        warnings and errors still appear (also accepted among a
+                        command's options)
+          --version     Show the version
 
         The archive is --file PATH, else $GRIDSTORE_FILE, else
         $XDG_DATA_HOME/gridstore/grids.gridstore (~/.local/share/... when unset).
@@ -41,85 +49,101 @@ enum HelpText {
     static let save = """
         gridstore save: fill the data source with records and save it atomically.
 
-        Usage: gridstore save [--file PATH] [--compress zstd[:LEVEL]|none]
+        Usage: gridstore save [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
                               [--format gridstore|keyed-plist] [--append]
                               (--generate N [--shared F] [--seed S] | --input PATH|-)
 
         Options:
-          --file PATH              Archive to write (default: see 'gridstore --help')
-          --compress METHOD        none (default), zstd (level 3) or zstd:LEVEL (-131072 to 22);
-                                   gridstore format only
-          --format FORMAT          gridstore (default) or keyed-plist: an NSKeyedArchiver binary
-                                   plist whose records are of class UAGridState (the iOS app's)
-          --append                 Add to the records already archived (either format) instead
-                                   of replacing them; the result is written in --format
-          --generate N             Make N records (array slots), 0 to \(maximumGeneratedRecords)
-          --shared F               Fraction of slots, in [0, 1), that repeat an earlier record
-                                   (default 0): the first N - floor(N*F) records are distinct
-          --seed S                 Seed for --generate; the same seed gives the same records
-                                   (default 1)
-          --input PATH             Import JSON (an array), JSON Lines or CSV with the header
-                                   name,color,date[,id]; '-' reads standard input. Records with
-                                   the same id become one shared instance.
-          -h, --help               Show this help
+          --file PATH          Archive to write (default: see 'gridstore --help')
+          --compress METHOD    none (default), zstd (level 3) or zstd:LEVEL
+                               (-131072 to 22); gridstore format only
+          --format FORMAT      gridstore (default) or keyed-plist: an
+                               NSKeyedArchiver binary plist whose records are of
+                               class UAGridState (the iOS app's)
+          --append             Add to the records already archived (either
+                               format) instead of replacing them; the result is
+                               written in --format
+          --generate N         Make N records (array slots), 0 to \(maximumGeneratedRecords)
+          --shared F           Fraction of slots, in [0, 1), that repeat an
+                               earlier record (default 0): the first
+                               N - floor(N*F) records are distinct
+          --seed S             Seed for --generate; the same seed gives the same
+                               records (default 1)
+          --input PATH         Import JSON (an array), JSON Lines or CSV with the
+                               header name,color,date[,id]; '-' reads standard
+                               input. Records with the same id become one
+                               shared instance.
+          -q, --quiet          Print no summary line and no progress
+          -h, --help           Show this help
         """
 
     static let load = """
         gridstore load: print the archived records, or statistics about the archive.
 
-        Usage: gridstore load [--file PATH] [--stats] [--json] [--limit N]
+        Usage: gridstore load [-q] [--file PATH] [--stats] [--json] [--limit N]
 
         Options:
           --file PATH    Archive to read (default: see 'gridstore --help')
-          --stats        Print counts, sizes, compression, format version, checksum, load time
-          --json         Records as JSON Lines (name, color, date, id; shared records share
-                         their id); with --stats, one JSON object
+          --stats        Print counts, sizes, compression, format version,
+                         checksum and load time instead of the records
+          --json         Records as JSON Lines (name, color, date, id; shared
+                         records share their id); with --stats, one JSON object
           --limit N      Print at most N records
+          -q, --quiet    Print no progress and no note about an empty archive
           -h, --help     Show this help
         """
 
     static let verify = """
         gridstore verify: check every byte of an archive and decode all its records.
 
-        Usage: gridstore verify [--file PATH]
+        Usage: gridstore verify [-q] [--file PATH]
 
         Options:
           --file PATH    Archive to check (default: see 'gridstore --help')
+          -q, --quiet    Print nothing when the archive is sound (the exit status
+                         says it)
           -h, --help     Show this help
 
-        Prints a summary when the archive is sound; otherwise says what is wrong and where
-        (byte offset, key path) and exits with status 1.
+        Prints a summary when the archive is sound; otherwise says what is wrong
+        and where (byte offset, key path) and exits with status 1.
         """
 
     static let session = """
-        gridstore session: keep the data source open like an app and save it on exit.
+        gridstore session: keep the data source open like an app; save it on exit.
 
-        Usage: gridstore session [--file PATH] [--compress zstd[:LEVEL]|none]
+        Usage: gridstore session [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
 
-        Loads the archive (a missing file is an empty store), prints 'loaded N', then reads
-        JSON Lines records from standard input, adding each and printing 'added N' (the new
-        number of records). Saves when input ends and on SIGTERM, SIGINT or SIGHUP. A bad line
-        is reported and skipped; the exit status is then 1.
+        Loads the archive (a missing file is an empty store), prints 'loaded N',
+        then reads JSON Lines records from standard input, adding each and printing
+        'added N' (the new number of records). Saves when input ends and on
+        SIGTERM, SIGINT or SIGHUP. A bad line is reported and skipped; the exit
+        status is then 1.
 
         Options:
-          --file PATH          Archive to load and save (default: see 'gridstore --help')
+          --file PATH          Archive to load and save (default: see
+                               'gridstore --help')
           --compress METHOD    none (default), zstd or zstd:LEVEL, for saving
+          -q, --quiet          Print no 'loaded', 'added' or 'saved' lines
           -h, --help           Show this help
         """
 
     static let convert = """
-        gridstore convert: rewrite an archive in another format, keeping every record and its sharing.
+        gridstore convert: rewrite an archive in another format, keeping every
+        record and its sharing.
 
-        Usage: gridstore convert IN OUT --to gridstore|keyed-plist [--compress zstd[:LEVEL]|none]
+        Usage: gridstore convert [-q] IN OUT --to gridstore|keyed-plist
+                                 [--compress zstd[:LEVEL]|none]
 
-        IN may be a gridstore archive or an NSKeyedArchiver archive (told apart by its first
-        bytes). OUT is written atomically (the old file or the whole new one), so IN may be OUT.
-        keyed-plist output is a binary plist whose records are of class UAGridState, as the iOS
-        app's NSKeyedUnarchiver expects.
+        IN may be a gridstore archive or an NSKeyedArchiver archive (told apart by
+        its first bytes). OUT is written atomically (the old file or the whole new
+        one), so IN may be OUT. keyed-plist output is a binary plist whose records
+        are of class UAGridState, as the iOS app's NSKeyedUnarchiver expects.
 
         Options:
           --to FORMAT          gridstore or keyed-plist (required)
-          --compress METHOD    none (default), zstd or zstd:LEVEL; only with --to gridstore
+          --compress METHOD    none (default), zstd or zstd:LEVEL; only with
+                               --to gridstore
+          -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
         """
 }

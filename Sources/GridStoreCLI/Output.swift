@@ -17,9 +17,9 @@ struct OutputBuffer {
         bytes.append(contentsOf: text.utf8)
     }
 
-    /// Appends `text` filled with spaces to `width` characters, then `separator`.
+    /// Appends `text` filled with spaces to `width` terminal columns, then `separator`.
     mutating func append(_ text: String, paddedTo width: Int, alignRight: Bool, separator: String) {
-        let fill = repeatElement(UInt8(ascii: " "), count: max(0, width - text.count))
+        let fill = repeatElement(UInt8(ascii: " "), count: max(0, width - DisplayWidth.of(text)))
         if alignRight { bytes.append(contentsOf: fill) }
         bytes.append(contentsOf: text.utf8)
         if !alignRight { bytes.append(contentsOf: fill) }
@@ -81,7 +81,54 @@ enum StandardError {
         write("\(programName): error: \(message)\n")
     }
 
+    /// `gridstore: warning: MESSAGE`.
+    static func warning(_ message: String) {
+        write("\(programName): warning: \(message)\n")
+    }
+
     static var isTerminal: Bool {
         isatty(STDERR_FILENO) == 1
     }
+}
+
+/// What a command says besides its results, and whether it says it.
+///
+/// `-q`/`--quiet` silences progress and informational lines (`saved 3 records …`, `loaded 2`);
+/// results (records, statistics), warnings and errors are always written.
+struct Console {
+    var quiet = false
+
+    /// A progress line for a long operation: drawn on a terminal unless quiet.
+    func progress() -> Progress {
+        Progress(enabled: !quiet && StandardError.isTerminal)
+    }
+
+    /// A line saying what was done, on standard output (on standard error when standard output
+    /// carries an archive); nothing when quiet.
+    func summary(_ line: String, onStandardError: Bool = false) throws {
+        guard !quiet else { return }
+        if onStandardError {
+            StandardError.write(line + "\n")
+            return
+        }
+        var output = OutputBuffer()
+        output.append(line + "\n")
+        try output.flush()
+    }
+
+    /// `gridstore: TEXT` on standard error; nothing when quiet.
+    func note(_ text: String) {
+        guard !quiet else { return }
+        StandardError.write("\(StandardError.programName): \(text)\n")
+    }
+
+    /// `gridstore: warning: TEXT` on standard error, quiet or not.
+    func warning(_ text: String) {
+        StandardError.warning(text)
+    }
+}
+
+/// `count` and `noun`, the noun plural unless the count is 1: "1 record", "3 records".
+func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
 }

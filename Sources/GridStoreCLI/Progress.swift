@@ -9,10 +9,21 @@ import Synchronization
 /// pipes never see it. A small thread redraws the line ten times a second, so phases the
 /// engine runs in one call (archiving, loading) still show their elapsed time.
 final class Progress: Sendable {
+    /// What `done` and `total` count.
+    enum Unit {
+        /// Records (or other items): shown as "1200/5000 (24%)".
+        case items
+        /// Bytes of input: shown as "24% of 12.3 MB".
+        case bytes
+    }
+
     private struct State {
         var phase = ""
         var done = 0
         var total: Int?
+        var unit = Unit.items
+        /// Shown after the count, e.g. "(1200 records)" while bytes are counted.
+        var detail = ""
         var isVisible = false
         var isFinished = false
     }
@@ -32,20 +43,26 @@ final class Progress: Sendable {
         }
     }
 
-    /// Starts a phase, e.g. "archiving", with the number of items when known.
-    func phase(_ phase: String, total: Int? = nil) {
+    /// Starts a phase, e.g. "archiving", with the number of items (or bytes) when known: then
+    /// the line shows how far along it is as a percentage.
+    func phase(_ phase: String, total: Int? = nil, unit: Unit = .items) {
         guard isEnabled else { return }
         state.withLock { state in
             state.phase = phase
             state.done = 0
             state.total = total
+            state.unit = unit
+            state.detail = ""
         }
     }
 
-    /// Items done so far in this phase.
-    func advance(to done: Int) {
+    /// Items (or bytes) done so far in this phase, and what to show after the count.
+    func advance(to done: Int, detail: String = "") {
         guard isEnabled else { return }
-        state.withLock { $0.done = done }
+        state.withLock { state in
+            state.done = done
+            state.detail = detail
+        }
     }
 
     /// Clears the line and stops drawing; call before printing results.
@@ -64,17 +81,56 @@ final class Progress: Sendable {
         return state.withLock { state in
             guard !state.isFinished else { return false }
             guard elapsed >= .seconds(1) else { return true }
-            var line = "\(StandardError.programName): \(state.phase)"
-            if let total = state.total, total > 0 {
-                line += " \(state.done)/\(total) (\(state.done * 100 / total)%)"
-            } else if state.done > 0 {
-                line += " \(state.done)"
-            }
-            line += String(format: " %.1fs", seconds(elapsed))
+            let line = Self.line(
+                phase: state.phase,
+                done: state.done,
+                total: state.total,
+                unit: state.unit,
+                detail: state.detail,
+                elapsed: elapsed
+            )
             StandardError.write("\r\u{1B}[K\(line)")
             state.isVisible = true
             return true
         }
+    }
+}
+
+extension Progress {
+    /// The progress line: "gridstore: generating records 1200/5000 (24%) 1.3s",
+    /// "gridstore: importing in.csv 24% of 12.3 MB (1200 records) 1.3s".
+    static func line(
+        phase: String,
+        done: Int,
+        total: Int?,
+        unit: Unit,
+        detail: String,
+        elapsed: Duration
+    ) -> String {
+        var line = "\(StandardError.programName): \(phase)"
+        let percent = total.map { $0 > 0 ? min(100, done * 100 / $0) : 100 }
+        switch (unit, total, percent) {
+        case (.items, let total?, let percent?): line += " \(done)/\(total) (\(percent)%)"
+        case (.bytes, let total?, let percent?): line += " \(percent)% of \(byteSize(total))"
+        case (.items, _, _) where done > 0: line += " \(done)"
+        case (.bytes, _, _) where done > 0: line += " \(byteSize(done))"
+        default: break
+        }
+        if !detail.isEmpty { line += " (\(detail))" }
+        return line + String(format: " %.1fs", seconds(elapsed))
+    }
+
+    /// "812 bytes", "12.3 MB" (decimal units, as file managers show sizes).
+    static func byteSize(_ count: Int) -> String {
+        guard count >= 1000 else { return counted(count, "byte") }
+        let units = ["kB", "MB", "GB", "TB"]
+        var value = Double(count) / 1000
+        var unit = 0
+        while value >= 999.95 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return String(format: "%.1f", value) + " " + units[unit]
     }
 }
 

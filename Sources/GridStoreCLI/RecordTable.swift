@@ -4,9 +4,11 @@ import GridStore
 
 /// Prints grid states as columns SLOT, ID, NAME, COLOR, DATE: slots that share one record show
 /// the same ID. Colors in 0..<2^24 show as `#RRGGBB`. Control characters in names and dates are
-/// shown escaped, so an archive cannot drive the terminal.
+/// shown escaped, so an archive cannot drive the terminal. Columns are aligned by display width
+/// (see ``DisplayWidth``), so names in CJK or with emoji line up too.
 enum RecordTable {
-    /// Names longer than this are cut with "…" (the JSON output keeps them whole).
+    /// Names wider than this many terminal columns are cut with "…" (the JSON output keeps them
+    /// whole).
     static let maximumNameWidth = 48
 
     static func write(_ states: ArraySlice<GridState>, to output: inout OutputBuffer) throws {
@@ -16,7 +18,7 @@ enum RecordTable {
         var nameWidth = 4
         for state in states {
             ids.append(identity.number(of: state))
-            nameWidth = max(nameWidth, min(maximumNameWidth, printable(state.name).count))
+            nameWidth = max(nameWidth, min(maximumNameWidth, DisplayWidth.of(printable(state.name))))
         }
         let slotWidth = max(4, String(max(0, states.count - 1)).count)
         let idWidth = max(2, String(ids.max() ?? 0).count)
@@ -33,8 +35,7 @@ enum RecordTable {
         }
         appendRow(["SLOT", "ID", "NAME", "COLOR", "DATE"])
         for (offset, state) in states.enumerated() {
-            var name = printable(state.name)
-            if name.count > maximumNameWidth { name = String(name.prefix(maximumNameWidth - 1)) + "…" }
+            let name = DisplayWidth.truncate(printable(state.name), toWidth: maximumNameWidth)
             appendRow([String(offset), String(ids[offset]), name, color(state.color), printable(state.date)])
             try output.flushIfFull()
         }

@@ -1,9 +1,15 @@
 // Tests/GridStoreCLITests/CommandParserTests.swift - the command line as a pure function
 
 import GraphArchive
+import GridStore
 import Testing
 
 @testable import GridStoreCLI
+
+/// The command `arguments` parse to, whatever `-q` says.
+func parsedCommand(_ arguments: [String]) throws -> Command {
+    try parse(arguments).command
+}
 
 @Suite("Command parsing")
 struct CommandParserTests {
@@ -17,11 +23,11 @@ struct CommandParserTests {
         ] as [([String], Command)]
     )
     func helpAndVersion(arguments: [String], expected: Command) throws {
-        #expect(try parse(arguments) == expected)
+        #expect(try parsedCommand(arguments) == expected)
     }
 
     @Test func saveGenerateWithEveryOption() throws {
-        let command = try parse([
+        let command = try parsedCommand([
             "save", "--file", "/tmp/g.gridstore", "--compress", "zstd:19", "--append", "--generate", "100000",
             "--shared", "0.25", "--seed", "42",
         ])
@@ -40,12 +46,12 @@ struct CommandParserTests {
 
     @Test func saveDefaults() throws {
         #expect(
-            try parse(["save", "--generate", "10"])
+            try parsedCommand(["save", "--generate", "10"])
                 == .save(SaveOptions(source: .generate(count: 10, sharedFraction: 0, seed: 1)))
         )
-        #expect(try parse(["save", "--input", "-"]) == .save(SaveOptions(source: .input(path: "-"))))
+        #expect(try parsedCommand(["save", "--input", "-"]) == .save(SaveOptions(source: .input(path: "-"))))
         #expect(
-            try parse(["save", "--input=states.csv", "--file=x", "--compress=none"])
+            try parsedCommand(["save", "--input=states.csv", "--file=x", "--compress=none"])
                 == .save(SaveOptions(file: "x", source: .input(path: "states.csv")))
         )
     }
@@ -58,7 +64,7 @@ struct CommandParserTests {
     )
     func compressionValues(text: String, expected: ArchiveCompression) throws {
         #expect(
-            try parse(["save", "--compress", text, "--generate", "1"])
+            try parsedCommand(["save", "--compress", text, "--generate", "1"])
                 == .save(
                     SaveOptions(compression: expected, source: .generate(count: 1, sharedFraction: 0, seed: 1))
                 )
@@ -66,16 +72,16 @@ struct CommandParserTests {
     }
 
     @Test func loadVerifyAndSession() throws {
-        #expect(try parse(["load"]) == .load(LoadOptions()))
+        #expect(try parsedCommand(["load"]) == .load(LoadOptions()))
         #expect(
-            try parse(["load", "--file", "a", "--json", "--limit", "5"])
+            try parsedCommand(["load", "--file", "a", "--json", "--limit", "5"])
                 == .load(LoadOptions(file: "a", json: true, limit: 5))
         )
-        #expect(try parse(["load", "--stats", "--json"]) == .load(LoadOptions(stats: true, json: true)))
-        #expect(try parse(["verify", "--file", "a"]) == .verify(VerifyOptions(file: "a")))
-        #expect(try parse(["verify"]) == .verify(VerifyOptions()))
-        #expect(try parse(["session", "--compress", "zstd"]) == .session(SessionOptions(compression: .zstd)))
-        #expect(try parse(["load", "--"]) == .load(LoadOptions()))
+        #expect(try parsedCommand(["load", "--stats", "--json"]) == .load(LoadOptions(stats: true, json: true)))
+        #expect(try parsedCommand(["verify", "--file", "a"]) == .verify(VerifyOptions(file: "a")))
+        #expect(try parsedCommand(["verify"]) == .verify(VerifyOptions()))
+        #expect(try parsedCommand(["session", "--compress", "zstd"]) == .session(SessionOptions(compression: .zstd)))
+        #expect(try parsedCommand(["load", "--"]) == .load(LoadOptions()))
     }
 
     /// Every mistake is a usage error with a message that names it, and exits with 64.
@@ -119,6 +125,9 @@ struct CommandParserTests {
             (["verify", "--json"], "unknown option '--json' for verify"),
             (["verify", "a.gridstore"], "unexpected argument 'a.gridstore'"),
             (["session", "--generate", "5"], "unknown option '--generate' for session"),
+            (["verify", "--quiet=yes"], "--quiet takes no value"),
+            (["-q"], "no command given"),
+            (["-x", "verify"], "unknown option '-x'"),
         ] as [([String], String)]
     )
     func usageErrors(arguments: [String], fragment: String) {
@@ -127,6 +136,30 @@ struct CommandParserTests {
         } throws: { error in
             (error as? UsageError)?.message.contains(fragment) == true && GridStoreTool.exitStatus(for: error) == 64
         }
+    }
+
+    @Test(
+        arguments: [
+            ["-q", "verify"], ["--quiet", "verify"], ["verify", "-q"], ["verify", "--quiet"],
+            ["-q", "verify", "--quiet"], ["verify", "--file", "a", "-q"],
+        ]
+    )
+    func quietGoesBeforeTheCommandOrAmongItsOptions(arguments: [String]) throws {
+        let invocation = try parse(arguments)
+        #expect(invocation.quiet)
+        #expect(invocation.command == .verify(VerifyOptions(file: arguments.contains("a") ? "a" : nil)))
+    }
+
+    @Test func quietIsOffUnlessAskedAndAValueAfterAnOptionIsNotQuiet() throws {
+        #expect(try parse(["verify"]).quiet == false)
+        // `-q` as the value of --file is a file named "-q"; after `--` it is an operand.
+        let named = try parse(["verify", "--file", "-q"])
+        #expect(named == Invocation(command: .verify(VerifyOptions(file: "-q")), quiet: false))
+        let operand = try parse(["convert", "--to", "gridstore", "--", "-q", "b"])
+        #expect(operand.quiet == false)
+        #expect(
+            operand.command == .convert(ConvertOptions(input: "-q", output: "b", format: .gridstore))
+        )
     }
 
     @Test func usageErrorsPointToTheRightHelp() throws {

@@ -28,38 +28,38 @@ private func records(_ output: String) throws -> [String] {
 struct KeyedArchiveParsingTests {
     @Test func convertWithEveryForm() throws {
         #expect(
-            try parse(["convert", "in.gridstore", "out.plist", "--to", "keyed-plist"])
+            try parsedCommand(["convert", "in.gridstore", "out.plist", "--to", "keyed-plist"])
                 == .convert(ConvertOptions(input: "in.gridstore", output: "out.plist", format: .keyedPlist))
         )
         #expect(
-            try parse(["convert", "--to=gridstore", "--compress", "zstd:7", "a", "b"])
+            try parsedCommand(["convert", "--to=gridstore", "--compress", "zstd:7", "a", "b"])
                 == .convert(ConvertOptions(input: "a", output: "b", format: .gridstore, compression: .zstd(level: 7)))
         )
         #expect(
-            try parse(["convert", "--to", "gridstore", "--", "a", "a"])
+            try parsedCommand(["convert", "--to", "gridstore", "--", "a", "a"])
                 == .convert(ConvertOptions(input: "a", output: "a", format: .gridstore))
         )
         // none is no compression, so it is allowed with keyed-plist.
         #expect(
-            try parse(["convert", "a", "b", "--to", "keyed-plist", "--compress", "none"])
+            try parsedCommand(["convert", "a", "b", "--to", "keyed-plist", "--compress", "none"])
                 == .convert(ConvertOptions(input: "a", output: "b", format: .keyedPlist))
         )
-        #expect(try parse(["convert", "--help"]) == .help(.convert))
+        #expect(try parsedCommand(["convert", "--help"]) == .help(.convert))
         #expect(HelpText.text(for: .convert).contains("--to FORMAT"))
         #expect(HelpText.general.contains("convert"))
     }
 
     @Test func saveFormat() throws {
         #expect(
-            try parse(["save", "--format", "keyed-plist", "--generate", "5"])
+            try parsedCommand(["save", "--format", "keyed-plist", "--generate", "5"])
                 == .save(SaveOptions(format: .keyedPlist, source: .generate(count: 5, sharedFraction: 0, seed: 1)))
         )
         #expect(
-            try parse(["save", "--format=gridstore", "--compress", "zstd", "--input", "x.csv"])
+            try parsedCommand(["save", "--format=gridstore", "--compress", "zstd", "--input", "x.csv"])
                 == .save(SaveOptions(compression: .zstd(level: 3), format: .gridstore, source: .input(path: "x.csv")))
         )
         #expect(
-            try parse(["save", "--generate", "1"])
+            try parsedCommand(["save", "--generate", "1"])
                 == .save(SaveOptions(source: .generate(count: 1, sharedFraction: 0, seed: 1)))
         )
     }

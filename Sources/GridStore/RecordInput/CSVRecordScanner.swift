@@ -29,16 +29,16 @@ struct CSVRecordScanner {
 
     /// Reads the header, then hands each record to `each`.
     mutating func readRecords(_ each: (RecordFields) throws(RecordProblem) -> Void) throws(RecordProblem) {
-        guard let (headerLine, header) = try readRow() else { return }
+        guard let (headerLine, _, header) = try readRow() else { return }
         let columns = try readHeader(header, line: headerLine)
-        while let (rowLine, row) = try readRow() {
+        while let (rowLine, rowOffset, row) = try readRow() {
             guard row.count == columns.count else {
                 throw RecordProblem(
                     line: rowLine,
                     message: "expected \(columns.count) fields as in the header, found \(row.count)"
                 )
             }
-            var fields = RecordFields(line: rowLine)
+            var fields = RecordFields(line: rowLine, offset: rowOffset)
             for (column, field) in zip(columns, row) where !field.isAbsent {
                 switch column {
                 case .name: fields.name = field.text
@@ -77,11 +77,13 @@ struct CSVRecordScanner {
         return columns
     }
 
-    /// Reads the next non-blank row and the line it starts on; `nil` at the end of the input.
-    private mutating func readRow() throws(RecordProblem) -> (line: Int, fields: [Field])? {
+    /// Reads the next non-blank row and the line and byte offset it starts at; `nil` at the end
+    /// of the input.
+    private mutating func readRow() throws(RecordProblem) -> (line: Int, offset: Int, fields: [Field])? {
         while atLineBreak() { skipLineBreak() }
         guard index < bytes.count else { return nil }
         let startLine = line
+        let startOffset = index
         var fields: [Field] = []
         while true {
             fields.append(try readField())
@@ -90,7 +92,7 @@ struct CSVRecordScanner {
                 continue
             }
             if atLineBreak() { skipLineBreak() }
-            return (startLine, fields)
+            return (startLine, startOffset, fields)
         }
     }
 

@@ -30,6 +30,22 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     }
 }
 
+/// How far an import has come, for progress displays.
+public struct ImportProgress: Sendable, Hashable {
+    /// Records read so far.
+    public var records: Int
+    /// Bytes of the input read so far.
+    public var bytesRead: Int
+    /// Bytes of the whole input.
+    public var totalBytes: Int
+
+    public init(records: Int, bytesRead: Int, totalBytes: Int) {
+        self.records = records
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+    }
+}
+
 /// Reads grid states from text records, keeping identity: every record with the same `id` is
 /// one shared instance, in this input and in later lines given to the same importer.
 ///
@@ -75,13 +91,13 @@ public struct GridStateImporter {
     ///   - bytes: The input, UTF-8.
     ///   - format: Its format, for example from ``RecordFormat/detect(path:content:)``.
     ///   - states: Where the records go.
-    ///   - progress: Called now and then with the number of records read so far.
+    ///   - progress: Called now and then with how far the import has come.
     /// - Throws: ``RecordInputError`` for the first bad record or syntax error.
     public mutating func read(
         _ bytes: [UInt8],
         format: RecordFormat,
         into states: inout [GridState],
-        progress: ((Int) -> Void)? = nil
+        progress: ((ImportProgress) -> Void)? = nil
     ) throws(RecordInputError) {
         try read(bytes, format: format, firstLine: 1, into: &states, progress: progress)
     }
@@ -106,14 +122,17 @@ public struct GridStateImporter {
         format: RecordFormat,
         firstLine: Int,
         into states: inout [GridState],
-        progress: ((Int) -> Void)?
+        progress: ((ImportProgress) -> Void)?
     ) throws(RecordInputError) {
         let start = states.count
         var assembler = self.assembler
         defer { self.assembler = assembler }
         func add(_ fields: RecordFields) throws(RecordProblem) {
             try assembler.add(fields, to: &states)
-            if let progress, (states.count - start) % 16_384 == 0 { progress(states.count - start) }
+            let records = states.count - start
+            if let progress, records % 16_384 == 0 {
+                progress(ImportProgress(records: records, bytesRead: fields.offset, totalBytes: bytes.count))
+            }
         }
         do {
             switch format {

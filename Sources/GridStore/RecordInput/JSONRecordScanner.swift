@@ -60,7 +60,7 @@ struct JSONRecordScanner {
 
     /// Reads `{ "name": …, "color": …, "date": …, "id": … }`; other fields are skipped.
     mutating func readRecord() throws(RecordProblem) -> RecordFields {
-        var fields = RecordFields(line: line)
+        var fields = RecordFields(line: line, offset: index)
         try expect(UInt8(ascii: "{"), "a record (a JSON object)")
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {

@@ -9,9 +9,12 @@ struct RecordFields {
     /// Identity: records with the same id are one shared instance.
     var id: String?
     var line: Int
+    /// The byte offset in the input where the record starts, for progress.
+    var offset: Int
 
-    init(line: Int) {
+    init(line: Int, offset: Int) {
         self.line = line
+        self.offset = offset
     }
 }
 
