@@ -27,3 +27,14 @@ extension ArchiveBytes {
         }
     }
 }
+
+extension ArchiveBytes {
+    /// A copy of the bytes `writer` holds (a property list made from XML, to be read).
+    convenience init(copying writer: borrowing ByteWriter) {
+        let count = writer.count
+        self.init(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+            writer.withUnsafeBytes { bytes in buffer.copyMemory(from: bytes) }
+            return count
+        }
+    }
+}

@@ -10,8 +10,9 @@ import Foundation
 public enum ArchiveKind: String, Sendable, Hashable, CaseIterable {
     /// A gridstore archive (FORMAT.md §3 magic).
     case gridstore
-    /// A binary property list ("bplist00"), as `NSKeyedArchiver` writes; whether it really is
-    /// a keyed archive is checked when it is opened.
+    /// A property list, as `NSKeyedArchiver` writes: binary ("bplist00") or XML (an XML
+    /// declaration, document type or `<plist>` first); whether it really is a keyed archive is
+    /// checked when it is opened.
     case keyedArchive
     /// Neither.
     case unknown
@@ -32,7 +33,7 @@ public enum ArchiveKind: String, Sendable, Hashable, CaseIterable {
 
     private static func detect(prefix: some Collection<UInt8>) -> ArchiveKind {
         if prefix.elementsEqual(ArchiveHeader.magic) { return .gridstore }
-        if BPlist.hasMagic(prefix) { return .keyedArchive }
+        if BPlist.hasMagic(prefix) || XMLPropertyList.hasPrefix(prefix) { return .keyedArchive }
         return .unknown
     }
 }

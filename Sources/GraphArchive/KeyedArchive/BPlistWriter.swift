@@ -101,6 +101,14 @@ struct BPlistWriter: ~Copyable {
         return id
     }
 
+    /// A date: seconds since 2001-01-01, as CF's `<date>` (keyed archives store NSDate as a class).
+    mutating func date(_ seconds: Double) -> Int {
+        let id = beginScalar()
+        scalars.writeByte(BPlistMarker.date)
+        scalars.writeBigEndian(seconds.bitPattern, width: 8)
+        return id
+    }
+
     mutating func bool(_ value: Bool) -> Int {
         let slot = value ? 1 : 0
         if booleans[slot] >= 0 { return booleans[slot] }

@@ -7,8 +7,9 @@
 #endif
 
 extension GraphUnarchiver {
-    /// Opens an archive written by Apple's `NSKeyedArchiver` (a binary property list), to be
-    /// decoded through the same ``GraphCoding/init(from:)`` as gridstore archives.
+    /// Opens an archive written by Apple's `NSKeyedArchiver`, a binary property list or an XML
+    /// one (`outputFormat = .xml`), to be decoded through the same ``GraphCoding/init(from:)`` as
+    /// gridstore archives.
     ///
     /// Instances of model classes become objects named by their `$classname`; only classes in
     /// `registry` are created, so map an app's class names to your types there (the
@@ -26,8 +27,9 @@ extension GraphUnarchiver {
     /// `valueTypes` (structs, which a registry does not hold) are read as inline values, a
     /// fresh value at every reference. Foundation's NSString, NSNumber, NSArray
     /// (and NSSet, NSOrderedSet), NSDictionary, NSData and NSDate become values: `String`,
-    /// integers, `Double`/`Float`, `Bool`, arrays, dictionaries, `Data` and `Date`. An instance
-    /// referred to from several places comes back as one object; a reference that closes a
+    /// integers, `Double`/`Float`, `Bool`, arrays, dictionaries, `Data` and `Date`; NSOrderedSet's
+    /// numbered keys (`NS.object.0`…) and NSCountedSet (its distinct objects) read as arrays too.
+    /// An instance referred to from several places comes back as one object; a reference that closes a
     /// cycle is decoded with ``decodeLater(_:forKey:assign:)``, as for gridstore archives.
     /// Values (strings, arrays…) shared in the keyed archive are copied to each place that
     /// refers to them, up to 64 times the archive's size in all.

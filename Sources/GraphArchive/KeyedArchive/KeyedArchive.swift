@@ -44,8 +44,8 @@ public enum KeyedArchive {
         }
     }
 
-    /// Whether `data` starts like a keyed archive (a binary property list). Cheap: looks at
-    /// the first eight bytes only; opening the archive checks the rest.
+    /// Whether `data` starts like a keyed archive (a binary or XML property list). Cheap: looks
+    /// at the first eight bytes only; opening the archive checks the rest.
     public static func isKeyedArchive(_ data: Data) -> Bool {
         ArchiveKind.detect(data) == .keyedArchive
     }

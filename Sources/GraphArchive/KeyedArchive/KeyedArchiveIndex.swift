@@ -18,7 +18,8 @@ enum KeyedEntryKind: UInt8 {
     case object
     /// An instance of a class read as a value type (a struct): becomes an inline value record.
     case record
-    /// NSArray, NSSet, NSOrderedSet and their mutable forms (`NS.objects`).
+    /// NSArray, NSSet, NSOrderedSet and their mutable forms (`NS.objects`, or the ordered
+    /// sets' `NS.object.0`, `NS.object.1`… as Apple writes them).
     case array
     /// NSDictionary and NSMutableDictionary (`NS.keys`, `NS.objects`).
     case dictionary
@@ -30,11 +31,14 @@ enum KeyedEntryKind: UInt8 {
     case data
     /// A class definition dictionary (`$classname`, `$classes`).
     case classDefinition
+    /// NSCountedSet (`NS.count`, then `NS.object0`, `NS.count0`, `NS.object1`…): read as the
+    /// array of its distinct objects.
+    case countedSet
 
     /// The Foundation classes that become values, by `$classname`.
     static let foundationClasses: [String: KeyedEntryKind] = [
         "NSArray": .array, "NSMutableArray": .array, "NSSet": .array, "NSMutableSet": .array,
-        "NSOrderedSet": .array, "NSMutableOrderedSet": .array,
+        "NSOrderedSet": .array, "NSMutableOrderedSet": .array, "NSCountedSet": .countedSet,
         "NSDictionary": .dictionary, "NSMutableDictionary": .dictionary,
         "NSString": .string, "NSMutableString": .string,
         "NSDate": .date, "NSData": .data, "NSMutableData": .data, "NSNull": .null,
@@ -477,9 +481,52 @@ struct KeyedArchiveIndex {
         return reference
     }
 
-    /// The `NS.objects` array of array entry `uid`.
-    mutating func arrayElements(of uid: Int) throws(GraphArchiveError) -> BPlistObject {
-        try containerMember(of: uid, key: KeyedKey.objects)
+    /// The elements of array entry `uid` (an NSArray, NSSet, NSOrderedSet or NSCountedSet):
+    /// its `NS.objects` array, or its numbered keys, `NS.object.N` (the form Apple's
+    /// NSOrderedSet writes) or NSCountedSet's `NS.objectN`.
+    mutating func arrayElements(of uid: Int) throws(GraphArchiveError) -> KeyedElements {
+        let object = try entryObject(uid)
+        let isCounted = kinds[uid] == .countedSet
+        if !isCounted, try member(of: object, key: KeyedKey.objects) != nil {
+            return .container(try containerMember(of: uid, key: KeyedKey.objects))
+        }
+        return .members(try numberedMembers(of: object, uid: uid, prefix: isCounted ? "NS.object" : "NS.object."))
+    }
+
+    /// The values of `object`'s keys `prefix` + 0, 1, 2…, which must be numbered without gaps.
+    /// An instance with no such key and nothing but `$class` (an empty ordered set) has none.
+    private mutating func numberedMembers(of object: BPlistObject, uid: Int, prefix: String)
+        throws(GraphArchiveError) -> [Int]
+    {
+        var numbered: [(number: Int, value: Int)] = []
+        var others = 0
+        var keys = plist.references(of: object)
+        for position in 0..<object.count {
+            let name = keyNames[try keyID(of: keys.next())]
+            if name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)), number >= 0,
+                name.dropFirst(prefix.count).allSatisfy(\.isASCII)
+            {
+                numbered.append((number, try plist.reference(in: object, at: object.count + position)))
+            } else if name != KeyedKey.names[KeyedKey.classReference] {
+                others += 1
+            }
+        }
+        guard !numbered.isEmpty || others == 0 || prefix == "NS.object" else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] has no \(KeyedKey.names[KeyedKey.objects])",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        numbered.sort { $0.number < $1.number }
+        for (position, member) in numbered.enumerated() where member.number != position {
+            throw GraphArchiveError(
+                .corrupt,
+                "$objects[\(uid)] has \(prefix)\(member.number) but no \(prefix)\(position)",
+                offset: plist.offset(of: object.index)
+            )
+        }
+        return numbered.map(\.value)
     }
 
     /// The `NS.keys` and `NS.objects` arrays of dictionary entry `uid`, of equal length.
@@ -538,5 +585,46 @@ struct KeyWords: Equatable {
             (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
             ^ UInt64(length)
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
+    }
+}
+
+/// The element references of an array-like Foundation instance (see `arrayElements(of:)`).
+enum KeyedElements {
+    /// An `NS.objects` array (or set) of the property list.
+    case container(BPlistObject)
+    /// The values of the instance's numbered keys, in order.
+    case members([Int])
+
+    var count: Int {
+        switch self {
+        case .container(let container): container.count
+        case .members(let members): members.count
+        }
+    }
+
+    /// A cursor over the references, from the first.
+    func cursor(_ plist: BPlist) -> KeyedElementCursor {
+        switch self {
+        case .container(let container): KeyedElementCursor(references: plist.references(of: container), members: [])
+        case .members(let members): KeyedElementCursor(references: nil, members: members)
+        }
+    }
+}
+
+/// Reads the references of ``KeyedElements`` one after another.
+struct KeyedElementCursor {
+    var references: BPlistReferences?
+    let members: [Int]
+    private var position = 0
+
+    init(references: BPlistReferences?, members: [Int]) {
+        self.references = references
+        self.members = members
+    }
+
+    mutating func next() throws(GraphArchiveError) -> Int {
+        if references != nil { return try references!.next() }
+        defer { position += 1 }
+        return members[position]
     }
 }

@@ -82,10 +82,9 @@ struct KeyedArchiveReader: ~Copyable {
         options: GraphUnarchiver.Options,
         compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
-        // `bytes` must outlive every reader made from it.
-        try withExtendedLifetime(bytes) { () throws(GraphArchiveError) -> ArchiveOutput in
+        try PropertyListInput.withPropertyList(bytes, options: options) { (plist) throws(GraphArchiveError) in
             try transcode(
-                reading: bytes.reader(),
+                plist: plist,
                 registry: registry,
                 valueTypeNames: valueTypeNames,
                 options: options,
@@ -102,12 +101,21 @@ struct KeyedArchiveReader: ~Copyable {
         options: GraphUnarchiver.Options,
         compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
+        if PropertyListInput.isXML(data.prefix(8)) {
+            return try transcode(
+                ArchiveBytes(copying: data),
+                registry: registry,
+                valueTypeNames: valueTypeNames,
+                options: options,
+                compression: compression
+            )
+        }
         // Data.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
         let result = data.withUnsafeBytes { (raw) -> Result<ArchiveOutput, GraphArchiveError> in
             ByteReader.withReader(over: raw) { (reader: inout ByteReader) -> Result<ArchiveOutput, GraphArchiveError> in
                 Result { () throws(GraphArchiveError) -> ArchiveOutput in
                     try transcode(
-                        reading: reader,
+                        plist: BPlist.scan(reader, maximumObjectCount: options.maximumObjectCount),
                         registry: registry,
                         valueTypeNames: valueTypeNames,
                         options: options,
@@ -120,15 +128,14 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     private static func transcode(
-        reading input: ByteReader,
+        plist: BPlist,
         registry: GraphTypeRegistry?,
         valueTypeNames: Set<String>,
         options: GraphUnarchiver.Options,
         compression: ArchiveCompression
     ) throws(GraphArchiveError) -> ArchiveOutput {
-        let plist = try BPlist.scan(input, maximumObjectCount: options.maximumObjectCount)
         let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
-        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: input.end)
+        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: plist.reader.end)
         try reader.orderObjects()
         try reader.writeTopLevel()
         try reader.writeObjects()
@@ -210,26 +217,31 @@ struct KeyedArchiveReader: ~Copyable {
         switch try index.kind(of: uid) {
         case .object:
             edges.append(uid)
-        case let kind where kind == .array || kind == .dictionary || kind == .record:
+        case let kind where kind == .array || kind == .countedSet || kind == .dictionary || kind == .record:
             guard flags[uid] & Self.holdsNoObjects == 0 else { return }
             try enter(uid, depth: depth)
             let before = edges.count
             // An array's elements, a dictionary's keys then values, a record's values.
-            let parts: [(container: BPlistObject, start: Int)]
             switch kind {
-            case .array:
-                parts = [(try index.arrayElements(of: uid), 0)]
             case .dictionary:
                 let dictionary = try index.dictionaryParts(of: uid)
-                parts = [(dictionary.keys, 0), (dictionary.values, 0)]
-            default:
+                for part in [dictionary.keys, dictionary.values] {
+                    var references = index.plist.references(of: part)
+                    for _ in 0..<part.count {
+                        try collectObjects(inField: references.next(), into: &edges, depth: depth + 1)
+                    }
+                }
+            case .record:
                 let record = try index.entryObject(uid)
-                parts = [(record, record.count)]
-            }
-            for part in parts {
-                var references = index.plist.references(of: part.container, from: part.start)
-                for _ in 0..<part.container.count {
+                var references = index.plist.references(of: record, from: record.count)
+                for _ in 0..<record.count {
                     try collectObjects(inField: references.next(), into: &edges, depth: depth + 1)
+                }
+            default:
+                let elements = try index.arrayElements(of: uid)
+                var cursor = elements.cursor(index.plist)
+                for _ in 0..<elements.count {
+                    try collectObjects(inField: cursor.next(), into: &edges, depth: depth + 1)
                 }
             }
             flags[uid] &= ~Self.expanding
@@ -429,7 +441,7 @@ struct KeyedArchiveReader: ~Copyable {
             try writeRecord(at: start, depth: depth + 1)
             records.removeSubrange(start...)
             flags[uid] &= ~Self.expanding
-        case .array:
+        case .array, .countedSet:
             try enter(uid, depth: depth)
             try writeArray(index.arrayElements(of: uid), depth: depth)
             flags[uid] &= ~Self.expanding
@@ -486,11 +498,11 @@ struct KeyedArchiveReader: ~Copyable {
 
     /// An array: packed references when every element is an object (FORMAT.md §6.5), else
     /// tagged values.
-    private mutating func writeArray(_ elements: BPlistObject, depth: Int) throws(GraphArchiveError) {
+    private mutating func writeArray(_ elements: KeyedElements, depth: Int) throws(GraphArchiveError) {
         // Gather the objects' positions; the first element that is not an object ends that.
         // (`positions` is scratch: only the all-objects case, which nests nothing, reads it.)
         positions.removeAll(keepingCapacity: true)
-        var references = index.plist.references(of: elements)
+        var references = elements.cursor(index.plist)
         for _ in 0..<elements.count {
             let reference = try references.next()
             guard let value = try index.plist.uidValue(reference) else { break }
@@ -499,7 +511,7 @@ struct KeyedArchiveReader: ~Copyable {
             positions.append(try objectPosition(uid))
         }
         guard positions.count == elements.count && elements.count > 0 else {
-            references = index.plist.references(of: elements)
+            references = elements.cursor(index.plist)
             state.out.writeByte(ValueTag.array)
             state.out.writeVarint(elements.count)
             for _ in 0..<elements.count {
