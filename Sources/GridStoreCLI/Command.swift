@@ -24,10 +24,11 @@ enum CommandName: String, CaseIterable {
     /// (which every command takes); its help lists each.
     var optionNames: [String] {
         switch self {
-        case .save: ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input"]
+        case .save:
+            ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input", "--strict"]
         case .load: ["--file", "--stats", "--json", "--limit"]
         case .verify: ["--file"]
-        case .session: ["--file", "--compress"]
+        case .session: ["--file", "--compress", "--strict"]
         case .convert: ["--to", "--compress"]
         }
     }
@@ -43,6 +44,8 @@ struct SaveOptions: Equatable {
     /// `--append`: add to the archive's records instead of replacing them.
     var append = false
     var source: RecordSource
+    /// `--strict`: refuse unknown JSON fields and CSV columns instead of skipping them.
+    var strict = false
 }
 
 /// Where `save` gets its records.
@@ -72,6 +75,8 @@ struct VerifyOptions: Equatable {
 struct SessionOptions: Equatable {
     var file: String?
     var compression: ArchiveCompression = .none
+    /// `--strict`: refuse records with unknown fields instead of skipping the fields.
+    var strict = false
 }
 
 /// `gridstore convert IN OUT --to FORMAT`: rewrite an archive (either format) in `FORMAT`.

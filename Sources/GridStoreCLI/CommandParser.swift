@@ -79,6 +79,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
     var sharedFraction: Double?
     var seed: UInt64?
     var input: String?
+    var strict = false
     while let option = try reader.nextOption() {
         switch option.name {
         case "--file": file = try reader.path(option)
@@ -89,6 +90,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         case "--shared": sharedFraction = try reader.fraction(option)
         case "--seed": seed = try reader.seed(option)
         case "--input": input = try reader.path(option)
+        case "--strict": try reader.flag(option, &strict)
         default:
             throw reader.unknown(option)
         }
@@ -96,6 +98,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
     let source: RecordSource
     switch (count, input) {
     case (let count?, nil):
+        guard !strict else { throw UsageError("--strict goes with --input, not --generate", command: .save) }
         source = .generate(count: count, sharedFraction: sharedFraction ?? 0, seed: seed ?? 1)
     case (nil, let input?):
         guard sharedFraction == nil && seed == nil else {
@@ -108,7 +111,14 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         throw UsageError("--generate and --input cannot be used together", command: .save)
     }
     try checkCompression(compression, for: format, command: .save, formatOption: "--format")
-    return SaveOptions(file: file, compression: compression ?? .none, format: format, append: append, source: source)
+    return SaveOptions(
+        file: file,
+        compression: compression ?? .none,
+        format: format,
+        append: append,
+        source: source,
+        strict: strict
+    )
 }
 
 private func parseLoad(_ reader: inout OptionReader) throws(UsageError) -> LoadOptions {
@@ -145,6 +155,7 @@ private func parseSession(_ reader: inout OptionReader) throws(UsageError) -> Se
         switch option.name {
         case "--file": options.file = try reader.path(option)
         case "--compress": options.compression = try reader.compression(option)
+        case "--strict": try reader.flag(option, &options.strict)
         default: throw reader.unknown(option)
         }
     }

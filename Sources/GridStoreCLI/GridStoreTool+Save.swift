@@ -19,7 +19,7 @@ extension GridStoreTool {
             progress.phase("loading \(path)")
             try withArchive(path) { try store.load() }
         }
-        let states = try records(from: options.source, progress: progress)
+        let states = try records(from: options.source, strict: options.strict, progress: progress, console: console)
         let added = states.count
         if options.append {
             store.append(contentsOf: states)
@@ -61,7 +61,12 @@ extension GridStoreTool {
     }
 
     /// The records `source` describes.
-    private static func records(from source: RecordSource, progress: Progress) throws -> [GridState] {
+    private static func records(
+        from source: RecordSource,
+        strict: Bool,
+        progress: Progress,
+        console: Console
+    ) throws -> [GridState] {
         switch source {
         case .generate(let count, let sharedFraction, let seed):
             progress.phase("generating records", total: count)
@@ -75,6 +80,12 @@ extension GridStoreTool {
             let format = RecordFormat.detect(path: path == "-" ? nil : path, content: bytes)
             progress.phase("importing \(format.rawValue) from \(name)", total: bytes.count, unit: .bytes)
             var importer = GridStateImporter(source: name)
+            importer.rejectsUnknownFields = strict
+            // Said even when the import then fails: a skipped column may be why.
+            defer {
+                progress.finish()
+                for warning in importer.warnings { console.warning("\(warning)") }
+            }
             var states: [GridState] = []
             try importer.read(bytes, format: format, into: &states) {
                 progress.advance(to: $0.bytesRead, detail: counted($0.records, "record"))

@@ -26,20 +26,24 @@ extension GridStoreTool {
         try console.summary("loaded \(store.count)")
 
         var importer = GridStateImporter(source: "standard input")
+        importer.rejectsUnknownFields = options.strict
         var lineNumber = 0
         var rejected = 0
         while let line = readLine(strippingNewline: true) {
             lineNumber += 1
+            // Read the line before touching the store: a blank or rejected line is no change, so
+            // a session that adds nothing does not rewrite the archive.
+            var record: [GridState] = []
             do {
-                let added = try store.update { (states) throws(RecordInputError) in
-                    try importer.readJSONLine(line, lineNumber: lineNumber, into: &states)
-                }
-                guard added > 0 else { continue }
-                try console.summary("added \(store.count)")
+                try importer.readJSONLine(line, lineNumber: lineNumber, into: &record)
             } catch {
                 StandardError.error("\(error) (line skipped)")
                 rejected += 1
+                continue
             }
+            guard !record.isEmpty else { continue }
+            store.update { $0.append(contentsOf: record) }
+            try console.summary("added \(store.count)")
         }
         // End of input: save here rather than at exit, so a failure sets the exit status.
         if try withArchive(path, { try store.saveIfChanged() }) {

@@ -51,7 +51,8 @@ enum HelpText {
 
         Usage: gridstore save [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
                               [--format gridstore|keyed-plist] [--append]
-                              (--generate N [--shared F] [--seed S] | --input PATH|-)
+                              (--generate N [--shared F] [--seed S]
+                               | --input PATH|- [--strict])
 
         Options:
           --file PATH          Archive to write (default: see 'gridstore --help')
@@ -72,7 +73,11 @@ enum HelpText {
           --input PATH         Import JSON (an array), JSON Lines or CSV with the
                                header name,color,date[,id]; '-' reads standard
                                input. Records with the same id become one
-                               shared instance.
+                               shared instance. Colors are integers, #RRGGBB
+                               or 0xHEX. Other JSON fields are skipped, other
+                               CSV columns skipped with a warning.
+          --strict             With --input: refuse other JSON fields and CSV
+                               columns instead of skipping them
           -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
         """
@@ -112,6 +117,7 @@ enum HelpText {
         gridstore session: keep the data source open like an app; save it on exit.
 
         Usage: gridstore session [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
+                                 [--strict]
 
         Loads the archive (a missing file is an empty store), prints 'loaded N',
         then reads JSON Lines records from standard input, adding each and printing
@@ -123,6 +129,8 @@ enum HelpText {
           --file PATH          Archive to load and save (default: see
                                'gridstore --help')
           --compress METHOD    none (default), zstd or zstd:LEVEL, for saving
+          --strict             Reject a line with fields other than name, color,
+                               date and id (by default they are skipped)
           -q, --quiet          Print no 'loaded', 'added' or 'saved' lines
           -h, --help           Show this help
         """

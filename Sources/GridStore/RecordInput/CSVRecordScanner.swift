@@ -5,11 +5,17 @@
 ///
 /// Quoted fields may hold commas, doubled quotes and line breaks. An unquoted empty field means
 /// "absent" (how a repeated id leaves fields out); a quoted empty field `""` is the empty string.
-/// Lines end in LF or CRLF; blank lines are skipped; a UTF-8 byte order mark is ignored.
+/// Lines end in LF or CRLF; blank lines are skipped; a UTF-8 byte order mark is ignored. Other
+/// columns are skipped with a warning in ``warnings``, or refused when
+/// ``rejectsUnknownColumns`` is set.
 struct CSVRecordScanner {
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
+    /// Whether a column other than name, color, date and id is an error rather than skipped.
+    var rejectsUnknownColumns = false
+    /// What was skipped: the unknown columns of the header.
+    private(set) var warnings: [RecordProblem] = []
 
     /// One field as written: its text and whether it was quoted.
     private struct Field {
@@ -24,7 +30,7 @@ struct CSVRecordScanner {
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        if bytes.starts(with: byteOrderMark) { index = byteOrderMark.count }
     }
 
     /// Reads the header, then hands each record to `each`.
@@ -44,35 +50,48 @@ struct CSVRecordScanner {
                 case .name: fields.name = field.text
                 case .date: fields.date = field.text
                 case .id: fields.id = field.text
-                case .color:
-                    let digits = field.text.trimmingSpaces
-                    guard let color = Int(digits) else {
-                        throw RecordProblem(line: rowLine, message: "color must be an integer, found \"\(field.text)\"")
-                    }
-                    fields.color = color
+                case .color: fields.color = try ColorText.parse(field.text, line: rowLine)
+                case nil: break
                 }
             }
             try each(fields)
         }
     }
 
-    private func readHeader(_ header: [Field], line: Int) throws(RecordProblem) -> [Column] {
+    /// The header's columns in order, `nil` for one that is skipped.
+    private mutating func readHeader(_ header: [Field], line: Int) throws(RecordProblem) -> [Column?] {
         let expected = "the header must name the columns name,color,date and optionally id"
-        var columns: [Column] = []
+        var columns: [Column?] = []
+        var unknown: [String] = []
         for field in header {
             let name = field.text.trimmingSpaces.lowercased()
             guard let column = Column(rawValue: name) else {
-                throw RecordProblem(line: line, message: "unknown column \"\(field.text)\" (\(expected))")
+                columns.append(nil)
+                unknown.append("\"\(field.text)\"")
+                continue
             }
             guard !columns.contains(column) else {
                 throw RecordProblem(line: line, message: "column \"\(name)\" appears twice in the header")
             }
             columns.append(column)
         }
-        let missing = [Column.name, .color, .date].filter { !columns.contains($0) }
+        let missing: [Column] = [.name, .color, .date].filter { !columns.contains($0) }
+        let unknownList = unknown.joined(separator: ", ")
         guard missing.isEmpty else {
             let names = missing.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            throw RecordProblem(line: line, message: "the header has no \(names) column (\(expected))")
+            let others = unknown.isEmpty ? "" : "; it has \(unknownList)"
+            throw RecordProblem(line: line, message: "the header has no \(names) column (\(expected)\(others))")
+        }
+        if !unknown.isEmpty {
+            let columnsWord = unknown.count == 1 ? "column" : "columns"
+            if rejectsUnknownColumns {
+                throw RecordProblem(
+                    line: line,
+                    message: "unknown \(columnsWord) \(unknownList) (the columns are name, color, date and id; "
+                        + "other columns are refused under --strict)"
+                )
+            }
+            warnings.append(RecordProblem(line: line, message: "ignoring unknown \(columnsWord) \(unknownList)"))
         }
         return columns
     }

@@ -20,7 +20,7 @@ public enum RecordFormat: String, Sendable, CaseIterable {
         let lowercasedPath = path?.lowercased() ?? ""
         if lowercasedPath.hasSuffix(".csv") { return .csv }
         if lowercasedPath.hasSuffix(".jsonl") || lowercasedPath.hasSuffix(".ndjson") { return .jsonLines }
-        let start = content.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let start = content.starts(with: byteOrderMark) ? byteOrderMark.count : 0
         let first = content[start...].first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         switch first {
         case UInt8(ascii: "["): return .json
@@ -55,13 +55,25 @@ public struct ImportProgress: Sendable, Hashable {
 /// try importer.read(bytes, format: .csv, into: &states)
 /// ```
 ///
-/// Records need `name` (a string), `color` (an integer) and `date` (a string); `id` (a string
-/// or an integer) is optional, and a record repeating a known id may leave the other fields out.
-/// Other JSON fields are ignored. A bad record stops the import with a ``RecordInputError``
+/// Records need `name` (a string), `color` (an integer, or a string such as `"#FF8800"`, see
+/// below) and `date` (a string); `id` (a string or an integer) is optional, and a record
+/// repeating a known id may leave the other fields out. Other JSON fields and CSV columns are
+/// skipped (an unknown CSV column with an entry in ``warnings``), or refused when
+/// ``rejectsUnknownFields`` is set. A bad record stops the import with a ``RecordInputError``
 /// naming the line.
+///
+/// A color is an integer, or text as `gridstore load` prints it: `#RRGGBB`, `0x` and hex
+/// digits, or a decimal integer (in CSV every field is text; in JSON a string). A UTF-8 byte
+/// order mark at the start of the input is skipped.
 public struct GridStateImporter {
     /// The input's name used in errors.
     public var source: String
+    /// Whether JSON fields and CSV columns other than name, color, date and id are errors
+    /// (`save --strict`) rather than skipped.
+    public var rejectsUnknownFields = false
+    /// What the import skipped and the user should hear about: the unknown columns of a CSV
+    /// header. Each names the line, as an error would.
+    public private(set) var warnings: [RecordInputError] = []
     private var assembler = RecordAssembler()
 
     public init(source: String) {
@@ -87,6 +99,11 @@ public struct GridStateImporter {
 
     /// Appends the records of a whole input to `states`.
     ///
+    /// An input with nothing in it (no bytes, or only white space and a byte order mark) is an
+    /// error, not zero records: it is far more often a failed export than a wish to store
+    /// nothing, and a save would replace the archive with an empty one. An empty JSON array or a
+    /// CSV header alone is zero records.
+    ///
     /// - Parameters:
     ///   - bytes: The input, UTF-8.
     ///   - format: Its format, for example from ``RecordFormat/detect(path:content:)``.
@@ -99,6 +116,17 @@ public struct GridStateImporter {
         into states: inout [GridState],
         progress: ((ImportProgress) -> Void)? = nil
     ) throws(RecordInputError) {
+        guard bytes.dropFirst(bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0).contains(where: { byte in
+            byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\n")
+                && byte != UInt8(ascii: "\r")
+        })
+        else {
+            throw RecordInputError(
+                source: source,
+                line: 0,
+                message: bytes.isEmpty ? "the input is empty: no records" : "the input is only white space: no records"
+            )
+        }
         try read(bytes, format: format, firstLine: 1, into: &states, progress: progress)
     }
 
@@ -136,14 +164,16 @@ public struct GridStateImporter {
         }
         do {
             switch format {
-            case .json:
+            case .json, .jsonLines:
                 var scanner = JSONRecordScanner(bytes, firstLine: firstLine)
-                try scanner.readArray(add)
-            case .jsonLines:
-                var scanner = JSONRecordScanner(bytes, firstLine: firstLine)
-                try scanner.readLines(add)
+                scanner.rejectsUnknownFields = rejectsUnknownFields
+                try format == .json ? scanner.readArray(add) : scanner.readLines(add)
             case .csv:
                 var scanner = CSVRecordScanner(bytes)
+                scanner.rejectsUnknownColumns = rejectsUnknownFields
+                defer {
+                    warnings += scanner.warnings.map { RecordInputError(source: source, line: $0.line, message: $0.message) }
+                }
                 try scanner.readRecords(add)
             }
         } catch {

@@ -4,17 +4,21 @@
 ///
 /// A small scanner of our own rather than `JSONSerialization`: it reads the bytes once, builds
 /// no dictionaries, and knows the line of every record and every mistake, which the error
-/// messages need. It accepts exactly RFC 8259 JSON. Values of unknown fields are checked and
-/// skipped (iteratively: nesting depth costs no stack).
+/// messages need. It accepts exactly RFC 8259 JSON, after a UTF-8 byte order mark if there is
+/// one. Values of unknown fields are checked and skipped (iteratively: nesting depth costs no
+/// stack), or refused when ``rejectsUnknownFields`` is set.
 struct JSONRecordScanner {
     private let bytes: [UInt8]
     private var index = 0
     /// The line `index` is on, 1-based.
     private(set) var line: Int
+    /// Whether a field other than name, color, date and id is an error rather than skipped.
+    var rejectsUnknownFields = false
 
     init(_ bytes: [UInt8], firstLine: Int = 1) {
         self.bytes = bytes
         self.line = firstLine
+        if bytes.starts(with: byteOrderMark) { index = byteOrderMark.count }
     }
 
     // MARK: - Documents
@@ -84,6 +88,13 @@ struct JSONRecordScanner {
                 case "id": 8
                 default: 0
                 }
+            if bit == 0 && rejectsUnknownFields {
+                throw RecordProblem(
+                    line: line,
+                    message: "unknown field \"\(key)\" (the fields are name, color, date and id; "
+                        + "other fields are refused under --strict)"
+                )
+            }
             guard seen & bit == 0 else { throw problem("field \"\(key)\" appears twice in one record") }
             seen |= bit
             skipWhitespace()
@@ -93,7 +104,7 @@ struct JSONRecordScanner {
             switch key {
             case "name": fields.name = try value.string(for: key, line: line)
             case "date": fields.date = try value.string(for: key, line: line)
-            case "color": fields.color = try value.integer(for: key, line: line)
+            case "color": fields.color = try value.color(line: line)
             case "id": fields.id = try value.identifier(line: line)
             default: break
             }
@@ -126,21 +137,28 @@ struct JSONRecordScanner {
             }
         }
 
-        func integer(for field: String, line: Int) throws(RecordProblem) -> Int? {
+        /// Colors are integers, or strings as `gridstore load` prints them (see `ColorText`).
+        func color(line: Int) throws(RecordProblem) -> Int? {
             switch self {
             case .integer(let value): return value
+            case .string(let text): return try ColorText.parse(text, line: line)
             case .null: return nil
+            case .number(let text) where ColorText.isIntegerText(text):
+                throw ColorText.outOfRange(text, line: line)
             case .number(let text):
-                throw RecordProblem(line: line, message: "\(field) must be an integer, found \(text)")
-            default: throw RecordProblem(line: line, message: "\(field) must be an integer, found \(kind)")
+                throw RecordProblem(line: line, message: "color must be an integer, found \(text)")
+            default:
+                throw RecordProblem(line: line, message: "color must be an integer or a string, found \(kind)")
             }
         }
 
-        /// Ids are strings or integers; `7` and `"7"` are the same id.
+        /// Ids are strings or integers; `7` and `"7"` are the same id, and so are an integer
+        /// too large for `Int` and its digits in a string.
         func identifier(line: Int) throws(RecordProblem) -> String? {
             switch self {
             case .string(let text): return text
             case .integer(let value): return String(value)
+            case .number(let text) where ColorText.isIntegerText(text): return text
             case .null: return nil
             default: throw RecordProblem(line: line, message: "id must be a string or an integer, found \(kind)")
             }
@@ -421,8 +439,25 @@ struct JSONRecordScanner {
         return string
     }
 
+    /// A syntax error where `index` is. At the end of the input it names the line of the last
+    /// thing written, not the empty line after the final line break.
     private func problem(_ message: String) -> RecordProblem {
-        RecordProblem(line: line, message: "invalid JSON: \(message)")
+        RecordProblem(line: index < bytes.count ? line : lineOfLastContent(), message: "invalid JSON: \(message)")
+    }
+
+    /// The line of the last byte that is not white space (`line` is at the end of the input).
+    private func lineOfLastContent() -> Int {
+        var trailingBreaks = 0
+        var position = bytes.count
+        while position > 0 {
+            let byte = bytes[position - 1]
+            guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\n")
+            else { break }
+            if byte == UInt8(ascii: "\n") { trailingBreaks += 1 }
+            position -= 1
+        }
+        return line - trailingBreaks
     }
 
     private func controlCharacterProblem(_ byte: UInt8) -> RecordProblem {
@@ -445,3 +480,6 @@ struct JSONRecordScanner {
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }
+
+/// The UTF-8 byte order mark, which some editors put at the start of a file.
+let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]

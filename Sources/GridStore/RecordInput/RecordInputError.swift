@@ -4,7 +4,8 @@
 public struct RecordInputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The input's name as the user gave it (a path, or "standard input").
     public var source: String
-    /// The 1-based line the problem was found on.
+    /// The 1-based line the problem was found on; 0 when the problem is the input as a whole
+    /// (it is empty).
     public var line: Int
     /// What is wrong, for people.
     public var message: String
@@ -16,6 +17,6 @@ public struct RecordInputError: Error, Hashable, Sendable, CustomStringConvertib
     }
 
     public var description: String {
-        "\(source), line \(line): \(message)"
+        line > 0 ? "\(source), line \(line): \(message)" : "\(source): \(message)"
     }
 }
