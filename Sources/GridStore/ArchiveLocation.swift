@@ -34,7 +34,7 @@ public enum ArchiveLocation {
 
     /// Creates the folders above `path` that do not exist yet (`mkdir -p` of its folder).
     ///
-    /// - Throws: ``GraphArchiveError`` `.ioError` naming the folder and the system's reason.
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` `.ioError` naming the folder and the system's reason.
     public static func createParentFolders(of path: String) throws {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let folder = String(path[..<slash])

@@ -46,7 +46,7 @@ public enum GridStateArchive {
     /// The archive is checked in full (header, checksum, tables; for a keyed archive the plist
     /// trailer, offsets and references) before any record is created.
     ///
-    /// - Throws: ``GraphArchiveError``: `.fileNotFound` when there is no file, and the codes for
+    /// - Throws: ``/GraphArchive/GraphArchiveError``: `.fileNotFound` when there is no file, and the codes for
     ///   a damaged, foreign or unsupported archive.
     public static func readStates(fromFile path: String) throws -> [GridState] {
         if kind(ofFile: path) == .keyedArchive {
@@ -60,7 +60,7 @@ public enum GridStateArchive {
     /// A zstd archive is compressed while it is encoded, block by block (FORMAT.md §5.6), so
     /// what the archiver holds is the compressed archive, never the whole uncompressed payload.
     ///
-    /// - Throws: ``GraphArchiveError`` (for example `.compressionUnavailable`).
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` (for example `.compressionUnavailable`).
     public static func archive(_ states: [GridState], compression: ArchiveCompression) throws -> GraphArchiver {
         let archiver = GraphArchiver(options: GraphArchiver.Options(compression: compression))
         try archiver.encode(states, forKey: GraphArchiver.rootKey)
@@ -72,7 +72,7 @@ public enum GridStateArchive {
     /// whole new one, never a mix), creating missing folders on the way. As a keyed archive,
     /// grid states are written under ``keyedClassName`` (the archiver's compression is unused).
     ///
-    /// - Throws: ``GraphArchiveError`` `.ioError` or `.fileNotFound` with the system's message.
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` `.ioError` or `.fileNotFound` with the system's message.
     public static func write(_ archive: GraphArchiver, toFile path: String, format: Format = .gridstore) throws {
         try ArchiveLocation.createParentFolders(of: path)
         switch format {

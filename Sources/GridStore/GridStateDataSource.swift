@@ -55,7 +55,7 @@ public final class GridStateDataSource: Sendable {
         set { contents.withLock { $0.archivePath = newValue } }
     }
 
-    /// How ``save()`` compresses the archive. Default: ``ArchiveCompression/none``.
+    /// How ``save()`` compresses the archive. Default: ``/GraphArchive/ArchiveCompression/none``.
     public var compression: ArchiveCompression {
         get { contents.withLock { $0.compression } }
         set { contents.withLock { $0.compression = newValue } }
@@ -119,7 +119,7 @@ public final class GridStateDataSource: Sendable {
     /// archive is never silently replaced by an empty one.
     ///
     /// - Returns: whether an archive file was found.
-    /// - Throws: ``GraphArchiveError`` for an unreadable, damaged or foreign file.
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` for an unreadable, damaged or foreign file.
     @discardableResult
     public func load() throws -> Bool {
         // Under the save lock, so a save in flight cannot land between reading and marking clean.
@@ -150,7 +150,7 @@ public final class GridStateDataSource: Sendable {
     /// The records are encoded under the lock (a consistent snapshot, even while other tasks
     /// change them) and written after it is released. Concurrent saves write in turn.
     ///
-    /// - Throws: ``GraphArchiveError`` (`.ioError`, `.compressionUnavailable`, …); the file is
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` (`.ioError`, `.compressionUnavailable`, …); the file is
     ///   then left as it was.
     public func save() throws {
         try saving.withLock {

@@ -26,7 +26,7 @@
 /// Objects are decoded in an order where everything an object refers to already exists, so an
 /// initializer can `decode` its references directly. Only a reference that closes a cycle
 /// cannot be ready in time; decode such references with
-/// ``GraphUnarchiver/decodeLater(_:forKey:assign:)`` (see FORMAT.md §7).
+/// ``GraphUnarchiver/decodeLater(_:forKey:assign:)`` (see <doc:SharedReferencesAndCycles>).
 public protocol GraphCoding: GraphValue {
     /// The stable name stored in archives and looked up in a ``GraphTypeRegistry``.
     ///
@@ -40,17 +40,27 @@ public protocol GraphCoding: GraphValue {
 
     /// Writes the value's fields by key.
     ///
-    /// Speed, for classes with many instances: Swift passes a class's stored `var` by copying
-    /// it out first, so each `String` or array field written costs an atomic retain and release
-    /// (11% of encoding a million `GridState`s). A `let` is passed in place. `GridState` shows a
-    /// way to do the same for `var`s: it hands them to a private helper as `inout` arguments.
+    /// Write each field with one of the archiver's `encode(_:forKey:)` calls, under a key that
+    /// ``init(from:)`` reads it back by. A field that holds a class instance is written as a
+    /// reference: the instance itself is archived once, however many fields refer to it. Write a
+    /// link back to an owner (a parent, a delegate) with
+    /// ``GraphArchiver/encodeConditionalObject(_:forKey:)``, so that it keeps no object in the
+    /// archive by itself.
+    ///
+    /// - Throws: What the archiver's calls throw, such as nesting deeper than
+    ///   ``GraphArchiver/Options/maximumDepth``, and errors of your own; either fails the archive.
     func encode(with archiver: GraphArchiver) throws
 
     /// Creates a value from the fields the unarchiver holds for it.
     ///
-    /// The unarchiver is lent for the call (`borrowing`), so the engine does not retain it for
-    /// every object it builds. A conformer may declare the parameter with or without
-    /// `borrowing`; without, Swift retains the unarchiver for the call as before.
+    /// Read the fields by the keys ``encode(with:)`` wrote them under, in any order; keys you do
+    /// not read are skipped, so a newer version of a type may stop reading old fields. Read a
+    /// reference that may close a cycle with ``GraphUnarchiver/decodeLater(_:forKey:assign:)``.
+    /// The unarchiver is lent for the call: a conformer may declare the parameter `borrowing`
+    /// or leave the word out; both satisfy this requirement.
+    ///
+    /// - Throws: What the unarchiver's calls throw (a missing key, a value of another type), and
+    ///   errors of your own; either fails the whole unarchiving.
     init(from unarchiver: borrowing GraphUnarchiver) throws
 }
 

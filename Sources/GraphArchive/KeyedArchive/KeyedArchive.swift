@@ -7,7 +7,7 @@
 #endif
 
 /// Apple's `NSKeyedArchiver` format (a binary property list), written and converted without
-/// NSObject; reading goes through ``GraphUnarchiver/init(forReadingKeyedArchive:registry:options:)``.
+/// NSObject; reading goes through ``GraphUnarchiver/init(forReadingKeyedArchive:registry:valueTypes:options:)``.
 ///
 /// Models encode and decode through their one ``GraphCoding`` conformance for both formats.
 /// Archives written here decode with Foundation's `NSKeyedUnarchiver` into `NSObject, NSCoding`
@@ -84,7 +84,7 @@ public enum KeyedArchive {
     /// The gridstore archive holding what keyed archive `data` holds, without creating any
     /// object (no registry needed): model instances become objects named by `$classname`.
     ///
-    /// - Throws: What ``GraphUnarchiver/init(forReadingKeyedArchive:registry:options:)`` throws
+    /// - Throws: What ``GraphUnarchiver/init(forReadingKeyedArchive:registry:valueTypes:options:)`` throws
     ///   for a bad keyed archive (but not `.unknownType`), and compression errors.
     public static func archiveData(
         fromKeyedArchive data: Data,

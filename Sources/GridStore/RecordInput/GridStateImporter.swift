@@ -82,7 +82,7 @@ public struct GridStateImporter {
 
     /// The bytes of the input file at `path`.
     ///
-    /// - Throws: ``GraphArchiveError`` `.fileNotFound` or `.ioError` with the system's reason.
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` `.fileNotFound` or `.ioError` with the system's reason.
     public static func contents(ofFile path: String) throws -> [UInt8] {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {

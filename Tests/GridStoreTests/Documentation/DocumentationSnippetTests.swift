@@ -6,7 +6,8 @@ import Testing
 /// README.md and the DocC articles teach by example, so their examples must keep compiling and
 /// working as the API changes. Each ```swift block of those documents is copied into a test file
 /// of this folder, where it is compiled and (where it can be) run; this suite checks that every
-/// block is there, line for line.
+/// block is there, line for line. Package manifests are the one exception: SwiftPM, not a test,
+/// would compile them.
 @Suite("Documentation snippets")
 struct DocumentationSnippetTests {
     /// A fenced Swift block of a document, with the line its fence opens on.
@@ -68,6 +69,12 @@ struct DocumentationSnippetTests {
             .filter { !$0.isEmpty && !$0.hasPrefix("import ") }
     }
 
+    /// Whether `block` is a package manifest, which SwiftPM checks rather than a test: it
+    /// starts with the `swift-tools-version` line.
+    static func isManifest(_ block: Block) -> Bool {
+        block.lines.first?.trimmingCharacters(in: .whitespaces).hasPrefix("// swift-tools-version:") ?? false
+    }
+
     /// Whether `block` appears in `text` as consecutive lines.
     static func contains(_ text: [Substring], _ block: [Substring]) -> Bool {
         guard !block.isEmpty else { return true }
@@ -88,7 +95,7 @@ struct DocumentationSnippetTests {
         var blockCount = 0
         for document in documents {
             let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
-            for block in Self.swiftBlocks(in: text) {
+            for block in Self.swiftBlocks(in: text) where !Self.isManifest(block) {
                 blockCount += 1
                 let lines = Self.comparable(block.lines.map { $0[...] })
                 if !testFiles.contains(where: { Self.contains($0, lines) }) {
@@ -129,6 +136,11 @@ struct DocumentationSnippetTests {
                 Block(line: 3, lines: ["let a = 1"]), Block(line: 13, lines: ["  let b = 2", "", "  let c = 3"]),
             ]
         )
+    }
+
+    @Test func manifestsAreLeftToSwiftPM() {
+        #expect(Self.isManifest(Block(line: 1, lines: ["// swift-tools-version: 6.2", "import PackageDescription"])))
+        #expect(!Self.isManifest(Block(line: 1, lines: ["import PackageDescription"])))
     }
 
     @Test func blocksMatchWhateverTheirIndentationButLineForLine() {
