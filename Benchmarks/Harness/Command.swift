@@ -7,6 +7,8 @@ import GraphArchive
 enum Command: Equatable, Sendable {
     case help
     case run(Settings)
+    /// Print the report `--json` wrote at this path as docs/BENCHMARKS.md's results section.
+    case markdown(reportPath: String)
     /// Internal: run one case once in this (child) process and print its peak memory.
     case probe(Settings, caseIdentifier: String, inputPath: String)
 }
@@ -25,6 +27,8 @@ struct Settings: Equatable, Sendable {
     /// Also run gridstore at N = 10k, 100k, 1M, 10M to show how cost grows.
     var sweep = false
     var jsonPath: String?
+    /// A report `--json` wrote earlier, to print each row against.
+    var baselinePath: String?
     /// Wall seconds a slow peer's row may take (making its input at the size it runs, then the
     /// repetitions, each checked; a quarter of it for peers no target reads); above it the peer runs
     /// at a smaller N and its times are scaled linearly.
@@ -65,6 +69,10 @@ enum CommandLineSyntax {
                              the system first, as a process's first decode finds it) (default warm)
           --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
+          --baseline PATH    print each row against the same row of a report --json wrote
+                             (Benchmarks/baseline.json: the figures docs/BENCHMARKS.md shows)
+          --markdown PATH    run nothing; print the report --json wrote at PATH as the results
+                             section of docs/BENCHMARKS.md
           --seed S           generator seed (default 1)
           -h, --help         show this help
 
@@ -75,6 +83,7 @@ enum CommandLineSyntax {
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         var settings = Settings()
         var probe: String?
+        var markdown: String?
         var probeInput = ""
         var index = 0
         func value(of flag: String) throws(UsageError) -> String {
@@ -117,6 +126,10 @@ enum CommandLineSyntax {
                 settings.sweep = true
             case "--json":
                 settings.jsonPath = try value(of: argument)
+            case "--baseline":
+                settings.baselinePath = try value(of: argument)
+            case "--markdown":
+                markdown = try value(of: argument)
             case "--seed":
                 let text = try value(of: argument)
                 guard let seed = UInt64(text) else { throw UsageError(message: "--seed needs an unsigned integer") }
@@ -148,6 +161,7 @@ enum CommandLineSyntax {
             )
         }
         if let probe { return .probe(settings, caseIdentifier: probe, inputPath: probeInput) }
+        if let markdown { return .markdown(reportPath: markdown) }
         return .run(settings)
     }
 

@@ -36,10 +36,28 @@ enum Harness {
         case .help:
             Output.write(CommandLineSyntax.help + "\n")
             return 0
+        case .markdown(let path):
+            do {
+                Output.write(MarkdownReport.render(try Baseline.load(path, flag: "--markdown")))
+                return 0
+            } catch {
+                Output.error(error.message)
+                return 1
+            }
         case .probe(let settings, let identifier, let inputPath):
             return MemoryProbe.runChild(settings: settings, identifier: identifier, inputPath: inputPath)
         case .run(let settings):
-            // Find out now, not after minutes of measuring, that the JSON cannot be written.
+            // Find out now, not after minutes of measuring, that the baseline cannot be read or
+            // the JSON cannot be written (in that order: the two may be the same file).
+            var baseline: Report?
+            if let path = settings.baselinePath {
+                do {
+                    baseline = try Baseline.load(path)
+                } catch {
+                    Output.error(error.message)
+                    return 1
+                }
+            }
             if let path = settings.jsonPath, !FileManager.default.createFile(atPath: path, contents: Data()) {
                 Output.error("cannot write --json \(path)")
                 return 1
@@ -54,7 +72,10 @@ enum Harness {
                     return 1
                 }
             }
-            let report = Runner(settings: settings, arguments: arguments).run()
+            var report = Runner(settings: settings, arguments: arguments).run()
+            if let baseline, let path = settings.baselinePath {
+                report.baseline = Baseline.compare(report, with: baseline, path: path)
+            }
             ScratchDirectory.remove()
             Output.write(TableRenderer.render(report))
             if let path = settings.jsonPath {

@@ -19,6 +19,13 @@ extension MachineFacts {
         )
     }
 
+    /// The 1-, 5- and 15-minute load averages of /proc/loadavg.
+    static var loadAverages: [Double]? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ").prefix(3).compactMap { Double($0) }
+        return fields.count == 3 ? fields : nil
+    }
+
     /// MemAvailable of /proc/meminfo, in bytes.
     static var availableMemory: Int? { ProcFile.bytes("MemAvailable", in: "/proc/meminfo") }
 }

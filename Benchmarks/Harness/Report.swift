@@ -223,7 +223,10 @@ struct MachineFacts: Codable, Sendable {
 
 /// The whole run: what `--json PATH` writes.
 struct Report: Codable, Sendable {
-    var schemaVersion = 1
+    /// The version of this document's schema (docs/BENCHMARKS.md); a change that older readers
+    /// would misread raises it.
+    static let currentSchemaVersion = 1
+    var schemaVersion = currentSchemaVersion
     /// ISO-8601 UTC start time.
     var date: String
     var arguments: [String]
@@ -231,6 +234,10 @@ struct Report: Codable, Sendable {
     var build: String
     var zstdInBuild: Bool
     var machine: MachineFacts
+    /// The 1-, 5- and 15-minute load averages (/proc/loadavg) when the run started and ended: how
+    /// busy the machine was, which its figures depend on.
+    var loadAverageAtStart: [Double]?
+    var loadAverageAtEnd: [Double]?
     var count: Int
     var sharedFraction: Double
     var repetitions: Int
@@ -246,5 +253,7 @@ struct Report: Codable, Sendable {
     var targets: [TargetResult] = []
     /// Rows that failed (an error or a wrong result); the exit status is 1 if any did.
     var failures: Int = 0
+    /// This run's rows against `--baseline PATH`.
+    var baseline: BaselineComparison?
     var totalSeconds: Double = 0
 }

@@ -360,6 +360,7 @@ struct Runner {
             report.workloads.flatMap(\.results).count { $0.status == .failed }
             + report.sweep.count { $0.status == .failed }
         report.totalSeconds = start.duration(to: .now).seconds
+        report.loadAverageAtEnd = MachineFacts.loadAverages
         return report
     }
 }
@@ -379,6 +380,7 @@ extension Report {
         date = ISO8601DateFormatter().string(from: Date())
         self.arguments = arguments
         machine = MachineFacts.current
+        loadAverageAtStart = MachineFacts.loadAverages
         count = settings.count
         sharedFraction = settings.sharedFraction
         repetitions = settings.repetitions

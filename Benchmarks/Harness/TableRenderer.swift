@@ -32,7 +32,8 @@ enum TableRenderer {
         text += """
             gridstore benchmarks, \(report.date), \(report.build) build\(report.zstdInBuild ? "" : " without zstd")
             machine: \(report.machine.cpuModel), \(report.machine.logicalCPUs) logical CPUs, \
-            \(Format.bytes(Int(report.machine.memoryBytes))) memory, \(report.machine.operatingSystem)
+            \(Format.bytes(Int(report.machine.memoryBytes))) memory, \(report.machine.operatingSystem), \
+            load average \(loadText(report.loadAverageAtStart, report.loadAverageAtEnd))
             N = \(report.count.grouped), F = \(report.sharedFraction), \(report.warmups) warm-up + \
             \(report.repetitions) repetitions (median, min, max), peer budget \(report.peerBudgetSeconds) s per \
             operation, \(report.heap.rawValue) heap, seed \(report.seed)
@@ -62,10 +63,46 @@ enum TableRenderer {
             }
             text += targets(report).render()
         }
+        if let baseline = report.baseline {
+            text += "\n== against the baseline \(baseline.path): \(runFacts(baseline))\n\n"
+            text += against(baseline).render()
+        }
         text += "\n\(report.failures == 0 ? "all rows passed their checks" : "\(report.failures) rows FAILED")"
         text += " in \(Format.seconds(report.totalSeconds)); times are per operation on the whole graph.\n"
         if report.build == "debug" { text += "\n" + Output.debugWarning + "\n" }
         return text
+    }
+
+    /// When and where the baseline ran, and how loaded the machine was.
+    static func runFacts(_ baseline: BaselineComparison) -> String {
+        let arguments = baseline.arguments.isEmpty ? "defaults" : baseline.arguments.joined(separator: " ")
+        return "\(baseline.date), \(baseline.machine.cpuModel) (\(baseline.machine.logicalCPUs) logical CPUs), "
+            + "load average \(loadText(baseline.loadAverageAtStart, baseline.loadAverageAtEnd)), \(arguments)"
+    }
+
+    /// "0.52 at the start, 1.10 at the end" (1-minute averages), or "not recorded".
+    static func loadText(_ start: [Double]?, _ end: [Double]?) -> String {
+        guard let start = start?.first, let end = end?.first else { return "not recorded" }
+        return String(format: "%.2f at the start, %.2f at the end", start, end)
+    }
+
+    static func against(_ baseline: BaselineComparison) -> TextTable {
+        var table = TextTable(
+            header: [
+                "workload", "subject", "operation", "compression", "now", "baseline", "now/baseline", "reads",
+                "bytes now/baseline", "note",
+            ],
+            leftAligned: [0, 1, 2, 3, 7, 9]
+        )
+        for row in baseline.rows {
+            table.rows.append([
+                row.workload, row.subject, row.operation.rawValue, row.compression,
+                row.seconds.map(Format.seconds) ?? "-", row.baselineSeconds.map(Format.seconds) ?? "-",
+                row.ratio.map(Format.ratio) ?? "-", row.ratio.map(Baseline.reading) ?? "",
+                row.bytesRatio.map(Format.ratio) ?? "-", row.note ?? "",
+            ])
+        }
+        return table
     }
 
     private static func results(_ workload: WorkloadReport) -> TextTable {

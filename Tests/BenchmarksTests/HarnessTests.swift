@@ -15,7 +15,7 @@ struct HarnessTests {
         let command = try CommandLineSyntax.parse([
             "--n", "20k", "--shared", "0.5", "--reps", "7", "--only", "gridstate", "nskeyed", "--compress",
             "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "--heap", "cold",
-            "chain",
+            "--baseline", "Benchmarks/baseline.json", "chain",
         ])
         guard case .run(let settings) = command else {
             Issue.record("expected a run, got \(command)")
@@ -31,6 +31,8 @@ struct HarnessTests {
         #expect(settings.sweep)
         #expect(settings.seed == 7)
         #expect(settings.heap == .cold)
+        #expect(settings.baselinePath == "Benchmarks/baseline.json")
+        #expect(try CommandLineSyntax.parse(["--markdown", "run.json"]) == .markdown(reportPath: "run.json"))
     }
 
     @Test func defaultsAreTheTargetSettings() throws {
@@ -50,7 +52,7 @@ struct HarnessTests {
         ["--bogus"], ["--n"], ["--n", "0"], ["--n", "1M0"], ["--n", "99999999999999999999"], ["--shared", "1"],
         ["--shared", "-0.1"], ["--reps", "x"], ["--only"], ["--only", "nope"], ["nope"], ["--compress", "lz4"],
         ["--compress", "zstd:"], ["--budget", "0"], ["--json"], ["--seed", "-1"], ["--heap"], ["--heap", "hot"],
-        ["--heap", "--sweep"],
+        ["--heap", "--sweep"], ["--baseline"], ["--baseline", "--sweep"], ["--markdown"],
     ])
     func rejectsBadFlags(_ arguments: [String]) {
         #expect(throws: UsageError.self) { try CommandLineSyntax.parse(arguments) }

@@ -1,0 +1,92 @@
+// Benchmarks/Harness/MarkdownReport.swift - a report as docs/BENCHMARKS.md shows it (`--markdown PATH`)
+
+import Foundation
+
+/// The results section of docs/BENCHMARKS.md, made from a report `--json` wrote: the run's facts,
+/// gridstore's own rows, gridstore against each peer and floor, and the targets.
+enum MarkdownReport {
+    static func render(_ report: Report) -> String {
+        var text = facts(report) + "\n"
+        text += "\n" + gridstoreRows(report).render()
+        text += "\n" + comparisons(report).render()
+        if !report.targets.isEmpty { text += "\n" + targets(report).render() }
+        return text
+    }
+
+    static func facts(_ report: Report) -> String {
+        let arguments = report.arguments.isEmpty ? "defaults" : "`\(report.arguments.joined(separator: " "))`"
+        return """
+            Run of \(report.date), \(report.build) build\(report.zstdInBuild ? "" : " without zstd"), \
+            \(arguments): N = \(report.count.grouped), F = \(report.sharedFraction), \(report.warmups) warm-up + \
+            \(report.repetitions) timed rounds, \(report.heap.rawValue) heap, on \(report.machine.cpuModel) \
+            (\(report.machine.logicalCPUs) logical CPUs, \(Format.bytes(Int(report.machine.memoryBytes))), \
+            \(report.machine.operatingSystem)); load average \
+            \(TableRenderer.loadText(report.loadAverageAtStart, report.loadAverageAtEnd)). \
+            \(report.failures == 0 ? "Every row passed its checks" : "\(report.failures) rows FAILED") in \
+            \(Format.seconds(report.totalSeconds)).
+            """
+    }
+
+    /// gridstore's rows: time, throughput, size and peak memory per operation.
+    static func gridstoreRows(_ report: Report) -> MarkdownTable {
+        var table = MarkdownTable(
+            header: ["workload", "operation", "compression", "median", "records/s", "bytes/record", "peak − before"],
+            rightAligned: [3, 4, 5, 6]
+        )
+        for result in report.workloads.flatMap(\.results) where result.role == .gridstore {
+            table.rows.append([
+                result.workload, result.operation.rawValue, result.compression,
+                result.status == .ok ? result.seconds.map { Format.seconds($0.median) } ?? "-" : result.status.rawValue,
+                result.recordsPerSecond.map(Format.rate) ?? "-", result.bytesPerRecord.map(Format.decimal) ?? "-",
+                result.memory.map { Format.bytes($0.overBaselineBytes) } ?? "-",
+            ])
+        }
+        return table
+    }
+
+    /// gridstore's median against each peer's and floor's.
+    static func comparisons(_ report: Report) -> MarkdownTable {
+        var table = MarkdownTable(
+            header: ["workload", "operation", "compression", "gridstore against", "gridstore", "other", "reads"],
+            rightAligned: [4, 5]
+        )
+        for comparison in report.workloads.flatMap(\.comparisons) {
+            let reading =
+                comparison.againstRole == .floor
+                ? "\(Format.times(comparison.ratio)) the floor"
+                : comparison.ratio <= 1
+                    ? "\(Format.times(1 / comparison.ratio)) faster" : "\(Format.times(comparison.ratio)) slower"
+            table.rows.append([
+                comparison.workload, comparison.operation.rawValue, comparison.compression,
+                comparison.against + (comparison.otherScaledFrom.map { " (scaled from \($0.grouped))" } ?? ""),
+                Format.seconds(comparison.gridstoreSeconds), Format.seconds(comparison.otherSeconds), reading,
+            ])
+        }
+        return table
+    }
+
+    static func targets(_ report: Report) -> MarkdownTable {
+        var table = MarkdownTable(header: ["verdict", "target", "measured"])
+        for target in report.targets {
+            table.rows.append([target.verdict.rawValue, target.target, target.detail])
+        }
+        return table
+    }
+}
+
+/// A GitHub-flavoured Markdown table; `|` in cells is escaped.
+struct MarkdownTable {
+    var header: [String]
+    var rows: [[String]] = []
+    /// Columns aligned right (numbers); the others align left.
+    var rightAligned: Set<Int> = []
+
+    func render() -> String {
+        func line(_ cells: [String]) -> String {
+            "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        }
+        let rule =
+            "|" + header.indices.map { rightAligned.contains($0) ? " ---: " : " --- " }.joined(separator: "|") + "|"
+        return ([line(header), rule] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+}
