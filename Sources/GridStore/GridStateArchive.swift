@@ -30,13 +30,12 @@ public enum GridStateArchive {
         return options
     }
 
-    /// The format the file at `path` starts like (its first eight bytes). A file that cannot be
-    /// read counts as `.gridstore`, so reading it reports the real problem (missing, unreadable).
-    public static func kind(ofFile path: String) -> ArchiveKind {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .gridstore }
-        defer { try? handle.close() }
-        guard let prefix = try? handle.read(upToCount: 8) else { return .gridstore }
-        return ArchiveKind.detect(prefix)
+    /// The format the file at `path` starts like (its first eight bytes).
+    ///
+    /// - Throws: ``GraphArchiveError``: `.fileNotFound`, or `.ioError` when the file cannot be
+    ///   read or is not a regular file.
+    public static func kind(ofFile path: String) throws -> ArchiveKind {
+        try ArchiveKind.detect(fileAt: path)
     }
 
     /// Reads the array of grid states stored under the root key of the archive at `path`, a
@@ -49,10 +48,7 @@ public enum GridStateArchive {
     /// - Throws: ``/GraphArchive/GraphArchiveError``: `.fileNotFound` when there is no file, and the codes for
     ///   a damaged, foreign or unsupported archive.
     public static func readStates(fromFile path: String) throws -> [GridState] {
-        if kind(ofFile: path) == .keyedArchive {
-            return try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromKeyedArchiveFile: path)
-        }
-        return try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromFile: path)
+        try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromAnyArchiveFile: path)
     }
 
     /// Archives `states` into a finished archiver, ready for an atomic write in either format.
@@ -85,16 +81,7 @@ public enum GridStateArchive {
     /// A gridstore archive's checksum is verified (`checksumVerified`); a keyed archive has
     /// none, its whole structure is checked instead (`checksumVerified` is false).
     public static func info(fromFile path: String) throws -> ArchiveInfo {
-        if kind(ofFile: path) == .keyedArchive { return try keyedInfo(fromFile: path) }
-        return try GraphUnarchiver.archiveInfo(fromFile: path)
-    }
-
-    /// The engine counts a keyed archive through its native translation, whose checksum it
-    /// verifies; the file itself carries none, so say so.
-    private static func keyedInfo(fromFile path: String) throws -> ArchiveInfo {
-        var info = try KeyedArchive.archiveInfo(fromKeyedArchiveFile: path)
-        info.checksumVerified = false
-        return info
+        try GraphUnarchiver.archiveInfo(fromAnyArchiveFile: path)
     }
 
     /// Checks every byte of the archive at `path` against its format, then decodes it as grid
@@ -103,8 +90,7 @@ public enum GridStateArchive {
     /// - Returns: what the archive holds and the number of records it decodes to.
     /// - Throws: the first problem found, with its byte offset and key path where known.
     public static func verify(file path: String) throws -> (info: ArchiveInfo, records: Int) {
-        let info =
-            kind(ofFile: path) == .keyedArchive ? try keyedInfo(fromFile: path) : try GraphUnarchiver.verify(file: path)
+        let info = try GraphUnarchiver.verify(anyArchiveFile: path)
         let states = try readStates(fromFile: path)
         return (info, states.count)
     }

@@ -107,6 +107,15 @@ struct BPlist {
 
     var objectCount: Int { offsets.count }
 
+    /// The error for input that does not start with ``magic``.
+    static var badMagic: GraphArchiveError {
+        GraphArchiveError(
+            .badMagic,
+            "not an NSKeyedArchiver archive (no \"bplist00\" binary property list magic)",
+            offset: 0
+        )
+    }
+
     /// Whether `bytes` start like a binary property list.
     static func hasMagic(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.starts(with: magic)
@@ -122,13 +131,7 @@ struct BPlist {
         let byteCount = reader.end
         let magicLength = min(magic.count, byteCount)
         for index in 0..<magicLength {
-            guard try reader.readByte() == magic[index] else {
-                throw GraphArchiveError(
-                    .badMagic,
-                    "not an NSKeyedArchiver archive (no \"bplist00\" binary property list magic)",
-                    offset: 0
-                )
-            }
+            guard try reader.readByte() == magic[index] else { throw badMagic }
         }
         // Magic, at least one object byte, and the trailer.
         guard byteCount >= magic.count + 1 + trailerSize else {
@@ -139,48 +142,12 @@ struct BPlist {
             )
         }
         let trailerStart = byteCount - trailerSize
-        reader.offset = trailerStart + 6
-        let offsetSize = Int(try reader.readByte())
-        let referenceSize = Int(try reader.readByte())
-        let objectCount = try reader.readBigEndian(width: 8)
-        let top = try reader.readBigEndian(width: 8)
-        let tableStart = try reader.readBigEndian(width: 8)
-
-        func damaged(_ why: String) -> GraphArchiveError {
-            GraphArchiveError(.corrupt, "binary property list trailer is damaged: \(why)", offset: trailerStart)
-        }
-        // Widths above 8 cannot be read into 64 bits; 0 cannot address anything.
-        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
-            throw damaged("offset size \(offsetSize) and reference size \(referenceSize) must be 1...8")
-        }
-        guard objectCount >= 1, top < objectCount else {
-            throw damaged("top object \(top) is not one of the \(objectCount) objects")
-        }
-        // The objects lie between the magic and the offset table, which ends at the trailer.
-        guard tableStart > UInt64(magic.count), tableStart < UInt64(trailerStart) else {
-            throw damaged("offset table at \(tableStart) is outside the file")
-        }
-        let (tableSize, overflow) = objectCount.multipliedReportingOverflow(by: UInt64(offsetSize))
-        guard !overflow, tableSize == UInt64(trailerStart) - tableStart else {
-            throw damaged("\(objectCount) offsets of \(offsetSize) bytes do not fill the offset table")
-        }
-        // References must be wide enough to reach every object (CF refuses the file otherwise).
-        guard referenceSize == 8 || objectCount <= 1 << (8 * UInt64(referenceSize)) else {
-            throw damaged("\(referenceSize)-byte references cannot address \(objectCount) objects")
-        }
-        guard byteCount <= Int(UInt32.max) else {
-            throw GraphArchiveError(.limitExceeded, "binary property lists over 4 GiB are not supported", offset: 0)
-        }
-        guard objectCount <= UInt64(maximumObjectCount) else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
-                offset: trailerStart + 8
-            )
-        }
+        reader.offset = trailerStart
+        let trailer = try Trailer.read(&reader, byteCount: byteCount, maximumObjectCount: maximumObjectCount)
+        let (tableStart, offsetSize) = (UInt64(trailer.tableStart), trailer.offsetSize)
         // Every offset once. The count is bounded by the table, itself bounded by the file.
-        let count = Int(objectCount)
-        let end = Int(tableStart)
+        let count = trailer.objectCount
+        let end = trailer.tableStart
         reader.offset = end
         var offsets: [UInt32] = []
         offsets.reserveCapacity(count)
@@ -195,7 +162,82 @@ struct BPlist {
             }
             offsets.append(UInt32(truncatingIfNeeded: offset))
         }
-        return BPlist(reader: input, objectsEnd: end, offsets: offsets, referenceSize: referenceSize, top: Int(top))
+        return BPlist(
+            reader: input,
+            objectsEnd: end,
+            offsets: offsets,
+            referenceSize: trailer.referenceSize,
+            top: trailer.top
+        )
+    }
+
+    /// The 32-byte trailer at the end of a binary property list, checked against the size of the
+    /// whole list: a file's trailer is read and checked before the rest of the file is.
+    struct Trailer {
+        var offsetSize: Int
+        var referenceSize: Int
+        var objectCount: Int
+        var top: Int
+        var tableStart: Int
+
+        /// Reads the trailer at `reader`'s offset, the last ``BPlist/trailerSize`` bytes of a
+        /// property list of `byteCount` bytes.
+        ///
+        /// - Throws: `.corrupt` for a damaged trailer, `.limitExceeded` for a list over 4 GiB
+        ///   or more objects than `maximumObjectCount`.
+        static func read(
+            _ reader: inout ByteReader,
+            byteCount: Int,
+            maximumObjectCount: Int
+        ) throws(GraphArchiveError) -> Trailer {
+            let trailerStart = byteCount - trailerSize
+            try reader.skip(6)
+            let offsetSize = Int(try reader.readByte())
+            let referenceSize = Int(try reader.readByte())
+            let objectCount = try reader.readBigEndian(width: 8)
+            let top = try reader.readBigEndian(width: 8)
+            let tableStart = try reader.readBigEndian(width: 8)
+
+            func damaged(_ why: String) -> GraphArchiveError {
+                GraphArchiveError(.corrupt, "binary property list trailer is damaged: \(why)", offset: trailerStart)
+            }
+            // Widths above 8 cannot be read into 64 bits; 0 cannot address anything.
+            guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+                throw damaged("offset size \(offsetSize) and reference size \(referenceSize) must be 1...8")
+            }
+            guard objectCount >= 1, top < objectCount else {
+                throw damaged("top object \(top) is not one of the \(objectCount) objects")
+            }
+            // The objects lie between the magic and the offset table, which ends at the trailer.
+            guard tableStart > UInt64(magic.count), tableStart < UInt64(trailerStart) else {
+                throw damaged("offset table at \(tableStart) is outside the file")
+            }
+            let (tableSize, overflow) = objectCount.multipliedReportingOverflow(by: UInt64(offsetSize))
+            guard !overflow, tableSize == UInt64(trailerStart) - tableStart else {
+                throw damaged("\(objectCount) offsets of \(offsetSize) bytes do not fill the offset table")
+            }
+            // References must be wide enough to reach every object (CF refuses the file otherwise).
+            guard referenceSize == 8 || objectCount <= 1 << (8 * UInt64(referenceSize)) else {
+                throw damaged("\(referenceSize)-byte references cannot address \(objectCount) objects")
+            }
+            guard byteCount <= Int(UInt32.max) else {
+                throw GraphArchiveError(.limitExceeded, "binary property lists over 4 GiB are not supported", offset: 0)
+            }
+            guard objectCount <= UInt64(maximumObjectCount) else {
+                throw GraphArchiveError(
+                    .limitExceeded,
+                    "property list holds \(objectCount) objects, over maximumObjectCount (\(maximumObjectCount))",
+                    offset: trailerStart + 8
+                )
+            }
+            return Trailer(
+                offsetSize: offsetSize,
+                referenceSize: referenceSize,
+                objectCount: Int(objectCount),
+                top: Int(top),
+                tableStart: Int(tableStart)
+            )
+        }
     }
 
     // MARK: - Objects

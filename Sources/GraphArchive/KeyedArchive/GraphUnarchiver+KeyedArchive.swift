@@ -62,7 +62,7 @@ extension GraphUnarchiver {
         options: Options = Options()
     ) throws {
         try self.init(
-            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            keyedArchive: FileReader.readKeyedArchive(path, options: options),
             registry: registry,
             valueTypes: valueTypes,
             options: options
@@ -77,18 +77,25 @@ extension GraphUnarchiver {
         try self.init(anyArchive: ArchiveBytes(copying: data), registry: registry, options: options)
     }
 
-    /// Opens the archive at `path`, a gridstore archive or an NSKeyedArchiver one, reading the
-    /// file once.
+    /// Opens the archive at `path`, a gridstore archive or an NSKeyedArchiver one, told apart
+    /// by its first bytes and read through one open file.
     public convenience init(
         contentsOfAnyArchiveFile path: String,
         registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
-        try self.init(
-            anyArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
-            registry: registry,
-            options: options
-        )
+        let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
+        if try file.kind() == .keyedArchive {
+            try self.init(
+                keyedArchive: file.readPropertyList(maximumObjectCount: options.maximumObjectCount),
+                registry: registry,
+                valueTypes: valueTypes,
+                options: options
+            )
+        } else {
+            try self.init(loaded: LoadedArchive.load(file: file, options: options), registry: registry, options: options)
+        }
     }
 
     convenience init(
@@ -165,7 +172,7 @@ extension GraphUnarchiver {
         options: Options = Options()
     ) throws -> T {
         let unarchiver = try GraphUnarchiver(
-            keyedArchive: FileReader.read(path, maximumBytes: options.maximumArchiveBytes),
+            keyedArchive: FileReader.readKeyedArchive(path, options: options),
             registry: registry.including(T.self),
             valueTypes: valueTypes + rootValueType(T.self),
             options: options
@@ -173,7 +180,7 @@ extension GraphUnarchiver {
         return try unarchiver.decodeRoot(T.self)
     }
 
-    private static func rootValueType<T>(_: T.Type) -> [any GraphCoding.Type] {
+    static func rootValueType<T>(_: T.Type) -> [any GraphCoding.Type] {
         (T.self as? any GraphCoding.Type).map { [$0] } ?? []
     }
 }

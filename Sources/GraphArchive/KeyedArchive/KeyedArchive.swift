@@ -102,7 +102,7 @@ public enum KeyedArchive {
         compression: ArchiveCompression = .none,
         options: GraphUnarchiver.Options = .init()
     ) throws {
-        let bytes = try FileReader.read(input, maximumBytes: options.maximumArchiveBytes)
+        let bytes = try FileReader.readKeyedArchive(input, options: options)
         try AtomicFile.write(
             KeyedArchiveReader.transcode(bytes, registry: nil, options: options, compression: compression),
             to: output
@@ -134,9 +134,9 @@ public enum KeyedArchive {
         options: Options = Options(),
         decodingOptions: GraphUnarchiver.Options = .init()
     ) throws {
-        let bytes = try FileReader.read(input, maximumBytes: decodingOptions.maximumArchiveBytes)
+        let loaded = try LoadedArchive.load(file: input, options: decodingOptions)
         try write(
-            KeyedArchiveWriter.transcode(bytes, classNames: options.classNames, options: decodingOptions),
+            KeyedArchiveWriter.transcode(loaded, classNames: options.classNames, options: decodingOptions),
             to: output
         )
     }
@@ -162,7 +162,7 @@ public enum KeyedArchive {
     public static func archiveInfo(fromKeyedArchiveFile path: String, options: GraphUnarchiver.Options = .init()) throws
         -> ArchiveInfo
     {
-        try archiveInfo(bytes: FileReader.read(path, maximumBytes: options.maximumArchiveBytes), options: options)
+        try archiveInfo(bytes: FileReader.readKeyedArchive(path, options: options), options: options)
     }
 
     static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError)

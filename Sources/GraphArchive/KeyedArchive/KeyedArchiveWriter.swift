@@ -62,7 +62,16 @@ struct KeyedArchiveWriter: ~Copyable {
         classNames: [String: String],
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ByteWriter {
-        let loaded = try LoadedArchive.load(bytes, options: options)
+        try transcode(LoadedArchive.load(bytes, options: options), classNames: classNames, options: options)
+    }
+
+    /// The keyed archive holding what the checked native archive `loaded` holds; see
+    /// ``transcode(_:classNames:options:)``.
+    static func transcode(
+        _ loaded: LoadedArchive,
+        classNames: [String: String],
+        options: GraphUnarchiver.Options
+    ) throws(GraphArchiveError) -> ByteWriter {
         var reader = loaded.payload.reader(loaded.payloadRange)
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
         // Every object record takes at least one byte.

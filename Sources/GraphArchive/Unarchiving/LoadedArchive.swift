@@ -52,20 +52,31 @@ struct LoadedArchive {
     /// Checks the archive file at `path` and returns its uncompressed payload, with the same
     /// checks and errors as ``load(_:options:)``.
     ///
-    /// An uncompressed archive is read whole, as it is then used whole. A compressed one is
-    /// decompressed from the file through a small buffer, so the whole compressed copy is never
-    /// in memory next to the payload: one pass verifies the checksum (no unverified byte
-    /// reaches zstd), a second decompresses.
-    ///
     /// - Throws: what ``load(_:options:)`` throws, plus `.fileNotFound` and `.ioError`.
     static func load(file path: String, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> LoadedArchive {
-        let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
+        try load(file: ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes), options: options)
+    }
+
+    /// Checks the open archive `file` and returns its uncompressed payload.
+    ///
+    /// The header is read first, and the file's size checked against its `storedLength` before
+    /// any other byte is read: a file cut short or extended (`truncate -s 3G`) fails at once.
+    /// An uncompressed archive is then read whole, as it is then used whole. A compressed one
+    /// is decompressed from the file through a small buffer, so the whole compressed copy is
+    /// never in memory next to the payload: one pass verifies the checksum (no unverified byte
+    /// reaches zstd), a second decompresses.
+    ///
+    /// - Throws: what ``load(_:options:)`` throws, plus `.ioError`.
+    static func load(file: borrowing ArchiveFile, options: GraphUnarchiver.Options) throws(GraphArchiveError)
+        -> LoadedArchive
+    {
         guard file.size > ArchiveHeader.size else { return try load(file.readAll(), options: options) }
         let headerBytes = try ArchiveBytes(count: ArchiveHeader.size) { (buffer) throws(GraphArchiveError) -> Int in
             try file.read(into: buffer, at: 0)
         }
         var reader = headerBytes.reader()
         let header = try ArchiveHeader.decode(from: &reader)
+        try checkStoredLength(header, available: file.size - ArchiveHeader.size, payloadStart: ArchiveHeader.size)
         guard header.flags.contains(.zstdPayload) else { return try load(file.readAll(), options: options) }
 
         let storedRange = ArchiveHeader.size..<file.size
@@ -101,7 +112,7 @@ struct LoadedArchive {
             }
         }
         guard checksum.finalize() == header.payloadChecksum else {
-            throw GraphArchiveError(.ioError, "\(path) changed while it was being read")
+            throw GraphArchiveError(.ioError, "\(file.path) changed while it was being read")
         }
         return try decompressed(payload, header: header, archiveBytes: file.size, options: options)
     }
@@ -122,18 +133,15 @@ struct LoadedArchive {
         return LoadedArchive(header: header, archiveBytes: archiveBytes, payload: rows, payloadRange: 0..<rows.count)
     }
 
-    /// The checks of FORMAT.md §3 that follow the header, in its order: exactly `storedLength`
-    /// bytes follow the header, their checksum matches, and the payload length is within the limit.
+    /// Exactly `storedLength` bytes follow the header (FORMAT.md §3): less is a cut-off file,
+    /// more is appended junk.
     ///
-    /// - Parameter checksum: Computes the XXH64 of the stored payload.
-    private static func checkStoredPayload(
+    /// - Throws: `.truncated`, `.trailingGarbage`.
+    private static func checkStoredLength(
         _ header: ArchiveHeader,
         available: Int,
-        payloadStart: Int,
-        options: GraphUnarchiver.Options,
-        checksum: () throws(GraphArchiveError) -> UInt64
+        payloadStart: Int
     ) throws(GraphArchiveError) {
-        // The header says how long the payload is: less is a cut-off file, more is appended junk.
         guard header.storedLength <= UInt64(available) else {
             throw GraphArchiveError(
                 .truncated,
@@ -148,6 +156,20 @@ struct LoadedArchive {
                 offset: payloadStart + Int(header.storedLength)
             )
         }
+    }
+
+    /// The checks of FORMAT.md §3 that follow the header, in its order: exactly `storedLength`
+    /// bytes follow the header, their checksum matches, and the payload length is within the limit.
+    ///
+    /// - Parameter checksum: Computes the XXH64 of the stored payload.
+    private static func checkStoredPayload(
+        _ header: ArchiveHeader,
+        available: Int,
+        payloadStart: Int,
+        options: GraphUnarchiver.Options,
+        checksum: () throws(GraphArchiveError) -> UInt64
+    ) throws(GraphArchiveError) {
+        try checkStoredLength(header, available: available, payloadStart: payloadStart)
         // Checksum before anything else reads the payload: damaged bytes never reach the decoder.
         let actual = try checksum()
         guard actual == header.payloadChecksum else {

@@ -77,7 +77,7 @@ struct GridStoreArticleTests {
 
         let (count, states) = try PersistingGridStatesArticle.convert(path: path, keyedPath: folder.file("grids.plist"))
         #expect(count == 2 && states[0] === states[1] && states[0].color == 0xFF8800)
-        #expect(GridStateArchive.kind(ofFile: folder.file("grids.plist")) == .keyedArchive)
+        #expect(try GridStateArchive.kind(ofFile: folder.file("grids.plist")) == .keyedArchive)
     }
 
     @Test func importKeepsSharedIdsAndExportNumbersThem() throws {
