@@ -30,12 +30,49 @@ public enum GridStateArchive {
         return options
     }
 
+    /// Where an archive is read from.
+    public enum Source: Sendable {
+        /// The file at this path.
+        case file(String)
+        /// An archive already in memory, for example one read from standard input.
+        case bytes(Data)
+    }
+
+    /// How an archive is stored: what a tool that loads an archive and saves it again keeps.
+    public struct StoredForm: Sendable, Hashable {
+        public var format: Format
+        /// `.none`, or `.zstd` at the default level: archives do not record the level.
+        public var compression: ArchiveCompression
+
+        public init(format: Format, compression: ArchiveCompression) {
+            self.format = format
+            self.compression = compression
+        }
+    }
+
     /// The format the file at `path` starts like (its first eight bytes).
     ///
     /// - Throws: ``GraphArchiveError``: `.fileNotFound`, or `.ioError` when the file cannot be
     ///   read or is not a regular file.
     public static func kind(ofFile path: String) throws -> ArchiveKind {
         try ArchiveKind.detect(fileAt: path)
+    }
+
+    /// How the archive at `path` is stored, from its first bytes alone (a gridstore header,
+    /// whose own checksum is checked, or a property list's first bytes); `nil` when no archive
+    /// can be read there (missing, not a regular file, unreadable, a damaged header, neither
+    /// format). The rest of the file is not checked: loading it does that, and says what is
+    /// wrong.
+    public static func storedForm(ofFile path: String) -> StoredForm? {
+        switch try? kind(ofFile: path) {
+        case .keyedArchive:
+            return StoredForm(format: .keyedPlist, compression: .none)
+        case .gridstore:
+            guard let compressed = try? GraphUnarchiver.isPayloadCompressed(archiveFileAt: path) else { return nil }
+            return StoredForm(format: .gridstore, compression: compressed ? .zstd : .none)
+        case .unknown, nil:
+            return nil
+        }
     }
 
     /// Reads the array of grid states stored under the root key of the archive at `path`, a
@@ -49,6 +86,18 @@ public enum GridStateArchive {
     ///   a damaged, foreign or unsupported archive.
     public static func readStates(fromFile path: String) throws -> [GridState] {
         try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromAnyArchiveFile: path)
+    }
+
+    /// Reads the grid states of the archive `source` holds; see ``readStates(fromFile:)``.
+    public static func readStates(from source: Source) throws -> [GridState] {
+        switch source {
+        case .file(let path):
+            try readStates(fromFile: path)
+        case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive:
+            try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromKeyedArchive: data)
+        case .bytes(let data):
+            try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: data)
+        }
     }
 
     /// Archives `states` into a finished archiver, ready for an atomic write in either format.
@@ -77,11 +126,36 @@ public enum GridStateArchive {
         }
     }
 
+    /// The bytes of the finished `archive` in `format`, for writing somewhere other than a file
+    /// (standard output).
+    public static func encoded(_ archive: GraphArchiver, format: Format) throws -> Data {
+        switch format {
+        case .gridstore: try archive.encodedData
+        case .keyedPlist: try archive.keyedArchiveData(options: keyedOptions)
+        }
+    }
+
     /// Facts about the archive at `path` (counts, types, sizes, compression); creates no record.
     /// A gridstore archive's checksum is verified (`checksumVerified`); a keyed archive has
     /// none, its whole structure is checked instead (`checksumVerified` is false).
     public static func info(fromFile path: String) throws -> ArchiveInfo {
         try GraphUnarchiver.archiveInfo(fromAnyArchiveFile: path)
+    }
+
+    /// Facts about the archive `source` holds; see ``info(fromFile:)``.
+    public static func info(of source: Source) throws -> ArchiveInfo {
+        switch source {
+        case .file(let path):
+            return try info(fromFile: path)
+        case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive:
+            // The engine counts a keyed archive through its native translation, whose checksum
+            // it verifies; the archive itself carries none, so say so.
+            var info = try KeyedArchive.archiveInfo(fromKeyedArchive: data)
+            info.checksumVerified = false
+            return info
+        case .bytes(let data):
+            return try GraphUnarchiver.archiveInfo(from: data)
+        }
     }
 
     /// Checks every byte of the archive at `path` against its format, then decodes it as grid
@@ -90,8 +164,18 @@ public enum GridStateArchive {
     /// - Returns: what the archive holds and the number of records it decodes to.
     /// - Throws: the first problem found, with its byte offset and key path where known.
     public static func verify(file path: String) throws -> (info: ArchiveInfo, records: Int) {
-        let info = try GraphUnarchiver.verify(anyArchiveFile: path)
-        let states = try readStates(fromFile: path)
+        try verify(.file(path))
+    }
+
+    /// Checks the archive `source` holds; see ``verify(file:)``.
+    public static func verify(_ source: Source) throws -> (info: ArchiveInfo, records: Int) {
+        let info: ArchiveInfo
+        switch source {
+        case .file(let path): info = try GraphUnarchiver.verify(anyArchiveFile: path)
+        case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive: info = try self.info(of: source)
+        case .bytes(let data): info = try GraphUnarchiver.verify(data)
+        }
+        let states = try readStates(from: source)
         return (info, states.count)
     }
 

@@ -30,6 +30,7 @@ public final class GridStateDataSource: Sendable {
         var states: [GridState] = []
         var archivePath: String
         var compression: ArchiveCompression = .none
+        var format = GridStateArchive.Format.gridstore
         /// Bumped by every change; compared with `savedChange` to know what is unsaved.
         var change = 0
         var savedChange = 0
@@ -56,9 +57,17 @@ public final class GridStateDataSource: Sendable {
     }
 
     /// How ``save()`` compresses the archive. Default: ``/GraphArchive/ArchiveCompression/none``.
+    /// Keyed archives are never compressed.
     public var compression: ArchiveCompression {
         get { contents.withLock { $0.compression } }
         set { contents.withLock { $0.compression = newValue } }
+    }
+
+    /// The format ``save()`` writes: gridstore (the default) or an `NSKeyedArchiver` archive the
+    /// iOS app reads (see ``GridStateArchive/Format/keyedPlist``). ``load()`` reads either.
+    public var format: GridStateArchive.Format {
+        get { contents.withLock { $0.format } }
+        set { contents.withLock { $0.format = newValue } }
     }
 
     // MARK: - Records
@@ -143,9 +152,9 @@ public final class GridStateDataSource: Sendable {
         }
     }
 
-    /// Archives the records to ``archivePath`` atomically: afterwards the file holds either its
-    /// previous archive or the whole new one, never a mix, whatever else fails. Missing folders
-    /// are created.
+    /// Archives the records to ``archivePath`` in ``format`` atomically: afterwards the file
+    /// holds either its previous archive or the whole new one, never a mix, whatever else fails.
+    /// Missing folders are created.
     ///
     /// The records are encoded under the lock (a consistent snapshot, even while other tasks
     /// change them) and written after it is released. Concurrent saves write in turn.
@@ -155,11 +164,12 @@ public final class GridStateDataSource: Sendable {
     public func save() throws {
         try saving.withLock {
             // Encode under the lock (a consistent snapshot), write outside it.
-            let (archive, change, path) = try contents.withLock { contents in
-                let archive = try GridStateArchive.archive(contents.states, compression: contents.compression)
-                return (archive, contents.change, contents.archivePath)
+            let (archive, change, path, format) = try contents.withLock { contents in
+                let compression = contents.format == .gridstore ? contents.compression : .none
+                let archive = try GridStateArchive.archive(contents.states, compression: compression)
+                return (archive, contents.change, contents.archivePath, contents.format)
             }
-            try GridStateArchive.write(archive, toFile: path)
+            try GridStateArchive.write(archive, toFile: path, format: format)
             contents.withLock { contents in
                 contents.savedChange = max(contents.savedChange, change)
             }

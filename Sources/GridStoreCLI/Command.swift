@@ -28,7 +28,7 @@ enum CommandName: String, CaseIterable {
             ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input", "--strict"]
         case .load: ["--file", "--stats", "--json", "--limit"]
         case .verify: ["--file"]
-        case .session: ["--file", "--compress", "--strict"]
+        case .session: ["--file", "--compress", "--format", "--strict"]
         case .convert: ["--to", "--compress"]
         }
     }
@@ -36,11 +36,12 @@ enum CommandName: String, CaseIterable {
 
 /// `gridstore save`: fill the data source and save it.
 struct SaveOptions: Equatable {
-    /// `--file`; `nil` is the default archive location.
+    /// `--file`; `nil` is the default archive location, `-` standard output.
     var file: String?
-    var compression: ArchiveCompression = .none
-    /// `--format`: gridstore (default) or keyed-plist (an NSKeyedArchiver archive).
-    var format: GridStateArchive.Format = .gridstore
+    /// `--compress`; `nil` when not given: none, or with `--append` the archive's own.
+    var compression: ArchiveCompression?
+    /// `--format`; `nil` when not given: gridstore, or with `--append` the archive's own.
+    var format: GridStateArchive.Format?
     /// `--append`: add to the archive's records instead of replacing them.
     var append = false
     var source: RecordSource
@@ -58,6 +59,7 @@ enum RecordSource: Equatable {
 
 /// `gridstore load`: print the records or statistics.
 struct LoadOptions: Equatable {
+    /// `--file`; `nil` is the default archive location, `-` standard input.
     var file: String?
     var stats = false
     var json = false
@@ -67,6 +69,7 @@ struct LoadOptions: Equatable {
 
 /// `gridstore verify`: check an archive completely.
 struct VerifyOptions: Equatable {
+    /// `--file`; `nil` is the default archive location, `-` standard input.
     var file: String?
 }
 
@@ -74,14 +77,19 @@ struct VerifyOptions: Equatable {
 /// save when input ends or the process is told to stop.
 struct SessionOptions: Equatable {
     var file: String?
-    var compression: ArchiveCompression = .none
+    /// `--compress`; `nil` when not given: the archive's own (none for a new archive).
+    var compression: ArchiveCompression?
+    /// `--format`; `nil` when not given: the archive's own (gridstore for a new archive).
+    var format: GridStateArchive.Format?
     /// `--strict`: refuse records with unknown fields instead of skipping the fields.
     var strict = false
 }
 
 /// `gridstore convert IN OUT --to FORMAT`: rewrite an archive (either format) in `FORMAT`.
 struct ConvertOptions: Equatable {
+    /// IN; `-` is standard input.
     var input: String
+    /// OUT; `-` is standard output.
     var output: String
     var format: GridStateArchive.Format
     /// `--compress`, only with `--to gridstore`.

@@ -73,7 +73,7 @@ private let commandList = (CommandName.allCases.map(\.rawValue) + ["help"]).join
 private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveOptions {
     var file: String?
     var compression: ArchiveCompression?
-    var format = GridStateArchive.Format.gridstore
+    var format: GridStateArchive.Format?
     var append = false
     var count: Int?
     var sharedFraction: Double?
@@ -113,7 +113,7 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
     try checkCompression(compression, for: format, command: .save, formatOption: "--format")
     return SaveOptions(
         file: file,
-        compression: compression ?? .none,
+        compression: compression,
         format: format,
         append: append,
         source: source,
@@ -155,10 +155,12 @@ private func parseSession(_ reader: inout OptionReader) throws(UsageError) -> Se
         switch option.name {
         case "--file": options.file = try reader.path(option)
         case "--compress": options.compression = try reader.compression(option)
+        case "--format": options.format = try reader.format(option)
         case "--strict": try reader.flag(option, &options.strict)
         default: throw reader.unknown(option)
         }
     }
+    try checkCompression(options.compression, for: options.format, command: .session, formatOption: "--format")
     return options
 }
 
@@ -180,8 +182,8 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
     guard let format else {
         throw UsageError("convert needs --to gridstore or --to keyed-plist", command: .convert)
     }
-    for path in reader.operands where path.isEmpty || path == "-" {
-        throw UsageError("convert needs file paths, not '\(path)'", command: .convert)
+    for path in reader.operands where path.isEmpty {
+        throw UsageError("convert needs paths, not an empty string", command: .convert)
     }
     try checkCompression(compression, for: format, command: .convert, formatOption: "--to")
     return ConvertOptions(
@@ -196,7 +198,7 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
 /// keyed-plist output is a mistake, not something to ignore.
 private func checkCompression(
     _ compression: ArchiveCompression?,
-    for format: GridStateArchive.Format,
+    for format: GridStateArchive.Format?,
     command: CommandName,
     formatOption: String
 ) throws(UsageError) {

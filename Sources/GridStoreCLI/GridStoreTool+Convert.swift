@@ -6,23 +6,40 @@ import GridStore
 extension GridStoreTool {
     /// Rewrites IN (a gridstore or keyed archive, told apart by its first bytes) as OUT in the
     /// `--to` format, atomically: OUT is the old file or the whole new one, and IN may be OUT.
+    /// IN `-` is standard input, OUT `-` standard output.
     static func convert(_ options: ConvertOptions, console: Console) throws {
+        let toStandardOutput = options.output == standardStream
+        if toStandardOutput { try checkStandardOutputTakesAnArchive(alternative: "give OUT as a file path") }
+        let inputName = name(of: options.input)
+        let outputName = name(of: options.output, writing: true)
+        let form = GridStateArchive.StoredForm(
+            format: options.format,
+            compression: options.format == .gridstore ? options.compression : .none
+        )
         let progress = console.progress()
         defer { progress.finish() }
-        progress.phase("converting \(options.input)")
-        let records = try withArchive(options.input) {
-            try GridStateArchive.convert(
-                file: options.input,
-                toFile: options.output,
-                format: options.format,
-                compression: options.compression
-            )
+        progress.phase("converting \(inputName)")
+        let source = try archiveSource(options.input)
+        let states = try withArchive(inputName) { try GridStateArchive.readStates(from: source) }
+        let archive = try withArchive(outputName) {
+            try GridStateArchive.archive(states, compression: form.compression)
         }
-        let info = try withArchive(options.output) { try GridStateArchive.info(fromFile: options.output) }
+        let info: ArchiveInfo
+        if toStandardOutput {
+            info = try writeArchiveToStandardOutput(
+                withArchive(outputName) { try GridStateArchive.encoded(archive, format: form.format) }
+            )
+        } else {
+            try withArchive(outputName) {
+                try GridStateArchive.write(archive, toFile: options.output, format: form.format)
+            }
+            info = try withArchive(outputName) { try GridStateArchive.info(fromFile: options.output) }
+        }
         progress.finish()
         try console.summary(
-            "converted \(counted(records, "record")) (\(info.objectCount) distinct) from \(options.input) to "
-                + "\(options.output): \(counted(info.archiveBytes, "byte")), \(describe(options.format, options.compression))"
+            "converted \(counted(states.count, "record")) (\(info.objectCount) distinct) from \(inputName) to "
+                + "\(outputName): \(counted(info.archiveBytes, "byte")), \(describe(form))",
+            onStandardError: toStandardOutput
         )
     }
 }

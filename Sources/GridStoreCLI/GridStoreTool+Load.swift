@@ -6,27 +6,35 @@ import GridStore
 
 extension GridStoreTool {
     /// Loads the archive into the data source (the app's launch), then prints its records or,
-    /// with `--stats`, what the archive holds.
+    /// with `--stats`, what the archive holds. `--file -` reads the archive from standard input.
     static func load(_ options: LoadOptions, console: Console) throws {
         let path = archivePath(options.file)
+        let archiveName = name(of: path)
         let store = dataSource(at: path)
         let progress = console.progress()
         defer { progress.finish() }
 
+        if path == standardStream { progress.phase("reading standard input") }
+        let source = try archiveSource(path)
         // The header's counts, after the checksum over header and payload is verified (a keyed
         // archive has no checksum: its whole structure is checked instead).
         let info: ArchiveInfo? =
-            options.stats ? try withArchive(path) { try GridStateArchive.info(fromFile: path) } : nil
-        progress.phase("loading \(path)")
+            options.stats ? try withArchive(archiveName) { try GridStateArchive.info(of: source) } : nil
+        progress.phase("loading \(archiveName)")
         let started = ContinuousClock.now
-        try loadExisting(store)
+        switch source {
+        case .file: try loadExisting(store)
+        case .bytes:
+            let states = try withArchive(archiveName) { try GridStateArchive.readStates(from: source) }
+            store.replaceAll(with: states)
+        }
         let loadTime = ContinuousClock.now - started
         progress.finish()
 
         var output = OutputBuffer()
         if let info {
             let stats = LoadStatistics(info: info, records: store.count, loadSeconds: seconds(loadTime))
-            output.append(options.json ? stats.json : stats.table(path: path))
+            output.append(options.json ? stats.json : stats.table(path: archiveName))
         } else {
             try store.read { (states) throws in
                 let shown = states.prefix(options.limit ?? states.count)
@@ -37,7 +45,7 @@ extension GridStoreTool {
                 }
             }
             if store.count == 0 && !options.json {
-                console.note("\(path) holds no records")
+                console.note("\(archiveName) holds no records")
             }
         }
         try output.flush()

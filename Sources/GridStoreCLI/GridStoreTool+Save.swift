@@ -7,20 +7,44 @@ import GridStore
 extension GridStoreTool {
     /// Fills the data source from `--generate` or `--input` (after the archived records with
     /// `--append`) and saves it atomically. Nothing is written unless every record was read:
-    /// a bad input leaves the archive as it was.
+    /// a bad input leaves the archive as it was. `--file -` writes the archive to standard
+    /// output instead.
+    ///
+    /// With `--append` the archive keeps its format and compression unless `--format` or
+    /// `--compress` say otherwise, and an append that adds nothing (and asks for no other form)
+    /// leaves the file untouched.
     static func save(_ options: SaveOptions, console: Console) throws {
         let path = archivePath(options.file)
-        let store = dataSource(at: path, compression: options.compression)
+        let toStandardOutput = path == standardStream
+        if options.append { try requireFile(path, command: .save, option: " --append") }
+        if toStandardOutput { try checkStandardOutputTakesAnArchive(alternative: "give --file PATH") }
+        let stored = options.append ? GridStateArchive.storedForm(ofFile: path) : nil
+        let form = try savedForm(
+            format: options.format,
+            compression: options.compression,
+            keeping: stored,
+            path: path,
+            command: .save
+        )
+        let store = dataSource(at: path, form: form)
         let progress = console.progress()
         defer { progress.finish() }
 
+        var found = false
         if options.append {
             // Load first: a damaged archive stops the save before any work, and is kept.
             progress.phase("loading \(path)")
-            try withArchive(path) { try store.load() }
+            found = try withArchive(path) { try store.load() }
         }
         let states = try records(from: options.source, strict: options.strict, progress: progress, console: console)
         let added = states.count
+        if options.append && added == 0 && options.format == nil && options.compression == nil {
+            progress.finish()
+            let unchanged =
+                found ? "\(path) unchanged (\(counted(store.count, "record")))" : "no archive at \(path), none written"
+            try console.summary("added 0 records: \(unchanged)")
+            return
+        }
         if options.append {
             store.append(contentsOf: states)
         } else {
@@ -28,36 +52,29 @@ extension GridStoreTool {
         }
 
         progress.phase("saving \(counted(store.count, "record"))")
-        switch options.format {
-        case .gridstore:
-            try withArchive(path) { try store.save() }
-        case .keyedPlist:
-            // The data source saves gridstore archives only; write its records as a keyed archive here.
-            try withArchive(path) {
-                try store.read { (states) throws in
-                    try GridStateArchive.write(
-                        GridStateArchive.archive(states, compression: .none),
-                        toFile: path,
-                        format: .keyedPlist
-                    )
-                }
+        let info: ArchiveInfo
+        if toStandardOutput {
+            let data = try store.read { (states) throws in
+                try GridStateArchive.encoded(
+                    GridStateArchive.archive(states, compression: form.compression),
+                    format: form.format
+                )
             }
+            info = try writeArchiveToStandardOutput(data)
+        } else {
+            try withArchive(path) { try store.save() }
+            // Read the header back: confirms what landed on disk (checksum included) for the summary.
+            info = try withArchive(path) { try GridStateArchive.info(fromFile: path) }
         }
-        // Read the header back: confirms what landed on disk (checksum included) for the summary.
-        let info = try withArchive(path) { try GridStateArchive.info(fromFile: path) }
         progress.finish()
 
         let total = info.rootElementCount ?? store.count
         let appended = options.append ? "added \(added), " : ""
         try console.summary(
-            "saved \(counted(total, "record")) (\(appended)\(info.objectCount) distinct) to \(path): "
-                + "\(counted(info.archiveBytes, "byte")), \(describe(options.format, options.compression))"
+            "saved \(counted(total, "record")) (\(appended)\(info.objectCount) distinct) to "
+                + "\(name(of: path, writing: true)): \(counted(info.archiveBytes, "byte")), \(describe(form))",
+            onStandardError: toStandardOutput
         )
-    }
-
-    /// "compression none" for gridstore archives, "format keyed-plist" for keyed ones.
-    static func describe(_ format: GridStateArchive.Format, _ compression: ArchiveCompression) -> String {
-        format == .gridstore ? "compression \(compression)" : "format \(format.rawValue)"
     }
 
     /// The records `source` describes.
@@ -74,31 +91,25 @@ extension GridStoreTool {
                 progress.advance(to: $0)
             }
         case .input(let path):
-            let name = path == "-" ? "standard input" : path
-            progress.phase("reading \(name)")
-            let bytes = try path == "-" ? standardInput() : GridStateImporter.contents(ofFile: path)
-            let format = RecordFormat.detect(path: path == "-" ? nil : path, content: bytes)
-            progress.phase("importing \(format.rawValue) from \(name)", total: bytes.count, unit: .bytes)
-            var importer = GridStateImporter(source: name)
+            let inputName = name(of: path)
+            progress.phase("reading \(inputName)")
+            let bytes =
+                try path == standardStream
+                ? Array(StandardInput.readAll(limit: .max, what: "an input"))
+                : GridStateImporter.contents(ofFile: path)
+            let format = RecordFormat.detect(path: path == standardStream ? nil : path, content: bytes)
+            progress.phase("importing \(format.rawValue) from \(inputName)", total: bytes.count, unit: .bytes)
+            var importer = GridStateImporter(source: inputName)
             importer.rejectsUnknownFields = strict
             // Said even when the import then fails: a skipped column may be why.
             defer {
-                progress.finish()
-                for warning in importer.warnings { console.warning("\(warning)") }
+                for warning in importer.warnings { progress.interrupt { console.warning("\(warning)") } }
             }
             var states: [GridState] = []
             try importer.read(bytes, format: format, into: &states) {
                 progress.advance(to: $0.bytesRead, detail: counted($0.records, "record"))
             }
             return states
-        }
-    }
-
-    private static func standardInput() throws -> [UInt8] {
-        do {
-            return Array(try FileHandle.standardInput.readToEnd() ?? Data())
-        } catch {
-            throw ToolError("cannot read standard input: \(FileErrorReason.reason(of: error))")
         }
     }
 }

@@ -10,9 +10,20 @@ extension GridStoreTool {
     ///
     /// Prints `loaded N` once loaded and `added N` (the new record count) after each record, so
     /// a driving program knows what has been taken in.
+    ///
+    /// Saves keep the archive's format and compression unless `--format` or `--compress` say
+    /// otherwise; a session that adds nothing writes nothing.
     static func session(_ options: SessionOptions, console: Console) throws {
         let path = archivePath(options.file)
-        let store = dataSource(at: path, compression: options.compression)
+        try requireFile(path, command: .session, option: "")
+        let form = try savedForm(
+            format: options.format,
+            compression: options.compression,
+            keeping: GridStateArchive.storedForm(ofFile: path),
+            path: path,
+            command: .session
+        )
+        let store = dataSource(at: path, form: form)
         try withArchive(path) { try store.load() }
         store.saveOnTermination { reason, result in
             switch result {

@@ -5,15 +5,18 @@ import GridStore
 
 extension GridStoreTool {
     /// Checks the archive byte by byte and decodes every record; says what is wrong and where.
+    /// `--file -` checks the archive on standard input.
     static func verify(_ options: VerifyOptions, console: Console) throws {
         let path = archivePath(options.file)
+        let archiveName = name(of: path)
         let progress = console.progress()
         defer { progress.finish() }
-        progress.phase("verifying \(path)")
-        let (info, records) = try withArchive(path) { try GridStateArchive.verify(file: path) }
+        progress.phase("verifying \(archiveName)")
+        let source = try archiveSource(path)
+        let (info, records) = try withArchive(archiveName) { try GridStateArchive.verify(source) }
         progress.finish()
         try console.summary(
-            "\(path): ok: \(counted(records, "record")), \(counted(info.objectCount, "distinct object")), "
+            "\(archiveName): ok: \(counted(records, "record")), \(counted(info.objectCount, "distinct object")), "
                 + "\(counted(info.archiveBytes, "byte")), format \(info.formatVersion), compression \(info.compressionName), "
                 + (info.checksumVerified ? "checksum ok" : "no checksum (keyed archive), structure ok")
         )

@@ -70,27 +70,41 @@ enum GridStoreTool {
 
     // MARK: - Shared by the commands
 
-    /// The archive a command works on: `--file`, else the default location.
+    /// The archive a command works on: `--file`, else the default location. `-` stands for
+    /// standard input where the command reads and standard output where it writes.
     static func archivePath(_ file: String?) -> String {
         file ?? ArchiveLocation.defaultArchivePath()
     }
 
-    /// The data source, pointed at `path`.
-    static func dataSource(at path: String, compression: ArchiveCompression = .none) -> GridStateDataSource {
+    /// The archive path that means standard input or output.
+    static let standardStream = "-"
+
+    /// `path` as messages name it: "standard input" (or "standard output") for `-`.
+    static func name(of path: String, writing: Bool = false) -> String {
+        guard path == standardStream else { return path }
+        return writing ? "standard output" : "standard input"
+    }
+
+    /// The data source, pointed at `path`, saving in `form`.
+    static func dataSource(
+        at path: String,
+        form: GridStateArchive.StoredForm = GridStateArchive.StoredForm(format: .gridstore, compression: .none)
+    ) -> GridStateDataSource {
         let store = GridStateDataSource.shared
         store.archivePath = path
-        store.compression = compression
+        store.format = form.format
+        store.compression = form.compression
         return store
     }
 
-    /// Runs `body`, naming `path` in archive errors that do not name it already.
+    /// Runs `body`, naming the archive (`name`) in archive errors that do not name it already.
     @discardableResult
-    static func withArchive<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
+    static func withArchive<Result>(_ name: String, _ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch let error as GraphArchiveError {
-            if error.message.contains(path) { throw ToolError("\(error)") }
-            throw ToolError("\(path): \(error)")
+            if error.message.contains(name) { throw ToolError("\(error)") }
+            throw ToolError("\(name): \(error)")
         }
     }
 
@@ -101,5 +115,73 @@ enum GridStoreTool {
         guard found else {
             throw ToolError("no archive at \(path) (create one with 'gridstore save', or pick one with --file)")
         }
+    }
+
+    /// The archive to read at `path`: the file, or for `-` all of standard input (as much as an
+    /// archive may hold), which may be a pipe.
+    static func archiveSource(_ path: String) throws -> GridStateArchive.Source {
+        guard path == standardStream else { return .file(path) }
+        let limit = GraphUnarchiver.Options().maximumArchiveBytes
+        let data = try StandardInput.readAll(limit: limit, what: "an archive")
+        guard !data.isEmpty else { throw ToolError("standard input is empty: there is no archive to read") }
+        return .bytes(data)
+    }
+
+    /// Refuses `-` for a command that updates its archive in place: it needs a file.
+    static func requireFile(_ path: String, command: CommandName, option: String) throws(UsageError) {
+        guard path == standardStream else { return }
+        throw UsageError(
+            "\(command.rawValue)\(option) loads an archive and saves it again, so it needs a file, not '-' "
+                + "(standard input or output); a file named '-' is './-'",
+            command: command
+        )
+    }
+
+    /// Refuses to write an archive, which is binary, to a terminal (as `zstd` and `gzip` do).
+    static func checkStandardOutputTakesAnArchive(alternative: String) throws {
+        guard isatty(STDOUT_FILENO) == 1 else { return }
+        throw ToolError(
+            "standard output is a terminal, and an archive is binary: redirect it to a file or a pipe, "
+                + "or \(alternative)"
+        )
+    }
+
+    /// Writes finished archive bytes to standard output, after reading back what they hold as a
+    /// reader would (the summary's counts).
+    static func writeArchiveToStandardOutput(_ data: Data) throws -> ArchiveInfo {
+        let info = try withArchive("standard output") { try GridStateArchive.info(of: .bytes(data)) }
+        try OutputBuffer.write(data)
+        return info
+    }
+
+    /// The form to save an archive in: the flags' when given, else the form `stored` has (the
+    /// archive being updated, if there is one), else gridstore without compression. A kept
+    /// zstd archive is written at the default level, as archives do not record theirs.
+    static func savedForm(
+        format: GridStateArchive.Format?,
+        compression: ArchiveCompression?,
+        keeping stored: GridStateArchive.StoredForm?,
+        path: String,
+        command: CommandName
+    ) throws(UsageError) -> GridStateArchive.StoredForm {
+        switch format ?? stored?.format ?? .gridstore {
+        case .keyedPlist:
+            if let compression, compression != .none {
+                throw UsageError(
+                    "\(path) is a keyed-plist archive, which is never compressed; add --format gridstore to "
+                        + "save it as a gridstore archive with --compress \(compression)",
+                    command: command
+                )
+            }
+            return GridStateArchive.StoredForm(format: .keyedPlist, compression: .none)
+        case .gridstore:
+            let kept = stored?.format == .gridstore ? stored?.compression : nil
+            return GridStateArchive.StoredForm(format: .gridstore, compression: compression ?? kept ?? .none)
+        }
+    }
+
+    /// "compression none" for gridstore archives, "format keyed-plist" for keyed ones.
+    static func describe(_ form: GridStateArchive.StoredForm) -> String {
+        form.format == .gridstore ? "compression \(form.compression)" : "format \(form.format.rawValue)"
     }
 }

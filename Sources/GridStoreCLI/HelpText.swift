@@ -43,6 +43,9 @@ enum HelpText {
 
         The archive is --file PATH, else $GRIDSTORE_FILE, else
         $XDG_DATA_HOME/gridstore/grids.gridstore (~/.local/share/... when unset).
+        '-' as the archive is standard input where a command reads one (load,
+        verify, convert IN) and standard output where it writes one (save,
+        convert OUT); a file named '-' is './-'.
         Exit status: 0 success, 1 failure (bad archive or input, I/O), 64 usage error.
         """
 
@@ -55,15 +58,19 @@ enum HelpText {
                                | --input PATH|- [--strict])
 
         Options:
-          --file PATH          Archive to write (default: see 'gridstore --help')
-          --compress METHOD    none (default), zstd (level 3) or zstd:LEVEL
-                               (-131072 to 22); gridstore format only
-          --format FORMAT      gridstore (default) or keyed-plist: an
-                               NSKeyedArchiver binary plist whose records are of
-                               class UAGridState (the iOS app's)
+          --file PATH          Archive to write (default: see 'gridstore --help');
+                               '-' writes it to standard output
+          --compress METHOD    none, zstd (level 3) or zstd:LEVEL (-131072 to
+                               22); gridstore format only. Default: none, or
+                               with --append the archive's own (zstd at level 3,
+                               as archives do not record their level)
+          --format FORMAT      gridstore or keyed-plist: an NSKeyedArchiver
+                               binary plist whose records are of class
+                               UAGridState (the iOS app's). Default: gridstore,
+                               or with --append the archive's own
           --append             Add to the records already archived (either
-                               format) instead of replacing them; the result is
-                               written in --format
+                               format) instead of replacing them; an append
+                               that adds nothing leaves the file untouched
           --generate N         Make N records (array slots), 0 to \(maximumGeneratedRecords)
           --shared F           Fraction of slots, in [0, 1), that repeat an
                                earlier record (default 0): the first
@@ -88,7 +95,8 @@ enum HelpText {
         Usage: gridstore load [-q] [--file PATH] [--stats] [--json] [--limit N]
 
         Options:
-          --file PATH    Archive to read (default: see 'gridstore --help')
+          --file PATH    Archive to read (default: see 'gridstore --help'); '-'
+                         reads it from standard input
           --stats        Print counts, sizes, compression, format version,
                          checksum and load time instead of the records
           --json         Records as JSON Lines (name, color, date, id; shared
@@ -104,7 +112,8 @@ enum HelpText {
         Usage: gridstore verify [-q] [--file PATH]
 
         Options:
-          --file PATH    Archive to check (default: see 'gridstore --help')
+          --file PATH    Archive to check (default: see 'gridstore --help'); '-'
+                         reads it from standard input
           -q, --quiet    Print nothing when the archive is sound (the exit status
                          says it)
           -h, --help     Show this help
@@ -117,18 +126,24 @@ enum HelpText {
         gridstore session: keep the data source open like an app; save it on exit.
 
         Usage: gridstore session [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
-                                 [--strict]
+                                 [--format gridstore|keyed-plist] [--strict]
 
         Loads the archive (a missing file is an empty store), prints 'loaded N',
         then reads JSON Lines records from standard input, adding each and printing
         'added N' (the new number of records). Saves when input ends and on
-        SIGTERM, SIGINT or SIGHUP. A bad line is reported and skipped; the exit
-        status is then 1.
+        SIGTERM, SIGINT or SIGHUP, in the archive's own format and compression
+        unless --format or --compress say otherwise; a session that adds nothing
+        writes nothing. A bad line is reported and skipped; the exit status is
+        then 1.
 
         Options:
           --file PATH          Archive to load and save (default: see
-                               'gridstore --help')
-          --compress METHOD    none (default), zstd or zstd:LEVEL, for saving
+                               'gridstore --help'); a file, not '-'
+          --compress METHOD    none, zstd or zstd:LEVEL, for saving; default:
+                               the archive's own (zstd at level 3, as archives
+                               do not record their level), none for a new one
+          --format FORMAT      gridstore or keyed-plist, for saving; default:
+                               the archive's own, gridstore for a new one
           --strict             Reject a line with fields other than name, color,
                                date and id (by default they are skipped)
           -q, --quiet          Print no 'loaded', 'added' or 'saved' lines
@@ -146,6 +161,7 @@ enum HelpText {
         its first bytes). OUT is written atomically (the old file or the whole new
         one), so IN may be OUT. keyed-plist output is a binary plist whose records
         are of class UAGridState, as the iOS app's NSKeyedUnarchiver expects.
+        IN '-' reads standard input, OUT '-' writes standard output.
 
         Options:
           --to FORMAT          gridstore or keyed-plist (required)

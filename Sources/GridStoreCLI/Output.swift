@@ -39,6 +39,12 @@ struct OutputBuffer {
     /// Writes out everything gathered.
     mutating func flush() throws {
         guard !bytes.isEmpty else { return }
+        try Self.write(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `bytes` to standard output now.
+    static func write(_ bytes: some DataProtocol) throws {
         do {
             try FileHandle.standardOutput.write(contentsOf: bytes)
         } catch {
@@ -46,7 +52,6 @@ struct OutputBuffer {
             if FileErrorReason.posixCode(of: error) == EPIPE { throw OutputClosed() }
             throw ToolError("cannot write to standard output: \(FileErrorReason.reason(of: error))")
         }
-        bytes.removeAll(keepingCapacity: true)
     }
 }
 

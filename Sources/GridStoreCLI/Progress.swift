@@ -65,6 +65,17 @@ final class Progress: Sendable {
         }
     }
 
+    /// Runs `print`, which writes whole lines to standard error (a warning), with the progress
+    /// line cleared first; the line comes back at the next redraw.
+    func interrupt(_ print: () -> Void) {
+        guard isEnabled else { return print() }
+        state.withLock { state in
+            if state.isVisible { StandardError.write("\r\u{1B}[K") }
+            state.isVisible = false
+            print()
+        }
+    }
+
     /// Clears the line and stops drawing; call before printing results.
     func finish() {
         guard isEnabled else { return }

@@ -52,7 +52,9 @@ struct CommandParserTests {
         #expect(try parsedCommand(["save", "--input", "-"]) == .save(SaveOptions(source: .input(path: "-"))))
         #expect(
             try parsedCommand(["save", "--input=states.csv", "--file=x", "--compress=none"])
-                == .save(SaveOptions(file: "x", source: .input(path: "states.csv")))
+                == .save(
+                    SaveOptions(file: "x", compression: ArchiveCompression.none, source: .input(path: "states.csv"))
+                )
         )
     }
 

@@ -81,8 +81,7 @@ struct KeyedArchiveParsingTests {
             (["convert", "a", "b", "--to", "gridstore", "--compress", "lz4"], "--compress takes none, zstd"),
             (["convert", "a", "b", "--to", "gridstore", "--file", "x"], "unknown option '--file' for convert"),
             (["convert", "a", "b", "--too", "gridstore"], "did you mean '--to'?"),
-            (["convert", "-", "b", "--to", "gridstore"], "needs file paths, not '-'"),
-            (["convert", "a", "", "--to", "gridstore"], "needs file paths, not ''"),
+            (["convert", "a", "", "--to", "gridstore"], "convert needs paths, not an empty string"),
             (["convert", "-x", "b", "--to", "gridstore"], "unknown option '-x' for convert"),
             (
                 ["save", "--format", "keyed-plist", "--compress", "zstd", "--generate", "1"],

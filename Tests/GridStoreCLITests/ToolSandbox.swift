@@ -53,6 +53,8 @@ struct ToolResult {
     var reason: Process.TerminationReason
     var output: String
     var errors: String
+    /// Standard output as bytes, for archives written there.
+    var outputBytes = Data()
 
     var outputLines: [String] {
         output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
@@ -108,10 +110,15 @@ final class ToolSandbox {
 
     /// Runs `gridstore arguments` to the end, `input` as standard input.
     func run(_ arguments: [String], input: String = "", environment: [String: String?] = [:]) throws -> ToolResult {
+        try run(arguments, inputBytes: Data(input.utf8), environment: environment)
+    }
+
+    /// Runs `gridstore arguments` to the end, `inputBytes` as standard input.
+    func run(_ arguments: [String], inputBytes: Data, environment: [String: String?] = [:]) throws -> ToolResult {
         let process = try process(arguments, environment: environment)
         // Files rather than pipes: nothing to drain while waiting, so no run can block on a full pipe.
         let name = UUID().uuidString
-        try write(input, to: "\(name).in")
+        try inputBytes.write(to: URL(fileURLWithPath: path("\(name).in")))
         _ = FileManager.default.createFile(atPath: path("\(name).out"), contents: nil)
         _ = FileManager.default.createFile(atPath: path("\(name).err"), contents: nil)
         process.standardInput = FileHandle(forReadingAtPath: path("\(name).in"))
@@ -123,11 +130,13 @@ final class ToolSandbox {
                 try? FileManager.default.removeItem(atPath: path("\(name).\(suffix)"))
             }
         }
+        let output = bytes(of: "\(name).out") ?? Data()
         return ToolResult(
             status: process.terminationStatus,
             reason: process.terminationReason,
-            output: String(decoding: bytes(of: "\(name).out") ?? Data(), as: UTF8.self),
-            errors: String(decoding: bytes(of: "\(name).err") ?? Data(), as: UTF8.self)
+            output: String(decoding: output, as: UTF8.self),
+            errors: String(decoding: bytes(of: "\(name).err") ?? Data(), as: UTF8.self),
+            outputBytes: output
         )
     }
 
