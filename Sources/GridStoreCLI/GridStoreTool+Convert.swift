@@ -18,8 +18,8 @@ extension GridStoreTool {
         )
         let progress = console.progress()
         defer { progress.finish() }
+        let source = try archiveSource(options.input, progress: progress)
         progress.phase("converting \(inputName)")
-        let source = try archiveSource(options.input)
         let states = try withArchive(inputName) { try GridStateArchive.readStates(from: source) }
         let archive = try withArchive(outputName) {
             try GridStateArchive.archive(states, compression: form.compression)

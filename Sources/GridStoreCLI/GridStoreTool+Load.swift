@@ -14,8 +14,7 @@ extension GridStoreTool {
         let progress = console.progress()
         defer { progress.finish() }
 
-        if path == standardStream { progress.phase("reading standard input") }
-        let source = try archiveSource(path)
+        let source = try archiveSource(path, progress: progress)
         // The header's counts, after the checksum over header and payload is verified (a keyed
         // archive has no checksum: its whole structure is checked instead).
         let info: ArchiveInfo? =

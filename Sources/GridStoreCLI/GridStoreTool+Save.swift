@@ -95,7 +95,7 @@ extension GridStoreTool {
             progress.phase("reading \(inputName)")
             let bytes =
                 try path == standardStream
-                ? Array(StandardInput.readAll(limit: .max, what: "an input"))
+                ? Array(StandardInput.readAll(limit: .max, what: "an input", progress: progress))
                 : GridStateImporter.contents(ofFile: path)
             let format = RecordFormat.detect(path: path == standardStream ? nil : path, content: bytes)
             progress.phase("importing \(format.rawValue) from \(inputName)", total: bytes.count, unit: .bytes)

@@ -11,8 +11,8 @@ extension GridStoreTool {
         let archiveName = name(of: path)
         let progress = console.progress()
         defer { progress.finish() }
+        let source = try archiveSource(path, progress: progress)
         progress.phase("verifying \(archiveName)")
-        let source = try archiveSource(path)
         let (info, records) = try withArchive(archiveName) { try GridStateArchive.verify(source) }
         progress.finish()
         try console.summary(

@@ -119,10 +119,10 @@ enum GridStoreTool {
 
     /// The archive to read at `path`: the file, or for `-` all of standard input (as much as an
     /// archive may hold), which may be a pipe.
-    static func archiveSource(_ path: String) throws -> GridStateArchive.Source {
+    static func archiveSource(_ path: String, progress: Progress? = nil) throws -> GridStateArchive.Source {
         guard path == standardStream else { return .file(path) }
         let limit = GraphUnarchiver.Options().maximumArchiveBytes
-        let data = try StandardInput.readAll(limit: limit, what: "an archive")
+        let data = try StandardInput.readAll(limit: limit, what: "an archive", progress: progress)
         guard !data.isEmpty else { throw ToolError("standard input is empty: there is no archive to read") }
         return .bytes(data)
     }

@@ -10,9 +10,10 @@ enum StandardInput {
 
     /// All of standard input, failing once it holds more than `limit` bytes (`what` says what
     /// it should be, for that message). Memory grows with what actually arrives, never with a
-    /// size announced in advance.
-    static func readAll(limit: Int, what: String) throws -> Data {
+    /// size announced in advance. `progress` hears the bytes read so far.
+    static func readAll(limit: Int, what: String, progress: Progress? = nil) throws -> Data {
         var data = Data()
+        progress?.phase("reading standard input", unit: .bytes)
         do {
             while let piece = try FileHandle.standardInput.read(upToCount: pieceSize), !piece.isEmpty {
                 guard piece.count <= limit - data.count else {
@@ -21,6 +22,7 @@ enum StandardInput {
                     )
                 }
                 data.append(piece)
+                progress?.advance(to: data.count)
             }
         } catch let error as ToolError {
             throw error
