@@ -121,6 +121,13 @@ enum GridStoreTool {
     /// archive may hold), which may be a pipe.
     static func archiveSource(_ path: String, progress: Progress? = nil) throws -> GridStateArchive.Source {
         guard path == standardStream else { return .file(path) }
+        // An archive is binary: nobody types one (and waiting for it would look like a hang).
+        guard isatty(STDIN_FILENO) != 1 else {
+            throw ToolError(
+                "standard input is a terminal, and an archive is binary: redirect a file into it "
+                    + "(--file - < FILE) or pipe one, or give --file PATH"
+            )
+        }
         let limit = GraphUnarchiver.Options().maximumArchiveBytes
         let data = try StandardInput.readAll(limit: limit, what: "an archive", progress: progress)
         guard !data.isEmpty else { throw ToolError("standard input is empty: there is no archive to read") }

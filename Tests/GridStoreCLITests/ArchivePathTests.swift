@@ -147,18 +147,33 @@ struct ArchivePathTests {
         #expect(result.output.isEmpty)
     }
 
-    @Test func anArchiveIsNotWrittenToATerminal() throws {
+    @Test func anArchiveIsNotWrittenToNorReadFromATerminal() throws {
         let sandbox = try ToolSandbox()
         let terminal = try #require(PseudoTerminal())
-        for arguments in [["save", "--file", "-", "--generate", "1"], ["convert", "a", "-", "--to", "gridstore"]] {
+        // (arguments, whether the terminal is standard output rather than standard input)
+        let cases = [
+            (["save", "--file", "-", "--generate", "1"], true), (["convert", "a", "-", "--to", "gridstore"], true),
+            (["load", "--file", "-"], false), (["verify", "--file", "-"], false),
+            (["convert", "-", "b", "--to", "gridstore"], false),
+        ]
+        for (arguments, terminalIsOutput) in cases {
             let process = try sandbox.process(arguments)
-            process.standardOutput = terminal.follower
+            if terminalIsOutput {
+                process.standardOutput = terminal.follower
+            } else {
+                process.standardInput = terminal.follower
+                process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            }
             _ = FileManager.default.createFile(atPath: sandbox.path("err"), contents: nil)
             process.standardError = FileHandle(forWritingAtPath: sandbox.path("err"))
             try sandbox.runToEnd(process)
-            #expect(process.terminationStatus == 1)
+            #expect(process.terminationStatus == 1, "\(arguments)")
             let errors = String(decoding: sandbox.bytes(of: "err") ?? Data(), as: UTF8.self)
-            #expect(errors.hasPrefix("gridstore: error: standard output is a terminal, and an archive is binary"))
+            let stream = terminalIsOutput ? "output" : "input"
+            #expect(
+                errors.hasPrefix("gridstore: error: standard \(stream) is a terminal, and an archive is binary"),
+                "\(arguments): \(errors)"
+            )
         }
     }
 
@@ -258,8 +273,8 @@ extension Command {
     }
 }
 
-/// A pseudo-terminal whose follower side a child process can take as standard output, so that
-/// `isatty` is true there.
+/// A pseudo-terminal whose follower side a child process can take as standard input or
+/// output, so that `isatty` is true there.
 private final class PseudoTerminal {
     let leader: Int32
     let follower: FileHandle
@@ -272,7 +287,7 @@ private final class PseudoTerminal {
         var locked: Int32 = 0
         var number: UInt32 = 0
         guard ioctl(leader, 0x4004_5431, &locked) == 0, ioctl(leader, 0x8004_5430, &number) == 0,
-            let follower = FileHandle(forWritingAtPath: "/dev/pts/\(number)"), isatty(follower.fileDescriptor) == 1
+            let follower = FileHandle(forUpdatingAtPath: "/dev/pts/\(number)"), isatty(follower.fileDescriptor) == 1
         else {
             close(leader)
             return nil
