@@ -22,8 +22,8 @@ final class TreeNode: GraphCoding, TreeShaped {
         try archiver.encode(label, forKey: "label")
         try archiver.encode(name, forKey: "name")
         try archiver.encode(children, forKey: "children")
-        try archiver.encode(parent, forKey: "parent")
-        try archiver.encode(next, forKey: "next")
+        try archiver.encodeLater(parent, forKey: "parent")
+        try archiver.encodeLater(next, forKey: "next")
     }
 
     init(from unarchiver: GraphUnarchiver) throws {

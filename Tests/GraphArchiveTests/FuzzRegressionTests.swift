@@ -14,7 +14,7 @@ final class LaterFirstNode: GraphCoding {
     init(_ label: Int) { self.label = label }
 
     func encode(with archiver: GraphArchiver) throws {
-        try archiver.encode(next, forKey: "next")
+        try archiver.encodeLater(next, forKey: "next")
         try archiver.encode(label, forKey: "label")
     }
 

@@ -68,8 +68,8 @@ final class RingNode: GraphCoding {
 
     func encode(with archiver: GraphArchiver) throws {
         try archiver.encode(label, forKey: "label")
-        try archiver.encode(next, forKey: "next")
-        try archiver.encode(parent, forKey: "parent")
+        try archiver.encodeLater(next, forKey: "next")
+        try archiver.encodeLater(parent, forKey: "parent")
         try archiver.encode(children, forKey: "children")
     }
 

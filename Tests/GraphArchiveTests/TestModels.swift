@@ -28,7 +28,8 @@ final class Record: GraphCoding {
     }
 }
 
-/// A node of linked structures; `next` and `parent` may close cycles, so they decode later.
+/// A node of linked structures; `next` and `parent` may close cycles, so they are back links
+/// (`encodeLater`) and decode later.
 final class Node: GraphCoding {
     var label: Int
     var next: Node?
@@ -41,8 +42,8 @@ final class Node: GraphCoding {
 
     func encode(with archiver: GraphArchiver) throws {
         try archiver.encode(label, forKey: "label")
-        try archiver.encode(next, forKey: "next")
-        try archiver.encode(parent, forKey: "parent")
+        try archiver.encodeLater(next, forKey: "next")
+        try archiver.encodeLater(parent, forKey: "parent")
         try archiver.encodeConditionalObject(buddy, forKey: "buddy")
         try archiver.encode(children, forKey: "children")
     }

@@ -21,7 +21,7 @@ public final class FuzzNode: GraphCoding {
     public func encode(with archiver: GraphArchiver) throws {
         try archiver.encode(label, forKey: "label")
         try archiver.encode(name, forKey: "name")
-        try archiver.encode(next, forKey: "next")
+        try archiver.encodeLater(next, forKey: "next")
         try archiver.encode(children, forKey: "children")
         try archiver.encodeConditionalObject(buddy, forKey: "buddy")
         try archiver.encode(values, forKey: "values")

@@ -79,11 +79,14 @@ struct EncodingState: ~Copyable {
     /// The object of each body, in written order, once that differs from 0, 1, 2, …;
     /// empty while body `i` is object `i`'s (flat collections: the common case).
     var bodyOwner: [Int] = []
-    /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]` for body `i`);
-    /// `edgeStart` stays empty until the first reference from a body.
+    /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]` for body `i`),
+    /// each marked plain or back link (`ReferenceGraph.edge(to:isBackLink:)`); `edgeStart`
+    /// stays empty until the first reference from a body.
     var edges: [Int] = []
     var edgeStart: [Int] = []
     var currentObject = -1
+    /// True while `encodeLater` writes its value: the references in it are back links.
+    var writesBackLinks = false
     /// Where the body being written starts in the object section.
     var currentBodyStart = 0
     /// False once bodies can no longer be read in table order (FORMAT.md §5.4): a body refers
@@ -320,7 +323,8 @@ struct EncodingState: ~Copyable {
         out.writeVarint(index)
     }
 
-    /// Numbers `object` if new, queues its body unless `conditional`, records the edge.
+    /// Numbers `object` if new, queues its body unless `conditional`, records the edge (a back
+    /// link if `conditional` or written by `encodeLater`).
     @inline(__always)
     mutating func register<Object: GraphCoding & AnyObject>(
         _ object: Object,
@@ -351,7 +355,9 @@ struct EncodingState: ~Copyable {
         if currentObject >= 0 {
             referencesFromBodies += 1
             if edges.isEmpty { edgeStart = Array(repeating: 0, count: bodyCount) }
-            edges.append(index)
+            edges.append(ReferenceGraph.edge(to: index, isBackLink: conditional || writesBackLinks))
+            // Even a back link leaves the order here: the body could otherwise go into a block
+            // (numbers fixed) before the reordering renumbers its target.
             if index >= currentObject { leaveConstructionOrder() }
         }
         return index

@@ -123,9 +123,54 @@ public final class GraphArchiver {
         }
     }
 
+    /// Encodes `value` as ``encode(_:forKey:)-(T,_)`` does, its object references marked as
+    /// back links: references that may close a cycle, such as a child's link to its parent.
+    ///
+    /// The archive stores records so that a plain reference always points to a record stored
+    /// before (the reader builds it first); a back link may point forward, and does so exactly
+    /// when it lies on a cycle. Decode the key with ``GraphUnarchiver/decodeLater(_:forKey:assign:)``,
+    /// which assigns the value once every object exists. Every cycle needs a back link: a cycle
+    /// of plain references makes ``finishEncoding()`` throw `.unresolvedCycle`, naming it.
+    ///
+    /// The objects are archived as by `encode` (unlike ``encodeConditionalObject(_:forKey:)``);
+    /// the references to them inside arrays, optionals and structs in `value` are all back
+    /// links, those in the objects' own `encode(with:)` are not.
+    public func encodeLater<T: GraphValue>(_ value: T, forKey key: String) throws {
+        try state.writeKey(key)
+        // Restored before the queued bodies are written (they make plain references).
+        let enclosing = state.writesBackLinks
+        state.writesBackLinks = true
+        do {
+            try value._encodeGraphValue(to: self)
+        } catch {
+            state.writesBackLinks = enclosing
+            throw error
+        }
+        state.writesBackLinks = enclosing
+        if state.isAtTop && state.hasQueuedObjects {
+            try writeQueuedObjects()
+        }
+    }
+
     /// Encodes a reference that is kept only if `object` is also encoded unconditionally
     /// somewhere in the archive (before or after this call); otherwise it decodes as nil.
     /// The `encodeConditionalObject(_:forKey:)` of `NSCoder`.
+    ///
+    /// The reference is a back link, as for ``encodeLater(_:forKey:)``: the way to write a
+    /// `weak` reference such as a parent link. It may point forward when it closes a cycle, so
+    /// decode it with ``GraphUnarchiver/decodeLater(_:forKey:assign:)``:
+    ///
+    /// ```swift
+    /// func encode(with archiver: GraphArchiver) throws {
+    ///     try archiver.encode(children, forKey: "children")
+    ///     try archiver.encodeConditionalObject(parent, forKey: "parent")
+    /// }
+    ///
+    /// required init(from unarchiver: borrowing GraphUnarchiver) throws {
+    ///     children = try unarchiver.decode([Note].self, forKey: "children")
+    ///     try unarchiver.decodeLater(Note?.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+    /// }
+    /// ```
     public func encodeConditionalObject<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String)
         throws
     {
@@ -185,7 +230,8 @@ public final class GraphArchiver {
     func writeReferenceArray<Object: GraphCoding & AnyObject>(_ array: [Object]) throws {
         state.beginReferenceArray(count: array.count)
         state.identity.reserve(forReferences: array.count)
-        let writesBodiesBetween = state.isWritingTopLevelValue
+        // Not inside `encodeLater`: its value's references are back links, the bodies' are not.
+        let writesBodiesBetween = state.isWritingTopLevelValue && !state.writesBackLinks
         var previous = -1
         var start = 0
         while start < array.count {
@@ -217,6 +263,8 @@ public final class GraphArchiver {
     /// reference new objects add to the queue instead of recursing.
     private func writeQueuedObjects() throws {
         if state.hasQueuedObjects {
+            // Bodies make plain references of their own: none is written inside `encodeLater`.
+            assert(!state.writesBackLinks)
             try state.saveContainer()
             while let object = try state.beginNextObject() {
                 try object.encode(with: self)

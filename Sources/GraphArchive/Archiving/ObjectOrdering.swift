@@ -1,11 +1,12 @@
 // Sources/GraphArchive/Archiving/ObjectOrdering.swift - puts objects in construction order (FORMAT.md §5.4)
 
-/// Renumbers objects so that each one comes after everything it refers to (a depth-first
-/// post-order), except references that close a cycle, and drops conditional-only objects.
+/// Renumbers objects so that each one comes after everything it refers to, except through
+/// back links (see ``ReferenceGraph``), and drops conditional-only objects.
 ///
 /// Bodies are written in discovery order, which is already such an order for flat collections
 /// (the common case, which skips this pass). Deeper graphs, cycles and conditional references
-/// come here: one iterative DFS, then one copy of every body with its references translated.
+/// come here: the order is worked out from the references bodies made (no recursion), then
+/// every body is copied once with its references translated.
 ///
 /// Bodies already compressed into blocks (`bodiesInBlocks`, FORMAT.md §5.6) keep their numbers:
 /// they were in construction order, so each refers only to bodies before it, all of which have
@@ -56,35 +57,18 @@ enum ObjectOrdering {
             bodyStart[bodyOwners[position - fixed]] = start
         }
 
-        // Iterative post-order DFS from each body in written order.
+        var isNode = [Bool](repeating: false, count: count)
+        for object in bodyOwners { isNode[object] = true }
+        let graph = ReferenceGraph(edges: state.edges, edgeRange: edgeRange, isNode: isNode)
+        let order: [Int]
+        do {
+            order = try graph.constructionOrder(roots: bodyOwners)
+        } catch {
+            throw unmarkedCycleError(error, in: graph, state: state, objects: objects, bodyStart: bodyStart)
+        }
         var newIndex = [Int](repeating: -1, count: count)
-        var order: [Int] = []
-        order.reserveCapacity(state.bodyCount - fixed)
-        var visited = [Bool](repeating: false, count: count)
-        for object in 0..<fixed {
-            newIndex[object] = object
-            visited[object] = true
-        }
-        var stack: [(object: Int, nextEdge: Int)] = []
-        for root in bodyOwners where !visited[root] {
-            visited[root] = true
-            stack.append((root, edgeRange[root].lowerBound))
-            while !stack.isEmpty {
-                let (object, edge) = stack[stack.count - 1]
-                if edge < edgeRange[object].upperBound {
-                    stack[stack.count - 1].nextEdge = edge + 1
-                    let target = state.edges[edge]
-                    if bodyStart[target] >= 0 && !visited[target] {
-                        visited[target] = true
-                        stack.append((target, edgeRange[target].lowerBound))
-                    }
-                } else {
-                    stack.removeLast()
-                    newIndex[object] = fixed + order.count
-                    order.append(object)
-                }
-            }
-        }
+        for object in 0..<fixed { newIndex[object] = object }
+        for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
 
         var translator = Translator(scanner: scanner, mapping: Reordering(newIndex: newIndex))
         var newObjects = ByteWriter(reservingCapacity: objects.count)

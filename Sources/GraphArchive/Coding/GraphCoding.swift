@@ -24,9 +24,35 @@
 /// ```
 ///
 /// Objects are decoded in an order where everything an object refers to already exists, so an
-/// initializer can `decode` its references directly. Only a reference that closes a cycle
-/// cannot be ready in time; decode such references with
-/// ``GraphUnarchiver/decodeLater(_:forKey:assign:)`` (see <doc:SharedReferencesAndCycles>).
+/// initializer can `decode` its references directly. A reference that may close a cycle, such
+/// as a link back to a parent, is a *back link*: encode it with
+/// ``GraphArchiver/encodeConditionalObject(_:forKey:)`` (for a `weak` reference) or
+/// ``GraphArchiver/encodeLater(_:forKey:)``, and decode it with
+/// ``GraphUnarchiver/decodeLater(_:forKey:assign:)``, which assigns it once every object exists.
+/// Then every other reference decodes directly, whichever object the graph was reached from:
+///
+/// ```swift
+/// final class Note: GraphCoding {
+///     var title: String
+///     var children: [Note] = []
+///     weak var parent: Note?
+///
+///     func encode(with archiver: GraphArchiver) throws {
+///         try archiver.encode(title, forKey: "title")
+///         try archiver.encode(children, forKey: "children")
+///         try archiver.encodeConditionalObject(parent, forKey: "parent")
+///     }
+///
+///     init(from unarchiver: borrowing GraphUnarchiver) throws {
+///         title = try unarchiver.decode(String.self, forKey: "title")
+///         children = try unarchiver.decode([Note].self, forKey: "children")
+///         try unarchiver.decodeLater(Note?.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+///     }
+/// }
+/// ```
+///
+/// Every cycle needs a back link: encoding a cycle of plain references throws
+/// `.unresolvedCycle`, naming the classes and keys it goes through (see <doc:SharedReferencesAndCycles>).
 public protocol GraphCoding: GraphValue {
     /// The stable name stored in archives and looked up in a ``GraphTypeRegistry``.
     ///

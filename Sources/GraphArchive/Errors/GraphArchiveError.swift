@@ -48,7 +48,9 @@ public struct GraphArchiveError: Error, Hashable, CustomStringConvertible, Senda
         public static let typeMismatch = Code("typeMismatch")
         /// The stored number does not fit the type asked for.
         public static let valueOutOfRange = Code("valueOutOfRange")
-        /// A reference closes a cycle that a plain `decode` cannot restore; use `decodeLater`.
+        /// A reference closes a cycle: decoding, a plain `decode` cannot restore it (use
+        /// `decodeLater`); encoding, the cycle has no back link (mark one with
+        /// `encodeConditionalObject` or `encodeLater`).
         public static let unresolvedCycle = Code("unresolvedCycle")
 
         // MARK: - Encoding and API use

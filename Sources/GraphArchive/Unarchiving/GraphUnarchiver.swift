@@ -224,7 +224,8 @@ public final class GraphUnarchiver {
     ///
     /// - Throws: `.keyNotFound` if the key is absent, `.typeMismatch` if the stored value is of
     ///   another type (nil included, unless `T` is optional), `.valueOutOfRange` if a number does
-    ///   not fit `T`, `.unresolvedCycle` for a reference that closes a cycle.
+    ///   not fit `T`, `.unresolvedCycle` for a back link that closes a cycle (decode it with
+    ///   ``decodeLater(_:forKey:assign:)``).
     public func decode<T: GraphValue>(_: T.Type, forKey key: String) throws -> T {
         guard try state.locate(key) else { throw state.keyNotFound(key, expected: String(describing: T.self)) }
         let value = try T._decodeGraphValue(from: self)
@@ -241,11 +242,15 @@ public final class GraphUnarchiver {
     }
 
     /// Decodes the value for `key` once every object in the archive exists, then passes it to
-    /// `assign`: the way to restore a reference that closes a cycle (a parent link, a ring).
+    /// `assign`: the way to restore a back link, a reference that may close a cycle (a parent
+    /// link, a ring), written with ``GraphArchiver/encodeConditionalObject(_:forKey:)`` or
+    /// ``GraphArchiver/encodeLater(_:forKey:)``. Other references always point to objects
+    /// built before, so `decode` reads them directly.
     ///
     /// ```swift
-    /// init(from unarchiver: GraphUnarchiver) throws {
+    /// init(from unarchiver: borrowing GraphUnarchiver) throws {
     ///     name = try unarchiver.decode(String.self, forKey: "name")
+    ///     children = try unarchiver.decode([Node].self, forKey: "children")
     ///     try unarchiver.decodeLater(Node?.self, forKey: "parent") { [unowned self] in self.parent = $0 }
     /// }
     /// ```
