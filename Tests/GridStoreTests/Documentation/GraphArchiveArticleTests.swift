@@ -237,7 +237,7 @@ enum SharedReferencesArticle {
 
         func encode(with archiver: GraphArchiver) throws {
             try archiver.encode(name, forKey: "name")
-            try archiver.encode(friends, forKey: "friends")
+            try archiver.encodeLater(friends, forKey: "friends")
         }
 
         init(from unarchiver: borrowing GraphUnarchiver) throws {
