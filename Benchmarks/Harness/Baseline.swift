@@ -81,7 +81,8 @@ enum Baseline {
             earlier[key(result)] = result
         }
         var rows: [BaselineRow] = []
-        for result in report.workloads.flatMap(\.results) {
+        // A row the subject cannot run (Codable peers on a graph of references) has no figures.
+        for result in report.workloads.flatMap(\.results) where result.status != .notApplicable {
             var row = BaselineRow(
                 workload: result.workload,
                 subject: result.subject,
@@ -121,6 +122,23 @@ enum Baseline {
             loadAverageAtEnd: baseline.loadAverageAtEnd,
             rows: rows
         )
+    }
+
+    /// `arguments` without the flags that name output and comparison files, which do not change
+    /// what a run measures: the arguments that describe its figures.
+    static func measuringArguments(_ arguments: [String]) -> [String] {
+        var kept: [String] = []
+        var skipNext = false
+        for argument in arguments {
+            if skipNext {
+                skipNext = false
+            } else if argument == "--json" || argument == "--baseline" {
+                skipNext = true
+            } else {
+                kept.append(argument)
+            }
+        }
+        return kept
     }
 
     private static func key(_ result: CaseResult) -> String {

@@ -14,7 +14,8 @@ enum MarkdownReport {
     }
 
     static func facts(_ report: Report) -> String {
-        let arguments = report.arguments.isEmpty ? "defaults" : "`\(report.arguments.joined(separator: " "))`"
+        let measuring = Baseline.measuringArguments(report.arguments)
+        let arguments = measuring.isEmpty ? "defaults" : "`\(measuring.joined(separator: " "))`"
         return """
             Run of \(report.date), \(report.build) build\(report.zstdInBuild ? "" : " without zstd"), \
             \(arguments): N = \(report.count.grouped), F = \(report.sharedFraction), \(report.warmups) warm-up + \

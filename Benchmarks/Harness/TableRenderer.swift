@@ -75,7 +75,8 @@ enum TableRenderer {
 
     /// When and where the baseline ran, and how loaded the machine was.
     static func runFacts(_ baseline: BaselineComparison) -> String {
-        let arguments = baseline.arguments.isEmpty ? "defaults" : baseline.arguments.joined(separator: " ")
+        let measuring = Baseline.measuringArguments(baseline.arguments)
+        let arguments = measuring.isEmpty ? "defaults" : measuring.joined(separator: " ")
         return "\(baseline.date), \(baseline.machine.cpuModel) (\(baseline.machine.logicalCPUs) logical CPUs), "
             + "load average \(loadText(baseline.loadAverageAtStart, baseline.loadAverageAtEnd)), \(arguments)"
     }

@@ -88,6 +88,20 @@ struct BaselineTests {
         #expect(rows[5].ratio == nil && rows[5].baselineSeconds == 0.3 && rows[5].note == "failed now")
     }
 
+    @Test func rowsNoSubjectCanRunAreLeftOut() {
+        var notApplicable = Self.row("JSONEncoder", .encode, seconds: nil, role: .peer)
+        notApplicable.status = .notApplicable
+        let report = Self.report([notApplicable, Self.row("gridstore", .encode, seconds: 1)])
+        #expect(Baseline.compare(report, with: report, path: "b").rows.map(\.subject) == ["gridstore"])
+    }
+
+    @Test func outputFilesAreNotPartOfWhatARunMeasures() {
+        #expect(
+            Baseline.measuringArguments(["--json", "a.json", "--n", "1M", "--baseline", "b.json", "gridstate"])
+                == ["--n", "1M", "gridstate"]
+        )
+    }
+
     @Test func ratiosReadAsSlowerFasterOrSame() {
         #expect(Baseline.reading(1.25) == "1.25x slower")
         #expect(Baseline.reading(0.5) == "2x faster")
