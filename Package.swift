@@ -58,6 +58,8 @@ let package = Package(
                 .target(name: "CZstd", condition: .when(traits: ["Zstd"])),
             ],
             path: "Benchmarks",
+            // The checked-in run that --baseline compares with and docs/BENCHMARKS.md shows.
+            exclude: ["baseline.json"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -28,19 +28,35 @@ enum MarkdownReport {
             """
     }
 
-    /// gridstore's rows: time, throughput, size and peak memory per operation.
+    /// gridstore's medians, one line per workload and compression: the four operations, the
+    /// archive's size per record and the memory a save needs beyond the graph.
     static func gridstoreRows(_ report: Report) -> MarkdownTable {
+        let operations: [OperationKind] = [.encode, .decode, .save, .load]
         var table = MarkdownTable(
-            header: ["workload", "operation", "compression", "median", "records/s", "bytes/record", "peak − before"],
-            rightAligned: [3, 4, 5, 6]
+            header: ["workload", "compression"] + operations.map(\.rawValue) + ["bytes/record", "save: peak − before"],
+            rightAligned: Set(2..<8)
         )
-        for result in report.workloads.flatMap(\.results) where result.role == .gridstore {
-            table.rows.append([
-                result.workload, result.operation.rawValue, result.compression,
-                result.status == .ok ? result.seconds.map { Format.seconds($0.median) } ?? "-" : result.status.rawValue,
-                result.recordsPerSecond.map(Format.rate) ?? "-", result.bytesPerRecord.map(Format.decimal) ?? "-",
-                result.memory.map { Format.bytes($0.overBaselineBytes) } ?? "-",
-            ])
+        for workload in report.workloads {
+            let rows = workload.results.filter { $0.role == .gridstore }
+            var compressions: [String] = []
+            for row in rows where !compressions.contains(row.compression) { compressions.append(row.compression) }
+            for compression in compressions {
+                func row(_ operation: OperationKind) -> CaseResult? {
+                    rows.first { $0.compression == compression && $0.operation == operation }
+                }
+                let times = operations.map { operation in
+                    row(operation).map {
+                        $0.status == .ok ? $0.seconds.map { Format.seconds($0.median) } ?? "-" : $0.status.rawValue
+                    }
+                        ?? "-"
+                }
+                table.rows.append(
+                    [workload.name, compression] + times + [
+                        row(.encode)?.bytesPerRecord.map(Format.decimal) ?? "-",
+                        row(.save)?.memory.map { Format.bytes($0.overBaselineBytes) } ?? "-",
+                    ]
+                )
+            }
         }
         return table
     }
