@@ -52,7 +52,7 @@ public enum GridStateArchive {
 
     /// The format the file at `path` starts like (its first eight bytes).
     ///
-    /// - Throws: ``GraphArchiveError``: `.fileNotFound`, or `.ioError` when the file cannot be
+    /// - Throws: ``/GraphArchive/GraphArchiveError``: `.fileNotFound`, or `.ioError` when the file cannot be
     ///   read or is not a regular file.
     public static func kind(ofFile path: String) throws -> ArchiveKind {
         try ArchiveKind.detect(fileAt: path)

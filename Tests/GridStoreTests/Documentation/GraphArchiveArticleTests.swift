@@ -446,6 +446,9 @@ enum KeyedArchivesArticle {
 
         let contacts = try GraphUnarchiver.unarchivedObject(ofType: [Contact].self, fromKeyedArchiveFile: path)
 
+        let either = try GraphUnarchiver.unarchivedObject(ofType: [Contact].self, fromAnyArchiveFile: path)
+        assert(either.map(\.name) == contacts.map(\.name))
+
         let keyed = try Data(contentsOf: URL(fileURLWithPath: path))
         let native = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
         let keyedAgain = try KeyedArchive.keyedArchiveData(fromArchive: native, options: options)
