@@ -181,15 +181,19 @@ public enum GridStateArchive {
 
     /// Rewrites the archive at `input` (either format) as `format` at `output`, atomically, so
     /// `input` and `output` may be the same file. Records are decoded and re-encoded, which
-    /// checks them and keeps their sharing.
+    /// checks them and keeps their sharing. `output`'s lock between processes is held from
+    /// before `input` is read to after `output` is written (waiting up to `lockTimeout`).
     ///
     /// - Returns: the number of records converted.
     public static func convert(
         file input: String,
         toFile output: String,
         format: Format,
-        compression: ArchiveCompression = .none
+        compression: ArchiveCompression = .none,
+        lockTimeout: Duration = ArchiveLock.defaultTimeout
     ) throws -> Int {
+        let lock = try self.lock(output, timeout: lockTimeout)
+        defer { lock.unlock() }
         let states = try readStates(fromFile: input)
         try write(
             archive(states, compression: format == .gridstore ? compression : .none),
@@ -197,5 +201,14 @@ public enum GridStateArchive {
             format: format
         )
         return states.count
+    }
+
+    /// Takes the lock between processes on the archive at `path` (``/GraphArchive/ArchiveLock``),
+    /// creating the missing folders above it first, as a save would.
+    ///
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` `.locked` after `timeout`, `.ioError`.
+    public static func lock(_ path: String, timeout: Duration = ArchiveLock.defaultTimeout) throws -> ArchiveLock {
+        try ArchiveLocation.createParentFolders(of: path)
+        return try ArchiveLock(archivePath: path, timeout: timeout)
     }
 }

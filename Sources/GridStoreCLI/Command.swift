@@ -25,11 +25,14 @@ enum CommandName: String, CaseIterable {
     var optionNames: [String] {
         switch self {
         case .save:
-            ["--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input", "--strict"]
+            [
+                "--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input", "--strict",
+                "--lock-timeout",
+            ]
         case .load: ["--file", "--stats", "--json", "--limit"]
         case .verify: ["--file"]
-        case .session: ["--file", "--compress", "--format", "--strict"]
-        case .convert: ["--to", "--compress"]
+        case .session: ["--file", "--compress", "--format", "--strict", "--lock-timeout"]
+        case .convert: ["--to", "--compress", "--lock-timeout"]
         }
     }
 }
@@ -47,6 +50,8 @@ struct SaveOptions: Equatable {
     var source: RecordSource
     /// `--strict`: refuse unknown JSON fields and CSV columns instead of skipping them.
     var strict = false
+    /// `--lock-timeout`: how long to wait for another process's lock on the archive.
+    var lockTimeout = ArchiveLock.defaultTimeout
 }
 
 /// Where `save` gets its records.
@@ -83,6 +88,8 @@ struct SessionOptions: Equatable {
     var format: GridStateArchive.Format?
     /// `--strict`: refuse records with unknown fields instead of skipping the fields.
     var strict = false
+    /// `--lock-timeout`: how long to wait for another process's lock on the archive.
+    var lockTimeout = ArchiveLock.defaultTimeout
 }
 
 /// `gridstore convert IN OUT --to FORMAT`: rewrite an archive (either format) in `FORMAT`.
@@ -94,4 +101,6 @@ struct ConvertOptions: Equatable {
     var format: GridStateArchive.Format
     /// `--compress`, only with `--to gridstore`.
     var compression: ArchiveCompression = .none
+    /// `--lock-timeout`: how long to wait for another process's lock on OUT.
+    var lockTimeout = ArchiveLock.defaultTimeout
 }

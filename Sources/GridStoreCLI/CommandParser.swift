@@ -80,9 +80,11 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
     var seed: UInt64?
     var input: String?
     var strict = false
+    var lockTimeout = ArchiveLock.defaultTimeout
     while let option = try reader.nextOption() {
         switch option.name {
         case "--file": file = try reader.path(option)
+        case "--lock-timeout": lockTimeout = try reader.seconds(option)
         case "--compress": compression = try reader.compression(option)
         case "--format": format = try reader.format(option)
         case "--append": try reader.flag(option, &append)
@@ -117,7 +119,8 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         format: format,
         append: append,
         source: source,
-        strict: strict
+        strict: strict,
+        lockTimeout: lockTimeout
     )
 }
 
@@ -157,6 +160,7 @@ private func parseSession(_ reader: inout OptionReader) throws(UsageError) -> Se
         case "--compress": options.compression = try reader.compression(option)
         case "--format": options.format = try reader.format(option)
         case "--strict": try reader.flag(option, &options.strict)
+        case "--lock-timeout": options.lockTimeout = try reader.seconds(option)
         default: throw reader.unknown(option)
         }
     }
@@ -168,10 +172,12 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
     reader.acceptsOperands = true
     var format: GridStateArchive.Format?
     var compression: ArchiveCompression?
+    var lockTimeout = ArchiveLock.defaultTimeout
     while let option = try reader.nextOption() {
         switch option.name {
         case "--to": format = try reader.format(option)
         case "--compress": compression = try reader.compression(option)
+        case "--lock-timeout": lockTimeout = try reader.seconds(option)
         default: throw reader.unknown(option)
         }
     }
@@ -190,7 +196,8 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
         input: reader.operands[0],
         output: reader.operands[1],
         format: format,
-        compression: compression ?? .none
+        compression: compression ?? .none,
+        lockTimeout: lockTimeout
     )
 }
 
@@ -322,6 +329,15 @@ struct OptionReader {
             throw error("\(option.name) takes \(range), not '\(text)'")
         }
         return count
+    }
+
+    /// A duration in seconds, 0 to one day, decimals allowed (`0`, `2.5`, `30`).
+    mutating func seconds(_ option: Option) throws(UsageError) -> Duration {
+        let text = try value(option)
+        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+            throw error("\(option.name) takes seconds from 0 to 86400 (e.g. 0, 2.5, 30), not '\(text)'")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// A fraction in [0, 1).

@@ -27,14 +27,20 @@ extension GridStoreTool {
             command: .save
         )
         let store = dataSource(at: path, form: form)
+        store.lockTimeout = options.lockTimeout
         let progress = console.progress()
         defer { progress.finish() }
 
         var found = false
         if options.append {
-            // Load first: a damaged archive stops the save before any work, and is kept.
+            // Load first: a damaged archive stops the save before any work, and is kept. The
+            // archive's lock is held from here to the write, so no other process's save in
+            // between is lost.
             progress.phase("loading \(path)")
-            found = try withArchive(path) { try store.load() }
+            found = try withArchive(path) {
+                try store.lockArchive()
+                return try store.load()
+            }
         }
         let states = try records(from: options.source, strict: options.strict, progress: progress, console: console)
         let added = states.count

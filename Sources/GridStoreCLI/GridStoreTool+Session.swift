@@ -24,7 +24,12 @@ extension GridStoreTool {
             command: .session
         )
         let store = dataSource(at: path, form: form)
-        try withArchive(path) { try store.load() }
+        store.lockTimeout = options.lockTimeout
+        // Held to the end: no other writer's save can land between this load and this save.
+        try withArchive(path) {
+            try store.lockArchive()
+            try store.load()
+        }
         store.saveOnTermination { reason, result in
             switch result {
             case .success(let count):

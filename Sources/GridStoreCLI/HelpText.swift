@@ -55,7 +55,7 @@ enum HelpText {
         Usage: gridstore save [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
                               [--format gridstore|keyed-plist] [--append]
                               (--generate N [--shared F] [--seed S]
-                               | --input PATH|- [--strict])
+                               | --input PATH|- [--strict]) [--lock-timeout SECONDS]
 
         Options:
           --file PATH          Archive to write (default: see 'gridstore --help');
@@ -85,6 +85,11 @@ enum HelpText {
                                CSV columns skipped with a warning.
           --strict             With --input: refuse other JSON fields and CSV
                                columns instead of skipping them
+          --lock-timeout SECONDS
+                               How long to wait for another process's lock on
+                               the archive (default 10; 0: fail at once). The
+                               save holds it while it writes, --append from
+                               its load to its write
           -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
         """
@@ -127,6 +132,7 @@ enum HelpText {
 
         Usage: gridstore session [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
                                  [--format gridstore|keyed-plist] [--strict]
+                                 [--lock-timeout SECONDS]
 
         Loads the archive (a missing file is an empty store), prints 'loaded N',
         then reads JSON Lines records from standard input, adding each and printing
@@ -146,6 +152,10 @@ enum HelpText {
                                the archive's own, gridstore for a new one
           --strict             Reject a line with fields other than name, color,
                                date and id (by default they are skipped)
+          --lock-timeout SECONDS
+                               How long to wait for another process's lock on
+                               the archive (default 10; 0: fail at once). The
+                               session holds it from its load to its end
           -q, --quiet          Print no 'loaded', 'added' or 'saved' lines
           -h, --help           Show this help
         """
@@ -155,7 +165,7 @@ enum HelpText {
         record and its sharing.
 
         Usage: gridstore convert [-q] IN OUT --to gridstore|keyed-plist
-                                 [--compress zstd[:LEVEL]|none]
+                                 [--compress zstd[:LEVEL]|none] [--lock-timeout SECONDS]
 
         IN may be a gridstore archive or an NSKeyedArchiver archive (told apart by
         its first bytes). OUT is written atomically (the old file or the whole new
@@ -167,6 +177,9 @@ enum HelpText {
           --to FORMAT          gridstore or keyed-plist (required)
           --compress METHOD    none (default), zstd or zstd:LEVEL; only with
                                --to gridstore
+          --lock-timeout SECONDS
+                               How long to wait for another process's lock on
+                               OUT (default 10; 0: fail at once)
           -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
         """

@@ -7,17 +7,24 @@ import Testing
 
 /// A running `gridstore session`: records go in through standard input, its `loaded N` /
 /// `added N` lines come back through standard output.
-private final class RunningSession {
+final class RunningSession {
     let process: Process
     private let input = Pipe()
     private let output = Pipe()
     private var pending = ""
 
-    init(_ sandbox: ToolSandbox, file: String) throws {
-        process = try sandbox.process(["session", "--file", file])
+    /// Starts `gridstore session --file FILE` with `options` added; its standard error goes to
+    /// the sandbox file `errors` when given.
+    init(_ sandbox: ToolSandbox, file: String, options: [String] = [], errors: String? = nil) throws {
+        process = try sandbox.process(["session", "--file", file] + options)
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        if let errors {
+            _ = FileManager.default.createFile(atPath: sandbox.path(errors), contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: sandbox.path(errors))
+        } else {
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        }
         try process.run()
     }
 

@@ -66,6 +66,8 @@ public struct GraphArchiveError: Error, Hashable, CustomStringConvertible, Senda
         public static let fileNotFound = Code("fileNotFound")
         /// A system call failed; the message carries `strerror`.
         public static let ioError = Code("ioError")
+        /// Another owner held the archive's lock (``ArchiveLock``) past the time allowed to wait.
+        public static let locked = Code("locked")
     }
 
     public var code: Code
