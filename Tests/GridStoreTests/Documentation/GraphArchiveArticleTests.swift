@@ -494,6 +494,14 @@ enum HostileInputArticle {
         }
     }
 
+    static func appendUnderLock(path: String) throws {
+        try ArchiveLock.withLock(onArchive: path) {
+            var songs = try GraphUnarchiver.unarchivedObject(ofType: [Song].self, fromFile: path)
+            songs.append(Song(title: "Encore", seconds: 180))
+            try GraphArchiver.archiveRootObject(songs, toFile: path)
+        }
+    }
+
     /// A song that refuses a negative length.
     final class ValidatedSong: GraphCoding {
         let title: String
@@ -648,6 +656,15 @@ struct GraphArchiveArticleTests {
                 options: limits
             )
         } throws: { ($0 as? GraphArchiveError)?.code == .limitExceeded }
+    }
+
+    @Test func aLockedUpdateKeepsWhatWasThere() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("songs.gridstore")
+        try GraphArchiver.archiveRootObject([GettingStartedArticle.Song(title: "Opening", seconds: 60)], toFile: path)
+        try HostileInputArticle.appendUnderLock(path: path)
+        let songs = try GraphUnarchiver.unarchivedObject(ofType: [GettingStartedArticle.Song].self, fromFile: path)
+        #expect(songs.map(\.title) == ["Opening", "Encore"])
     }
 
     @Test func negativeLengthFailsTheRead() throws {

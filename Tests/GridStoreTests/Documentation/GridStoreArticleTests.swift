@@ -24,6 +24,15 @@ enum PersistingGridStatesArticle {
         return (found, names, store)
     }
 
+    static func updateTogether(path: String) throws -> Int {
+        let store = GridStateDataSource(archivePath: path)
+        let added = try store.updateArchive { states in
+            states.append(GridState(name: "Dusk", color: 0x333366, date: "2024-06-02T21:00:00Z"))
+            return states.count
+        }
+        return added
+    }
+
     /// Compiled, not run: it reads and saves the user's own archive and installs signal handlers.
     static func launch() throws {
         let store = GridStateDataSource.shared
@@ -78,6 +87,14 @@ struct GridStoreArticleTests {
         let (count, states) = try PersistingGridStatesArticle.convert(path: path, keyedPath: folder.file("grids.plist"))
         #expect(count == 2 && states[0] === states[1] && states[0].color == 0xFF8800)
         #expect(try GridStateArchive.kind(ofFile: folder.file("grids.plist")) == .keyedArchive)
+    }
+
+    @Test func updateArchiveAddsToWhatIsOnDisk() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("grids.gridstore")
+        #expect(try PersistingGridStatesArticle.updateTogether(path: path) == 1)
+        #expect(try PersistingGridStatesArticle.updateTogether(path: path) == 2)
+        #expect(try GridStateArchive.readStates(fromFile: path).map(\.name) == ["Dusk", "Dusk"])
     }
 
     @Test func importKeepsSharedIdsAndExportNumbersThem() throws {
