@@ -14,11 +14,12 @@ enum Command: Equatable {
     case verify(VerifyOptions)
     case session(SessionOptions)
     case convert(ConvertOptions)
+    case inspect(InspectOptions)
 }
 
 /// The verbs, as typed.
 enum CommandName: String, CaseIterable {
-    case save, load, verify, session, convert
+    case save, load, verify, session, convert, inspect
 
     /// The `--name` options the command takes, besides `-q`/`--quiet` and `-h`/`--help`
     /// (which every command takes); its help lists each.
@@ -33,6 +34,7 @@ enum CommandName: String, CaseIterable {
         case .verify: ["--file"]
         case .session: ["--file", "--compress", "--format", "--strict", "--lock-timeout"]
         case .convert: ["--to", "--compress", "--lock-timeout"]
+        case .inspect: ["--file", "--json", "--summary", "--depth"]
         }
     }
 }
@@ -103,4 +105,16 @@ struct ConvertOptions: Equatable {
     var compression: ArchiveCompression = .none
     /// `--lock-timeout`: how long to wait for another process's lock on OUT.
     var lockTimeout = ArchiveLock.defaultTimeout
+}
+
+/// `gridstore inspect [PATH | --file PATH | -]`: any archive, printed without its model types.
+struct InspectOptions: Equatable {
+    /// The archive (a plain argument or `--file`); `-` is standard input, nil the default location.
+    var file: String?
+    /// `--json`: the whole graph as one JSON document.
+    var json = false
+    /// `--summary`: objects by class, values by kind, sizes.
+    var summary = false
+    /// `--depth N`: levels of the tree shown.
+    var depth: Int?
 }

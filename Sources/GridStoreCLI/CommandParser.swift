@@ -62,6 +62,7 @@ func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
     case .verify: command = .verify(try parseVerify(&reader))
     case .session: command = .session(try parseSession(&reader))
     case .convert: command = .convert(try parseConvert(&reader))
+    case .inspect: command = .inspect(try parseInspect(&reader))
     }
     return Invocation(command: command, quiet: quiet || reader.quiet)
 }
@@ -199,6 +200,38 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
         compression: compression ?? .none,
         lockTimeout: lockTimeout
     )
+}
+
+private func parseInspect(_ reader: inout OptionReader) throws(UsageError) -> InspectOptions {
+    reader.acceptsOperands = true
+    var options = InspectOptions()
+    while let option = try reader.nextOption() {
+        switch option.name {
+        case "--file": options.file = try reader.path(option)
+        case "--json": try reader.flag(option, &options.json)
+        case "--summary": try reader.flag(option, &options.summary)
+        case "--depth": options.depth = try reader.count(option, maximum: Int.max)
+        default: throw reader.unknown(option)
+        }
+    }
+    if let path = reader.operands.first {
+        guard reader.operands.count == 1 else {
+            let given = reader.operands.map { "'\($0)'" }.joined(separator: ", ")
+            throw UsageError("inspect takes one archive; given: \(given)", command: .inspect)
+        }
+        guard options.file == nil else {
+            throw UsageError("give the archive once: PATH or --file PATH, not both", command: .inspect)
+        }
+        guard !path.isEmpty else { throw UsageError("inspect needs a path, not an empty string", command: .inspect) }
+        options.file = path
+    }
+    if options.json && options.summary {
+        throw UsageError("--json and --summary cannot be used together", command: .inspect)
+    }
+    if options.depth != nil && (options.json || options.summary) {
+        throw UsageError("--depth goes with the tree output, not with --json or --summary", command: .inspect)
+    }
+    return options
 }
 
 /// Keyed archives (binary plists) are never compressed: `--compress` other than `none` with

@@ -65,6 +65,7 @@ enum GridStoreTool {
         case .verify(let options): try verify(options, console: console)
         case .session(let options): try session(options, console: console)
         case .convert(let options): try convert(options, console: console)
+        case .inspect(let options): try inspect(options, console: console)
         }
     }
 

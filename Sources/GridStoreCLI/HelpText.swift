@@ -13,6 +13,7 @@ enum HelpText {
         case .verify: verify
         case .session: session
         case .convert: convert
+        case .inspect: inspect
         }
     }
 
@@ -31,6 +32,8 @@ enum HelpText {
                     save on exit
           convert   Rewrite an archive as gridstore or as an NSKeyedArchiver
                     archive (keyed-plist)
+          inspect   Print any archive (gridstore or keyed, any classes) as a
+                    tree, as JSON, or as counts by class
           help      Show this help, or a command's: 'gridstore help COMMAND'
 
         Options:
@@ -182,5 +185,29 @@ enum HelpText {
                                OUT (default 10; 0: fail at once)
           -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
+        """
+
+    static let inspect = """
+        gridstore inspect: print any archive without its model classes.
+
+        Usage: gridstore inspect [-q] [PATH | --file PATH | -] [--json | --summary]
+                                 [--depth N]
+
+        Reads a gridstore archive (of any model) or an Apple NSKeyedArchiver archive
+        (binary or XML, any classes) and prints its top-level keys and every object
+        with its class and fields. The tree (default) prints each object in full
+        where it is first reached; later references show '→ #ID Class' and
+        references that close a cycle '↻ #ID Class (cycle)'. '-' reads the archive
+        from standard input.
+
+        Options:
+          --file PATH    Archive to read (default: see 'gridstore --help'); a plain
+                         PATH works the same
+          --json         The whole graph as one JSON document: {"format", "top",
+                         "objects": [{"id", "class", "classes", "fields"}]}
+          --summary      Objects and bytes per class, values per kind
+          --depth N      Levels of the tree shown; deeper ones show as {…}
+          -q, --quiet    Accepted for symmetry; inspect prints only its result
+          -h, --help     Show this help
         """
 }

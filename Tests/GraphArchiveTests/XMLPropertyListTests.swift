@@ -333,9 +333,14 @@ func canonical(_ value: Any) -> Any {
         return "data " + data.map { String($0, radix: 16) }.joined(separator: " ")
     default:
         // Foundation's UID class prints its address: compare its stored value instead.
-        if String(describing: type(of: value)).contains("UID") {
-            return "UID " + Mirror(reflecting: value).children.map { "\($0.value)" }.joined(separator: ",")
-        }
+        if let uid = foundationUIDValue(value) { return "UID \(uid)" }
         return value
     }
+}
+
+/// The value of Foundation's UID object (`_NSKeyedArchiverUID`, which property lists hold for
+/// `CF$UID`), read through its stored `value`; nil for anything else.
+func foundationUIDValue(_ value: Any) -> Int? {
+    guard String(describing: type(of: value)).contains("UID") else { return nil }
+    return Mirror(reflecting: value).children.first { $0.label == "value" }.flatMap { Int("\($0.value)") }
 }

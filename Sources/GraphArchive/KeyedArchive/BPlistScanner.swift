@@ -466,6 +466,23 @@ struct BPlist {
         }
     }
 
+    /// An integer object as the high and low halves of a 128-bit two's complement number:
+    /// 1, 2 and 4-byte integers are unsigned, 8-byte ones signed, 16-byte ones as stored (CF's
+    /// form for values above Int64.max, and for any 128-bit number).
+    func wideInteger(_ object: BPlistObject) throws(GraphArchiveError) -> (high: Int64, low: UInt64) {
+        guard object.marker & 0x0F == 4 else {
+            let (bits, _) = try integer(object)
+            // 8-byte integers are signed: their sign fills the high half.
+            let isNegative = object.marker & 0x0F == 3 && Int64(bitPattern: bits) < 0
+            return (isNegative ? -1 : 0, bits)
+        }
+        try checkFits(object, 16)
+        var cursor = reader
+        cursor.offset = object.contentStart
+        let high = try cursor.readBigEndian(width: 8)
+        return (Int64(bitPattern: high), try cursor.readBigEndian(width: 8))
+    }
+
     /// A real or date object's value; `isSingle` for a 4-byte real.
     func real(_ object: BPlistObject) throws(GraphArchiveError) -> (value: Double, isSingle: Bool) {
         try checkFits(object, object.marker == BPlistMarker.real | 2 ? 4 : 8)

@@ -306,6 +306,22 @@ struct KeyedArchiveIndex {
     /// a Foundation class that becomes a value.
     private mutating func classDetail(_ uid: Int) throws(GraphArchiveError) -> Int {
         if kinds[uid] == .classDefinition { return Int(details[uid]) }
+        let (name, object) = try classDefinition(uid)
+        let detail: Int
+        if let foundation = KeyedEntryKind.foundationClasses[name] {
+            detail = -1 - Int(foundation.rawValue)
+        } else {
+            detail = typeID(try modelTypeName(name, definition: object))
+        }
+        kinds[uid] = .classDefinition
+        details[uid] = Int32(truncatingIfNeeded: detail)
+        return detail
+    }
+
+    /// Class definition `uid`'s `$classname` and dictionary.
+    ///
+    /// - Throws: `.corrupt` if the entry is not a class definition.
+    mutating func classDefinition(_ uid: Int) throws(GraphArchiveError) -> (name: String, definition: BPlistObject) {
         let object = try entryObject(uid)
         guard object.type == BPlistMarker.dictionary,
             let nameReference = try member(of: object, key: KeyedKey.className)
@@ -316,16 +332,7 @@ struct KeyedArchiveIndex {
                 offset: plist.offset(of: object.index)
             )
         }
-        let name = try plist.string(plist.object(nameReference))
-        let detail: Int
-        if let foundation = KeyedEntryKind.foundationClasses[name] {
-            detail = -1 - Int(foundation.rawValue)
-        } else {
-            detail = typeID(try modelTypeName(name, definition: object))
-        }
-        kinds[uid] = .classDefinition
-        details[uid] = Int32(truncatingIfNeeded: detail)
-        return detail
+        return (try plist.string(plist.object(nameReference)), object)
     }
 
     /// The name a model class is known by: `$classname`, unless a registry is given and knows

@@ -1,0 +1,43 @@
+// Sources/GridStoreCLI/GridStoreTool+Inspect.swift - `gridstore inspect`
+
+import Foundation
+import GraphArchive
+import GridStore
+
+extension GridStoreTool {
+    /// Opens any archive as an ``ArchiveGraph`` (no model types, no registry) and prints it as a
+    /// tree, as JSON or as counts, streaming: the output is written as it is made.
+    static func inspect(_ options: InspectOptions, console: Console) throws {
+        let path = archivePath(options.file)
+        let name = path == "-" ? "standard input" : path
+        let progress = console.progress()
+        defer { progress.finish() }
+        let graph = try withArchive(name) {
+            path == "-"
+                ? try ArchiveGraph(
+                    data: StandardInput.readAll(
+                        limit: GraphUnarchiver.Options().maximumArchiveBytes,
+                        what: "an archive",
+                        progress: progress
+                    )
+                )
+                : try ArchiveGraph(contentsOfFile: path)
+        }
+        progress.finish()
+        var output = OutputBuffer()
+        let write: ([UInt8]) throws -> Void = { chunk in
+            output.append { $0.append(contentsOf: chunk) }
+            try output.flush()
+        }
+        try withArchive(name) {
+            if options.summary {
+                output.append(try graph.summary().text)
+            } else if options.json {
+                try graph.writeJSON(to: write)
+            } else {
+                try graph.writeTree(maximumDepth: options.depth, to: write)
+            }
+        }
+        try output.flush()
+    }
+}
