@@ -247,10 +247,10 @@ struct KeyedArchiveEndToEndTests {
             file = sandbox.path("k.plist")
             expected = "trailer"
         case "self-containing array":
-            file = keyedFixtures + "/python-hostile-self-containing-array.plist"
+            file = try sandbox.copy(keyedFixtures + "/python-hostile-self-containing-array.plist")
             expected = "contains itself"
         default:
-            file = keyedFixtures + "/python-hostile-wrong-archiver.plist"
+            file = try sandbox.copy(keyedFixtures + "/python-hostile-wrong-archiver.plist")
             expected = "archiver"
         }
         let before = FileManager.default.contents(atPath: file)

@@ -85,6 +85,14 @@ final class ToolSandbox {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path(name)))
     }
 
+    /// Copies the file at `source` into the sandbox under its own name, so that commands may
+    /// lock and replace it there (never in the source tree); returns the copy's path.
+    func copy(_ source: String) throws -> String {
+        let copy = path(URL(fileURLWithPath: source).lastPathComponent)
+        try FileManager.default.copyItem(atPath: source, toPath: copy)
+        return copy
+    }
+
     func bytes(of name: String) -> Data? {
         FileManager.default.contents(atPath: path(name))
     }
