@@ -38,7 +38,7 @@ enum ArchiveVersions {
     static func temporaries(of path: String) -> [String] {
         let (folder, name) = AtomicFile.split(path)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix(".\(name).tmp-") }
+        return names.filter { $0.hasPrefix(AtomicFile.temporaryPrefix(for: name)) }
     }
 }
 
@@ -210,23 +210,139 @@ struct AtomicSaveTests {
         }
     }
 
-    @Test func temporariesOfDeadWritersAreRemovedByTheNextSave() throws {
+    /// A temporary file no one holds locked was left by a writer that ended: the next save
+    /// removes it. One whose lock is held belongs to a writer still at work (here another open
+    /// file of this process, as a writer in another PID namespace would hold it) and stays.
+    @Test func unlockedTemporariesAreRemovedAndLockedOnesKept() throws {
         try withTemporaryFolder { folder in
             let path = folder + "/archive"
-            let finished = Process()
-            finished.executableURL = URL(fileURLWithPath: "/bin/true")
-            try finished.run()
-            finished.waitUntilExit()
-            let dead = "\(folder)/.archive.tmp-\(finished.processIdentifier)-left"
-            let alive = "\(folder)/.archive.tmp-1-writing"  // pid 1 is running: its save may be in progress
-            let unrelated = "\(folder)/.other.tmp-\(finished.processIdentifier)-left"
+            let dead = "\(folder)/.archive.tmp-left"
+            let alive = "\(folder)/.archive.tmp-writing"
+            let unrelated = "\(folder)/.other.tmp-left"
             for file in [dead, alive, unrelated] {
                 #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
             }
+            let writer = open(alive, O_RDONLY)
+            defer { close(writer) }
+            #expect(flock(writer, LOCK_EX) == 0)
             try ArchiveVersions.save(1, to: path)
             #expect(!FileManager.default.fileExists(atPath: dead))
             #expect(FileManager.default.fileExists(atPath: alive))
             #expect(FileManager.default.fileExists(atPath: unrelated))
+        }
+    }
+
+    /// A save through a symbolic link (or a chain of them) writes the file the link points to;
+    /// the links stay links, and loads through them see the new archive.
+    @Test func saveThroughALinkWritesItsTarget() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+            try ArchiveVersions.save(1, to: folder + "/data/archive")
+            try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: "data/archive")
+            try FileManager.default.createSymbolicLink(atPath: folder + "/link2", withDestinationPath: folder + "/link")
+            try ArchiveVersions.save(2, to: folder + "/link2")
+            for link in ["/link", "/link2"] {
+                #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + link).hasSuffix("link") || link == "/link")
+                let kind = try FileManager.default.attributesOfItem(atPath: folder + link)[.type] as? FileAttributeType
+                #expect(kind == .typeSymbolicLink)
+            }
+            #expect(try ArchiveVersions.check(folder + "/data/archive") == 2)
+            #expect(try ArchiveVersions.check(folder + "/link") == 2)
+            #expect(ArchiveVersions.temporaries(of: folder + "/data/archive").isEmpty)
+            // A dangling link: the save creates the file it points to.
+            try FileManager.default.createSymbolicLink(atPath: folder + "/dangling", withDestinationPath: "data/new")
+            try ArchiveVersions.save(3, to: folder + "/dangling")
+            #expect(try ArchiveVersions.check(folder + "/data/new") == 3)
+            // A loop of links is an error, not a hang.
+            try FileManager.default.createSymbolicLink(atPath: folder + "/loopA", withDestinationPath: "loopB")
+            try FileManager.default.createSymbolicLink(atPath: folder + "/loopB", withDestinationPath: "loopA")
+            #expect(archiveError { try ArchiveVersions.save(4, to: folder + "/loopA") }?.code == .ioError)
+        }
+    }
+
+    /// Under umask 077 an existing 0644 archive stays 0644 (a new one gets 0644 less the umask).
+    @Test func modeIsKeptWhateverTheUmask() async throws {
+        try await withTemporaryFolderAsync { folder in
+            await #expect(processExitsWith: .success) { [folder = folder as String] in
+                let path = folder + "/archive"
+                try ArchiveVersions.save(1, to: path)
+                chmod(path, 0o644)
+                umask(0o077)
+                try ArchiveVersions.save(2, to: path)
+                #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o644)
+                try ArchiveVersions.save(1, to: folder + "/new")
+                #expect(try FileManager.default.attributesOfItem(atPath: folder + "/new")[.posixPermissions] as? Int == 0o600)
+            }
+        }
+    }
+
+    /// Root saving another user's archive keeps its owner, group and mode (it became root's, 0640).
+    @Test(.enabled(if: getuid() == 0, "needs root to give files away"))
+    func ownerAndGroupAreKeptWherePermitted() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/archive"
+            try ArchiveVersions.save(1, to: path)
+            #expect(chown(path, 65534, 65534) == 0)
+            #expect(chmod(path, 0o640) == 0)
+            try ArchiveVersions.save(2, to: path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect(attributes[.ownerAccountID] as? Int == 65534)
+            #expect(attributes[.groupOwnerAccountID] as? Int == 65534)
+            #expect(attributes[.posixPermissions] as? Int == 0o640)
+        }
+    }
+
+    /// A name of 240 characters leaves no room for `.NAME.tmp-...`: the temporary file takes a
+    /// shortened name, and the save works.
+    @Test func longFileNamesSave() throws {
+        try withTemporaryFolder { folder in
+            for length in [240, 250, 255] {
+                let path = folder + "/" + String(repeating: "n", count: length)
+                try ArchiveVersions.save(1, to: path)
+                try ArchiveVersions.save(2, to: path)
+                #expect(try ArchiveVersions.check(path) == 2)
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(names.count == 3)
+        }
+    }
+
+    /// A hard link is not kept: the path gets the new archive, the other name keeps the old one,
+    /// whole (a save never writes a file in place).
+    @Test func hardLinkKeepsTheOldArchiveUnderItsOtherName() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/archive"
+            try ArchiveVersions.save(1, to: path)
+            #expect(link(path, folder + "/other") == 0)
+            try ArchiveVersions.save(2, to: path)
+            #expect(try ArchiveVersions.check(path) == 2)
+            #expect(try ArchiveVersions.check(folder + "/other") == 1)
+        }
+    }
+
+    /// SIGTERM, SIGINT or SIGHUP in the middle of a save (their action the default) removes its
+    /// temporary file; the process still ends by the signal.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func signalDuringASaveRemovesItsTemporaryFile(signal: Int32) async throws {
+        try await withTemporaryFolderAsync { folder in
+            let path = folder + "/archive"
+            try ArchiveVersions.save(1, to: path)
+            await #expect(processExitsWith: .signal(signal)) { [path = path as String, signal = signal as Int32] in
+                // As a command's process starts: the signal's action the default, not blocked.
+                Glibc.signal(signal, SIG_DFL)
+                var unblocked = sigset_t()
+                sigemptyset(&unblocked)
+                sigaddset(&unblocked, signal)
+                pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+                try AtomicFile.write(to: path) { sink in
+                    try sink.write([UInt8](repeating: 7, count: 1 << 20))
+                    #expect(ArchiveVersions.temporaries(of: path).count == 1)
+                    raise(signal)
+                    Issue.record("the signal did not end the process")
+                }
+            }
+            #expect(ArchiveVersions.temporaries(of: path).isEmpty)
+            #expect(try ArchiveVersions.check(path) == 1)
         }
     }
 
