@@ -74,8 +74,12 @@ extension ArchiveGraph {
     /// references as `→ #ID Class`, references back to an object being printed as
     /// `↻ #ID Class (cycle)`; objects the top level does not reach come last.
     ///
-    /// - Parameter maximumDepth: Levels of nesting shown (containers and objects); deeper
-    ///   ones show as `{…}` or `[… N items]`. Default: all.
+    /// - Parameters:
+    ///   - maximumDepth: Levels of nesting shown (containers and objects); deeper ones show as
+    ///     `{…}` or `[… N items]`. Default: all.
+    ///   - chunkSize: About how many bytes `output` receives at a time.
+    ///   - output: Receives the text, UTF-8, in order.
+    /// - Throws: What `output` throws, and ``GraphArchiveError`` for damage found on the way.
     public func writeTree(
         maximumDepth: Int? = nil,
         chunkSize: Int = 1 << 16,

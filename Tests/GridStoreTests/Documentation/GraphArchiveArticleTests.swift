@@ -85,6 +85,12 @@ enum GettingStartedArticle {
         }
         try GraphArchiver.archiveRootObject(playlists, toFile: path, options: options)
         let compressed = try GraphUnarchiver.archiveInfo(fromFile: path)
+
+        let graph = try ArchiveGraph(contentsOfFile: path)
+        try graph.forEachObject { object in
+            print("#\(object.id) \(object.className)", object.fields.map(\.key))
+        }
+        assert(graph.objectCount == 4)
         return Walkthrough(playlists: playlists, back: back, info: plainInfo, compressed: compressed)
     }
 
