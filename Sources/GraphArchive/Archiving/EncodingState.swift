@@ -49,6 +49,10 @@ struct EncodingState: ~Copyable {
     var keyIndex: [String: Int] = [:]
     var types: [EncodedType] = []
     var typeIndex: [ObjectIdentifier: Int] = [:]
+    /// The class archived under each name so far: two classes under one name would decode as one.
+    private var classByName: [String: ObjectIdentifier] = [:]
+    /// The first name two classes were archived under, as the error `finishEncoding` throws.
+    private(set) var typeNameConflict: GraphArchiveError?
     private var lastTypeKey: ObjectIdentifier?
     private var lastTypeID = 0
     var shapes: [EncodedShape] = []
@@ -206,14 +210,39 @@ struct EncodingState: ~Copyable {
         if let known = typeIndex[key] {
             id = known
         } else {
-            id = types.count
-            types.append(
-                EncodedType(name: type.archivedTypeName, isObject: object != nil, objectType: object)
-            )
-            typeIndex[key] = id
+            id = addType(type, object: object)
         }
         lastTypeKey = key
         lastTypeID = id
+        return id
+    }
+
+    /// Adds `type` to the type table. A class may not take a name another class has: that is
+    /// noted in `typeNameConflict`, for `finishEncoding` to throw (checked there rather than
+    /// here, so that looking up a type stays free of error handling).
+    private mutating func addType(
+        _ type: any GraphCoding.Type,
+        object: (any (GraphCoding & AnyObject).Type)?
+    ) -> Int {
+        let key = ObjectIdentifier(type)
+        let name = type.archivedTypeName
+        if let object {
+            if typeNameConflict == nil, let other = classByName[name], other != key, let otherID = typeIndex[other],
+                let otherClass = types[otherID].objectType
+            {
+                typeNameConflict = GraphArchiveError(
+                    .invalidValue,
+                    "classes \(otherClass) and \(object) are both archived as \"\(name)\", so they would decode as one "
+                        + "class: give each its own archivedTypeName (in a class hierarchy, declare it `class var` in "
+                        + "the base class and override it in each subclass)",
+                    keyPath: [name]
+                )
+            }
+            classByName[name] = key
+        }
+        let id = types.count
+        types.append(EncodedType(name: name, isObject: object != nil, objectType: object))
+        typeIndex[key] = id
         return id
     }
 

@@ -294,6 +294,7 @@ public final class GraphArchiver {
                     + "hold part of that value, so none is written"
             )
         }
+        if let typeNameConflict = state.typeNameConflict { throw typeNameConflict }
         output = try ArchiveAssembler.assemble(state: &state, compression: options.compression)
     }
 
@@ -356,6 +357,24 @@ public final class GraphArchiver {
             if let objectType = type.objectType { registry.register(objectType, forName: type.name) }
         }
         return registry
+    }
+
+    /// The archived names of the superclasses of each class this archiver met, nearest first,
+    /// as far up as they adopt ``GraphCoding``, by the class's archived name: what a keyed
+    /// archive's `$classes` lists.
+    var encounteredSuperclasses: [String: [String]] {
+        var superclasses: [String: [String]] = [:]
+        for type in state.types {
+            guard let objectType = type.objectType else { continue }
+            var chain: [String] = []
+            var ancestor: AnyClass? = _getSuperclass(objectType)
+            while let current = ancestor, let archivable = current as? any GraphCoding.Type {
+                chain.append(archivable.archivedTypeName)
+                ancestor = _getSuperclass(current)
+            }
+            if !chain.isEmpty { superclasses[type.name] = chain }
+        }
+        return superclasses
     }
 
     // MARK: - One-call forms

@@ -219,7 +219,7 @@ final class CodableDecoder: CodableContainerSource {
         case .primitive, .array:
             throw GraphArchiveError(
                 .typeMismatch,
-                "expected \(T.self), found an object reference",
+                "expected \(readableTypeName(T.self)), found \(state.engine.describeObject(index))",
                 offset: state.engine.reader.offset
             )
         }

@@ -180,6 +180,7 @@ struct CodableDecodingState: ~Copyable {
             try state.scanner.skipValue(&state.reader)
         }
         let objectSectionStart = state.reader.offset
+        state.objectSectionStart = objectSectionStart
         engine = state
         rootOffset = root
         // One entry per record plus the section's end; bounded by the input like the count itself.
@@ -427,7 +428,7 @@ struct CodableDecodingState: ~Copyable {
         guard source.referenceElement < 0 else {
             throw GraphArchiveError(
                 .typeMismatch,
-                "expected \(expected), found an object reference",
+                "expected \(expected), found \(engine.describeObject(source.referenceElement))",
                 offset: source.offset
             )
         }

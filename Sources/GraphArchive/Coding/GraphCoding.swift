@@ -53,16 +53,80 @@
 ///
 /// Every cycle needs a back link: encoding a cycle of plain references throws
 /// `.unresolvedCycle`, naming the classes and keys it goes through (see <doc:SharedReferencesAndCycles>).
+///
+/// ## Class hierarchies
+///
+/// A non-final class adopts the protocol with a `required` initializer; its subclasses extend
+/// both methods through `super`, as with `NSCoding`. Arrays, optionals and dictionaries typed as
+/// the base class hold instances of any subclass, and each comes back as its own class, shared
+/// instances `===` again. Each class is archived under its own name (``archivedTypeName``), and
+/// the base class lists the subclasses that may stand in its place in ``archivedSubclasses``, so
+/// that decoding a `[Note]` may create them:
+///
+/// ```swift
+/// class Note: GraphCoding {
+///     class var archivedSubclasses: [any GraphCoding.Type] { [Checklist.self] }
+///
+///     var title: String
+///
+///     init(title: String) { self.title = title }
+///
+///     func encode(with archiver: GraphArchiver) throws {
+///         try archiver.encode(title, forKey: "title")
+///     }
+///
+///     required init(from unarchiver: borrowing GraphUnarchiver) throws {
+///         title = try unarchiver.decode(String.self, forKey: "title")
+///     }
+/// }
+///
+/// final class Checklist: Note {
+///     var items: [String] = []
+///
+///     override func encode(with archiver: GraphArchiver) throws {
+///         try super.encode(with: archiver)
+///         try archiver.encode(items, forKey: "items")
+///     }
+///
+///     required init(from unarchiver: borrowing GraphUnarchiver) throws {
+///         items = try unarchiver.decode([String].self, forKey: "items")
+///         try super.init(from: unarchiver)
+///     }
+/// }
+///
+/// let notes: [Note] = [Note(title: "plain"), Checklist(title: "groceries")]
+/// let data = try GraphArchiver.archivedData(withRootObject: notes)
+/// let back = try GraphUnarchiver.unarchivedObject(ofType: [Note].self, from: data)
+/// // back[1] is a Checklist
+/// ```
+///
+/// A final class costs nothing for this; a reference typed as a non-final class is checked
+/// with one dynamic cast when it is decoded.
 public protocol GraphCoding: GraphValue {
     /// The stable name stored in archives and looked up in a ``GraphTypeRegistry``.
     ///
-    /// Defaults to the unqualified type name (`GridState`, not `MyModule.GridState`). Override
-    /// it to keep archives readable across renames and module moves; a subclass that overrides
-    /// it must declare it `class var` in the base class.
+    /// Defaults to the unqualified type name (`GridState`, not `MyModule.GridState`), for
+    /// subclasses too: each class of a hierarchy is archived under its own name. Override it to
+    /// keep archives readable across renames and module moves. In a class hierarchy, declare it
+    /// `class var` in the base class and override it in every subclass: a subclass that
+    /// inherits the base class's name, or declares a `static var` the protocol never sees,
+    /// would be archived under the base class's name, and encoding refuses two classes under
+    /// one name (`.invalidValue`).
     static var archivedTypeName: String { get }
 
     /// Older names this type also answers to when decoding, e.g. after a rename.
     static var archivedTypeAliases: [String] { get }
+
+    /// The subclasses whose instances may be archived where this class is, registered for
+    /// decoding along with it. Default: none.
+    ///
+    /// Decoding creates only registered classes, and the one-call decodes
+    /// (``GraphUnarchiver/unarchivedObject(ofType:from:registry:options:)`` and the like)
+    /// register the classes of the type asked for: listing the subclasses here lets a `[Note]`
+    /// come back holding `Checklist`s. Declare it `class var` in the base class; the list is
+    /// followed recursively, so a subclass may list its own subclasses. Alternatively, put the
+    /// subclasses in the ``GraphTypeRegistry`` passed to the decode.
+    static var archivedSubclasses: [any GraphCoding.Type] { get }
 
     /// Writes the value's fields by key.
     ///
@@ -93,6 +157,7 @@ public protocol GraphCoding: GraphValue {
 extension GraphCoding {
     public static var archivedTypeName: String { String(describing: self) }
     public static var archivedTypeAliases: [String] { [] }
+    public static var archivedSubclasses: [any GraphCoding.Type] { [] }
 
     // Structs are inline value records.
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
@@ -119,9 +184,13 @@ extension GraphCoding where Self: AnyObject {
         return true
     }
 
-    public static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
-    {
-        try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self)
+    public static func _decodeObjectArray<Element>(
+        _: Element.Type,
+        count: Int,
+        capacity: Int,
+        from unarchiver: GraphUnarchiver
+    ) throws -> [Element] {
+        try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self).reinterpreted(as: Element.self)
     }
 
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {

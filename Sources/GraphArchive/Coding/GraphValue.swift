@@ -17,9 +17,16 @@ public protocol GraphValue {
     /// Writes `array` as a packed array of references and returns true if `Self` is a class;
     /// returns false, having written nothing, otherwise.
     static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool
-    /// Decodes a packed array of `count` references as `[Self]` (classes only); `capacity` is
-    /// the most elements the input can hold.
-    static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
+    /// Decodes a packed array of `count` references as `[Element]`, where `Element` is `Self`
+    /// (classes only; for other types an empty array, or else an error the unarchiver turns
+    /// into a type mismatch). `capacity` is the most elements the input can hold. Generic
+    /// rather than returning `[Self]`, which a non-final class could not declare.
+    static func _decodeObjectArray<Element>(
+        _: Element.Type,
+        count: Int,
+        capacity: Int,
+        from unarchiver: GraphUnarchiver
+    ) throws -> [Element]
     /// Adds the archivable classes this type is built from to `registry`.
     static func _registerGraphTypes(in registry: inout GraphTypeRegistry)
 }
@@ -27,14 +34,22 @@ public protocol GraphValue {
 extension GraphValue {
     public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool { false }
 
-    public static func _decodeObjectArray(count: Int, capacity: Int, from unarchiver: GraphUnarchiver) throws -> [Self]
-    {
-        guard count == 0 else { throw unarchiver.typeMismatch(expected: Self.self, found: "array of objects") }
+    public static func _decodeObjectArray<Element>(
+        _: Element.Type,
+        count: Int,
+        capacity: Int,
+        from unarchiver: GraphUnarchiver
+    ) throws -> [Element] {
+        guard count == 0 else { throw ObjectsWhereValuesWereAskedFor() }
         return []
     }
 
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {}
 }
+
+/// Thrown by ``GraphValue/_decodeObjectArray(_:count:capacity:from:)`` of a value type, for
+/// the unarchiver to report as a type mismatch where the array starts.
+struct ObjectsWhereValuesWereAskedFor: Error {}
 
 // MARK: - Primitives
 

@@ -29,7 +29,8 @@ extension GraphUnarchiver {
             contentsOfAnyArchiveFile: path,
             registry: registry.including(T.self),
             valueTypes: valueTypes + rootValueType(T.self),
-            options: options
+            options: options,
+            root: RootRequest(T.self)
         )
         return try unarchiver.decodeRoot(T.self)
     }

@@ -29,3 +29,15 @@ func classInstance<T>(_ object: AnyObject, as _: T.Type) -> T {
     assert(isInstance(object, ofExactly: T.self))
     return unsafeBitCast(object, to: T.self)
 }
+
+extension Array {
+    /// The array as `[Other]`, when `Other` is `Element` itself under another name (a generic
+    /// parameter the caller knows to be the same type): no copy, no cast per element.
+    ///
+    /// - Precondition: `Other` is `Element`.
+    @inline(__always)
+    func reinterpreted<Other>(as _: Other.Type) -> [Other] {
+        precondition(ObjectIdentifier(Element.self) == ObjectIdentifier(Other.self), "\(Element.self) is not \(Other.self)")
+        return unsafeBitCast(self, to: [Other].self)
+    }
+}

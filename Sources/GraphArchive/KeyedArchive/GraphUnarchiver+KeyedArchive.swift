@@ -45,13 +45,24 @@ extension GraphUnarchiver {
         valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
+        try self.init(forReadingKeyedArchive: data, registry: registry, valueTypes: valueTypes, options: options, root: nil)
+    }
+
+    /// - Parameter root: Set by the one-call decodes: the type the root is asked for.
+    convenience init(
+        forReadingKeyedArchive data: Data,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type],
+        options: Options,
+        root: RootRequest?
+    ) throws {
         let native = try KeyedArchiveReader.transcode(
             data,
             registry: registry,
             valueTypeNames: Self.names(of: valueTypes),
             options: options
         )
-        try self.init(transcoded: native, registry: registry, options: options)
+        try self.init(transcoded: native, registry: registry, options: options, root: root)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -85,16 +96,33 @@ extension GraphUnarchiver {
         valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
+        try self.init(contentsOfAnyArchiveFile: path, registry: registry, valueTypes: valueTypes, options: options, root: nil)
+    }
+
+    /// - Parameter root: Set by the one-call decodes: the type the root is asked for.
+    convenience init(
+        contentsOfAnyArchiveFile path: String,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type],
+        options: Options,
+        root: RootRequest?
+    ) throws {
         let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
         if try file.kind() == .keyedArchive {
             try self.init(
                 keyedArchive: file.readPropertyList(maximumObjectCount: options.maximumObjectCount),
                 registry: registry,
                 valueTypes: valueTypes,
-                options: options
+                options: options,
+                root: root
             )
         } else {
-            try self.init(loaded: LoadedArchive.load(file: file, options: options), registry: registry, options: options)
+            try self.init(
+                loaded: LoadedArchive.load(file: file, options: options),
+                registry: registry,
+                options: options,
+                root: root
+            )
         }
     }
 
@@ -102,7 +130,8 @@ extension GraphUnarchiver {
         keyedArchive bytes: ArchiveBytes,
         registry: GraphTypeRegistry,
         valueTypes: [any GraphCoding.Type] = [],
-        options: Options
+        options: Options,
+        root: RootRequest? = nil
     ) throws {
         let native = try KeyedArchiveReader.transcode(
             bytes,
@@ -110,14 +139,19 @@ extension GraphUnarchiver {
             valueTypeNames: Self.names(of: valueTypes),
             options: options
         )
-        try self.init(transcoded: native, registry: registry, options: options)
+        try self.init(transcoded: native, registry: registry, options: options, root: root)
     }
 
     /// Opens the native archive the keyed reader just made; its payload checksum was computed
     /// while assembling it and is not computed again.
-    private convenience init(transcoded native: ArchiveOutput, registry: GraphTypeRegistry, options: Options) throws {
+    private convenience init(
+        transcoded native: ArchiveOutput,
+        registry: GraphTypeRegistry,
+        options: Options,
+        root: RootRequest?
+    ) throws {
         let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options, isOwnOutput: true)
-        try self.init(loaded: loaded, registry: registry, options: options)
+        try self.init(loaded: loaded, registry: registry, options: options, root: root)
     }
 
     /// The archived names and aliases of the structs among `types`.
@@ -157,7 +191,8 @@ extension GraphUnarchiver {
             forReadingKeyedArchive: data,
             registry: registry.including(T.self),
             valueTypes: valueTypes + rootValueType(T.self),
-            options: options
+            options: options,
+            root: RootRequest(T.self)
         )
         return try unarchiver.decodeRoot(T.self)
     }
@@ -175,7 +210,8 @@ extension GraphUnarchiver {
             keyedArchive: FileReader.readKeyedArchive(path, options: options),
             registry: registry.including(T.self),
             valueTypes: valueTypes + rootValueType(T.self),
-            options: options
+            options: options,
+            root: RootRequest(T.self)
         )
         return try unarchiver.decodeRoot(T.self)
     }

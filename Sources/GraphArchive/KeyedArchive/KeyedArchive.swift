@@ -13,7 +13,11 @@
 /// Archives written here decode with Foundation's `NSKeyedUnarchiver` into `NSObject, NSCoding`
 /// classes, sharing included: strings, data, dates, arrays and dictionaries are
 /// `decodeObject(forKey:)` values, integers, reals and booleans are stored inline for
-/// `decodeInteger(forKey:)`, `decodeDouble(forKey:)`, `decodeBool(forKey:)`.
+/// `decodeInteger(forKey:)`, `decodeDouble(forKey:)`, `decodeBool(forKey:)`. Each class's
+/// `$classes` lists its superclasses as far up as they adopt ``GraphCoding``, then NSObject
+/// (`["Checklist", "Note", "NSObject"]`), so a reader that knows only a superclass falls back
+/// to it; converting a gridstore archive file, which records no superclasses, writes the class
+/// and NSObject.
 ///
 /// ```swift
 /// var options = KeyedArchive.Options()
@@ -199,6 +203,7 @@ extension GraphArchiver {
         return try KeyedArchiveWriter.transcode(
             ArchiveBytes(joining: output.stored()),
             classNames: options.classNames,
+            superclasses: encounteredSuperclasses,
             options: GraphUnarchiver.Options()
         )
     }

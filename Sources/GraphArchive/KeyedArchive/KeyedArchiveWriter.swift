@@ -19,6 +19,9 @@ struct KeyedArchiveWriter: ~Copyable {
     /// Keeps the payload alive while `source` reads it.
     private let payload: ArchiveBytes
     private let classNames: [String: String]
+    /// The archived names of each class's archivable superclasses, nearest first, by archived
+    /// type name: `$classes` lists them between the class and NSObject.
+    private let superclasses: [String: [String]]
     private let maximumDepth: Int
     /// `$objects`: the property list object of each UID; -1 until an entry is finished.
     private var entries: [Int]
@@ -37,11 +40,13 @@ struct KeyedArchiveWriter: ~Copyable {
         source: consuming DecodingState,
         payload: ArchiveBytes,
         classNames: [String: String],
+        superclasses: [String: [String]],
         maximumDepth: Int
     ) {
         self.source = source
         self.payload = payload
         self.classNames = classNames
+        self.superclasses = superclasses
         self.maximumDepth = maximumDepth
         keyStrings = Array(repeating: -1, count: self.source.tables.keys.count)
         shapeClassUIDs = Array(repeating: -1, count: self.source.tables.shapeKeyCount.count)
@@ -53,16 +58,26 @@ struct KeyedArchiveWriter: ~Copyable {
 
     /// The keyed archive (binary property list bytes) holding what native archive `bytes` holds.
     ///
-    /// - Parameter classNames: keyed-archive class names by archived type name; a type not
-    ///   listed keeps its archived name.
+    /// - Parameters:
+    ///   - classNames: keyed-archive class names by archived type name; a type not listed keeps
+    ///     its archived name.
+    ///   - superclasses: the archived names of each class's superclasses, nearest first, by
+    ///     archived type name (also mapped through `classNames`); a class not listed has only
+    ///     NSObject above it.
     /// - Throws: What reading the native archive throws, and `.invalidValue` for what an
     ///   NSKeyedArchiver archive cannot hold (nil inside an array or dictionary).
     static func transcode(
         _ bytes: ArchiveBytes,
         classNames: [String: String],
+        superclasses: [String: [String]] = [:],
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ByteWriter {
-        try transcode(LoadedArchive.load(bytes, options: options), classNames: classNames, options: options)
+        try transcode(
+            LoadedArchive.load(bytes, options: options),
+            classNames: classNames,
+            superclasses: superclasses,
+            options: options
+        )
     }
 
     /// The keyed archive holding what the checked native archive `loaded` holds; see
@@ -70,6 +85,7 @@ struct KeyedArchiveWriter: ~Copyable {
     static func transcode(
         _ loaded: LoadedArchive,
         classNames: [String: String],
+        superclasses: [String: [String]] = [:],
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ByteWriter {
         var reader = loaded.payload.reader(loaded.payloadRange)
@@ -92,6 +108,7 @@ struct KeyedArchiveWriter: ~Copyable {
             source: source,
             payload: loaded.payload,
             classNames: classNames,
+            superclasses: superclasses,
             maximumDepth: options.maximumDepth
         )
         return try writer.write()
@@ -170,7 +187,8 @@ struct KeyedArchiveWriter: ~Copyable {
     private mutating func shapeClassUID(_ shape: Int) -> Int {
         if shapeClassUIDs[shape] < 0 {
             let typeName = source.tables.typeNames[source.tables.shapeType[shape]]
-            shapeClassUIDs[shape] = classDefinition(classNames[typeName] ?? typeName, superclasses: ["NSObject"])
+            let chain = (superclasses[typeName] ?? []).map { classNames[$0] ?? $0 } + ["NSObject"]
+            shapeClassUIDs[shape] = classDefinition(classNames[typeName] ?? typeName, superclasses: chain)
         }
         return shapeClassUIDs[shape]
     }

@@ -206,11 +206,20 @@ extension DecodingState {
         if index < objectClasses.count && objectClasses[index] == ObjectIdentifier(T.self) {
             return unsafeDowncast(handingOver ? objects.handOver(index) : objects[index], to: T.self)
         }
+        return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
+    }
+
+    /// The object at `index`, whose class is not exactly `T`: an instance of a subclass of `T`
+    /// (one dynamic cast), or else a type mismatch. Out of line, so the exact match stays small.
+    @inline(never)
+    private func object<T: AnyObject>(ofAnotherClassAt index: Int, as _: T.Type, offset: Int)
+        throws(GraphArchiveError) -> T
+    {
         let object = objects[index]
         if let typed = object as? T { return typed }
         throw GraphArchiveError(
             .typeMismatch,
-            "expected \(T.self), found object #\(index) of type \(type(of: object))",
+            "expected \(T.self), found object #\(index), a \(type(of: object)), which is neither \(T.self) nor a subclass of it",
             offset: offset,
             keyPath: keyPath()
         )

@@ -56,6 +56,9 @@ struct DecodingState: ~Copyable {
     var offsetsEnd = 0
     /// Top-level key → offset of its value.
     var topValues: [String: Int] = [:]
+    /// Where the object table's first record starts, once known (-1 before); error messages
+    /// walk it to name an object's class.
+    var objectSectionStart = -1
     var currentTopKey: String?
     /// Words of the key last matched at each shape position (see `StringBits`): after one
     /// `==` match, a caller's literal key matches by identity from then on.
@@ -337,14 +340,7 @@ struct DecodingState: ~Copyable {
 
     @inline(never)
     func typeMismatch(expected: String, tagOffset: Int) -> GraphArchiveError {
-        let found: String
-        if tagOffset < reader.end {
-            var peek = reader
-            peek.offset = tagOffset
-            found = (try? peek.peekByte()).map(ValueTag.describe) ?? "nothing"
-        } else {
-            found = "nothing"
-        }
+        let found = describeValue(at: tagOffset) ?? "nothing"
         return GraphArchiveError(
             .typeMismatch,
             "expected \(expected), found \(found)",

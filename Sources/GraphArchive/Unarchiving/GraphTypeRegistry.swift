@@ -23,12 +23,20 @@ public struct GraphTypeRegistry: @unchecked Sendable {
         for type in types { register(type) }
     }
 
-    /// Registers `type` under its ``GraphCoding/archivedTypeName`` and every alias.
+    /// Registers `type` under its ``GraphCoding/archivedTypeName`` and every alias, and with it
+    /// the classes of its ``GraphCoding/archivedSubclasses`` (theirs too, and so on).
     public mutating func register(_ type: any GraphCoding.Type) {
-        guard let objectType = type as? any (GraphCoding & AnyObject).Type else { return }
-        classes[type.archivedTypeName] = objectType
-        for alias in type.archivedTypeAliases {
-            classes[alias] = objectType
+        var pending = [type]
+        var seen: Set<ObjectIdentifier> = []
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted,
+                let objectType = next as? any (GraphCoding & AnyObject).Type
+            else { continue }
+            classes[next.archivedTypeName] = objectType
+            for alias in next.archivedTypeAliases {
+                classes[alias] = objectType
+            }
+            pending += next.archivedSubclasses.reversed()
         }
     }
 

@@ -80,14 +80,42 @@ public final class GraphUnarchiver {
     public convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options = Options())
         throws
     {
-        try self.init(loaded: LoadedArchive.load(file: path, options: options), registry: registry, options: options)
+        try self.init(contentsOfFile: path, registry: registry, options: options, root: nil)
     }
 
-    convenience init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options) throws {
-        try self.init(loaded: LoadedArchive.load(bytes, options: options), registry: registry, options: options)
+    convenience init(contentsOfFile path: String, registry: GraphTypeRegistry, options: Options, root: RootRequest?)
+        throws
+    {
+        try self.init(
+            loaded: LoadedArchive.load(file: path, options: options),
+            registry: registry,
+            options: options,
+            root: root
+        )
     }
 
-    init(loaded: LoadedArchive, registry: GraphTypeRegistry, options: Options) throws {
+    convenience init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options, root: RootRequest? = nil)
+        throws
+    {
+        try self.init(loaded: LoadedArchive.load(bytes, options: options), registry: registry, options: options, root: root)
+    }
+
+    /// What a one-call decode asks the root to be, so that an archive of other classes is
+    /// reported as that rather than as classes missing from the registry.
+    struct RootRequest {
+        /// The type asked for, e.g. `[String]`.
+        var typeName: String
+        /// Whether the type names classes (`[Note]`, `Note?`), which objects at the root could be.
+        var namesClasses: Bool
+
+        init<T: GraphValue>(_: T.Type) {
+            typeName = readableTypeName(T.self)
+            namesClasses = !GraphTypeRegistry().including(T.self).classes.isEmpty
+        }
+    }
+
+    /// - Parameter root: Set by the one-call decodes: the type the root is asked for.
+    init(loaded: LoadedArchive, registry: GraphTypeRegistry, options: Options, root: RootRequest? = nil) throws {
         self.options = options
         self.bytes = loaded.payload
         var reader = loaded.payload.reader(loaded.payloadRange)
@@ -101,7 +129,7 @@ public final class GraphUnarchiver {
         self.payloadOwner = loaded.payload
         do {
             try readTopIndex()
-            try constructObjects(registry: registry)
+            try constructObjects(classes: registeredClasses(registry, root: root))
         } catch {
             // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
             if loaded.payload.isLent { state.closeInput() }
@@ -131,22 +159,53 @@ public final class GraphUnarchiver {
             state.topValues[name] = state.reader.offset
             try state.scanner.skipValue(&state.reader)
         }
+        state.objectSectionStart = state.reader.offset
+    }
+
+    /// The class of each object type of the archive (by type id), from `registry`.
+    ///
+    /// - Throws: `.unknownType` naming the classes the registry lacks, or, when `root` asks for
+    ///   a type that names no class and the root value holds objects itself (`[String]` of an
+    ///   archive of notes), `.typeMismatch` saying what the root is and what was asked for.
+    private func registeredClasses(_ registry: GraphTypeRegistry, root: RootRequest?) throws
+        -> [(any (GraphCoding & AnyObject).Type)?]
+    {
+        let tables = state.tables
+        var classes: [(any (GraphCoding & AnyObject).Type)?] = Array(repeating: nil, count: tables.typeNames.count)
+        var missing: [String] = []
+        for (index, name) in tables.typeNames.enumerated() where tables.typeIsObject[index] {
+            if let type = registry.objectType(named: name) {
+                classes[index] = type
+            } else {
+                missing.append(name)
+            }
+        }
+        guard !missing.isEmpty else { return classes }
+        let rootOffset = state.topValues[GraphArchiver.rootKey]
+        let rootValue = rootOffset.flatMap { state.describeValue(at: $0) }
+        if let root, let rootOffset, let rootValue, !root.namesClasses, state.holdsObjects(at: rootOffset) {
+            throw GraphArchiveError(
+                .typeMismatch,
+                "the archive's root is \(rootValue); asked for \(root.typeName)",
+                offset: rootOffset,
+                keyPath: [GraphArchiver.rootKey]
+            )
+        }
+        let names = missing.map { "\"\($0)\"" }.joined(separator: ", ")
+        var message =
+            missing.count == 1
+            ? "archive contains objects of type \(names), which is not registered for decoding"
+            : "archive contains objects of types \(names), which are not registered for decoding"
+        message +=
+            ": add the class to the GraphTypeRegistry or, for a subclass of the class asked for, to that class's "
+            + "archivedSubclasses"
+        if let root, let rootValue { message += " (the archive's root is \(rootValue); asked for \(root.typeName))" }
+        throw GraphArchiveError(.unknownType, message, keyPath: [missing[0]])
     }
 
     /// Builds every object in table order, then runs the deferred assignments.
-    private func constructObjects(registry: GraphTypeRegistry) throws {
+    private func constructObjects(classes: [(any (GraphCoding & AnyObject).Type)?]) throws {
         let tables = state.tables
-        var classes: [(any (GraphCoding & AnyObject).Type)?] = Array(repeating: nil, count: tables.typeNames.count)
-        for (index, name) in tables.typeNames.enumerated() where tables.typeIsObject[index] {
-            guard let type = registry.objectType(named: name) else {
-                throw GraphArchiveError(
-                    .unknownType,
-                    "archive contains objects of type \"\(name)\", which is not registered for decoding",
-                    keyPath: [name]
-                )
-            }
-            classes[index] = type
-        }
         state.objects.reserveCapacity(state.objectCount)
         state.objectClasses.reserveCapacity(state.objectCount)
         // The object section's records replace one another inside one saved level, instead of
@@ -227,7 +286,7 @@ public final class GraphUnarchiver {
     ///   not fit `T`, `.unresolvedCycle` for a back link that closes a cycle (decode it with
     ///   ``decodeLater(_:forKey:assign:)``).
     public func decode<T: GraphValue>(_: T.Type, forKey key: String) throws -> T {
-        guard try state.locate(key) else { throw state.keyNotFound(key, expected: String(describing: T.self)) }
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: readableTypeName(T.self)) }
         let value = try T._decodeGraphValue(from: self)
         state.finishValue()
         return value
@@ -261,7 +320,7 @@ public final class GraphUnarchiver {
     /// - Throws: `.keyNotFound` if the key is absent; decoding errors are thrown by the
     ///   unarchiver's initializer when the assignment runs.
     public func decodeLater<T: GraphValue>(_: T.Type, forKey key: String, assign: @escaping (T) throws -> Void) throws {
-        guard try state.locate(key) else { throw state.keyNotFound(key, expected: String(describing: T.self)) }
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: readableTypeName(T.self)) }
         guard isConstructing else {
             let value = try T._decodeGraphValue(from: self)
             state.finishValue()
@@ -292,18 +351,9 @@ public final class GraphUnarchiver {
 
     // MARK: - Plumbing called by the GraphValue conformances
 
-    func typeMismatch<T>(expected: T.Type, found: String) -> GraphArchiveError {
-        GraphArchiveError(
-            .typeMismatch,
-            "expected \(T.self), found \(found)",
-            offset: state.reader.offset,
-            keyPath: state.keyPath()
-        )
-    }
-
     func readObjectReference<T: GraphCoding & AnyObject>(_: T.Type) throws -> T {
         let start = state.reader.offset
-        let index = try state.readObjectIndex(expected: String(describing: T.self))
+        let index = try state.readObjectIndex(expected: readableTypeName(T.self))
         return try state.object(at: index, as: T.self, offset: start)
     }
 
@@ -327,7 +377,7 @@ public final class GraphUnarchiver {
     func readValueRecord<T: GraphCoding>(_: T.Type) throws -> T {
         let start = state.reader.offset
         guard try state.reader.readByte() == ValueTag.valueRecord else {
-            throw state.typeMismatch(expected: String(describing: T.self), tagOffset: start)
+            throw state.typeMismatch(expected: readableTypeName(T.self), tagOffset: start)
         }
         return try unwindingOnError {
             let shape = try state.beginRecord(objectIndex: -1)
@@ -376,7 +426,11 @@ public final class GraphUnarchiver {
         case ValueTag.referenceArray:
             state.reader.offset += 1
             let (count, capacity) = try state.readCollectionCount(at: start)
-            return try Element._decodeObjectArray(count: count, capacity: capacity, from: self)
+            do {
+                return try Element._decodeObjectArray(Element.self, count: count, capacity: capacity, from: self)
+            } catch is ObjectsWhereValuesWereAskedFor {
+                throw state.typeMismatch(expected: readableTypeName([Element].self), tagOffset: start)
+            }
         case ValueTag.array:
             state.reader.offset += 1
             let (count, capacity) = try state.readCollectionCount(at: start)
@@ -391,14 +445,14 @@ public final class GraphUnarchiver {
                 return result
             }
         default:
-            throw state.typeMismatch(expected: "[\(Element.self)]", tagOffset: start)
+            throw state.typeMismatch(expected: readableTypeName([Element].self), tagOffset: start)
         }
     }
 
     func readDictionary<Key: GraphValue, Value: GraphValue>(_: Key.Type, _: Value.Type) throws -> [Key: Value] {
         let start = state.reader.offset
         guard try state.reader.readByte() == ValueTag.dictionary else {
-            throw state.typeMismatch(expected: "[\(Key.self): \(Value.self)]", tagOffset: start)
+            throw state.typeMismatch(expected: readableTypeName([Key: Value].self), tagOffset: start)
         }
         let (count, capacity) = try state.readCollectionCount(at: start)
         return try unwindingOnError {
@@ -427,8 +481,15 @@ public final class GraphUnarchiver {
 
     /// Decodes the root value of archive `data` (key ``GraphArchiver/rootKey``) as `type`.
     ///
-    /// `type`'s own classes (e.g. `GridState` for `[GridState]`) are registered automatically;
-    /// pass others in `registry`. The typed, throwing `unarchivedObject(ofClass:from:)`.
+    /// `type`'s own classes (e.g. `GridState` for `[GridState]`) are registered automatically,
+    /// with the subclasses they list in ``GraphCoding/archivedSubclasses``; pass others (the
+    /// classes of fields, of structs' fields) in `registry`. The typed, throwing
+    /// `unarchivedObject(ofClass:from:)`.
+    ///
+    /// - Throws: What ``init(forReadingFrom:registry:options:)-(Data,_,_)`` throws; for an
+    ///   archive whose root is objects of classes `registry` lacks while `type` names no class
+    ///   (`[String]` of an archive of notes), `.typeMismatch` saying what the root holds and
+    ///   what was asked for, rather than `.unknownType`.
     public static func unarchivedObject<T: GraphValue>(
         ofType type: T.Type,
         from data: Data,
@@ -442,7 +503,8 @@ public final class GraphUnarchiver {
             let unarchiver = try GraphUnarchiver(
                 bytes: ArchiveBytes(borrowing: bytes),
                 registry: registry.including(T.self),
-                options: options
+                options: options,
+                root: RootRequest(T.self)
             )
             defer { unarchiver.state.closeInput() }
             return try unarchiver.decodeRoot(T.self)
@@ -463,7 +525,8 @@ public final class GraphUnarchiver {
         let unarchiver = try GraphUnarchiver(
             contentsOfFile: path,
             registry: registry.including(T.self),
-            options: options
+            options: options,
+            root: RootRequest(T.self)
         )
         return try unarchiver.decodeRoot(T.self)
     }
