@@ -173,6 +173,49 @@ enum WritingModelsArticle {
         }
     }
 
+    class Vehicle: GraphCoding {
+        class var archivedSubclasses: [any GraphCoding.Type] { [Truck.self] }
+
+        var wheels: Int
+
+        init(wheels: Int) { self.wheels = wheels }
+
+        func encode(with archiver: GraphArchiver) throws {
+            try archiver.encode(wheels, forKey: "wheels")
+        }
+
+        required init(from unarchiver: borrowing GraphUnarchiver) throws {
+            wheels = try unarchiver.decode(Int.self, forKey: "wheels")
+        }
+    }
+
+    final class Truck: Vehicle {
+        var payload: Double
+
+        init(wheels: Int, payload: Double) {
+            self.payload = payload
+            super.init(wheels: wheels)
+        }
+
+        override func encode(with archiver: GraphArchiver) throws {
+            try super.encode(with: archiver)
+            try archiver.encode(payload, forKey: "payload")
+        }
+
+        required init(from unarchiver: borrowing GraphUnarchiver) throws {
+            payload = try unarchiver.decode(Double.self, forKey: "payload")
+            try super.init(from: unarchiver)
+        }
+    }
+
+    static func fleet() throws -> [Vehicle] {
+        let fleet: [Vehicle] = [Vehicle(wheels: 2), Truck(wheels: 6, payload: 12.5)]
+        let data = try GraphArchiver.archivedData(withRootObject: fleet)
+        let parked = try GraphUnarchiver.unarchivedObject(ofType: [Vehicle].self, from: data)
+        assert((parked[1] as? Truck)?.payload == 12.5)
+        return parked
+    }
+
     /// Page as version 2 declares it: a field that archives of version 1 lack.
     final class NumberedPage: GraphCoding {
         static var archivedTypeAliases: [String] { ["Page"] }
@@ -579,6 +622,14 @@ struct GraphArchiveArticleTests {
 
         let legacy = try Article.legacyName(pages)
         #expect(legacy.map(\.text) == ["one", "two", "one"])
+    }
+
+    @Test func subclassesComeBackAsTheirOwnClass() throws {
+        let parked = try WritingModelsArticle.fleet()
+        #expect(parked.map(\.wheels) == [2, 6])
+        #expect(
+            !(parked[0] is WritingModelsArticle.Truck) && (parked[1] as? WritingModelsArticle.Truck)?.payload == 12.5
+        )
     }
 
     @Test func unknownAlignmentFailsTheRead() throws {
