@@ -4,8 +4,9 @@ import GraphArchive
 import GridStore
 
 extension GridStoreTool {
-    /// Rewrites IN (a gridstore or keyed archive, told apart by its first bytes) as OUT in the
-    /// `--to` format, atomically: OUT is the old file or the whole new one, and IN may be OUT.
+    /// Rewrites IN (a gridstore or keyed archive of any classes, told apart by its first bytes)
+    /// as OUT in the `--to` format, atomically: OUT is the old file or the whole new one, and IN
+    /// may be OUT. Keyed output names grid states UAGridState, as the iOS app expects.
     /// IN `-` is standard input, OUT `-` standard output.
     static func convert(_ options: ConvertOptions, console: Console) throws {
         let toStandardOutput = options.output == standardStream
@@ -25,26 +26,45 @@ extension GridStoreTool {
         defer { lock?.unlock() }
         let source = try archiveSource(options.input, progress: progress)
         progress.phase("converting \(inputName)")
-        let states = try withArchive(inputName) { try GridStateArchive.readStates(from: source) }
-        let archive = try withArchive(outputName) {
-            try GridStateArchive.archive(states, compression: form.compression)
+        // Any graph, not only grid states: objects of any class, their sharing and, from a keyed
+        // archive, how it stored each value (see ArchiveGraph.gridstoreArchiveData).
+        let graph = try withArchive(inputName) { try openGraph(source) }
+        let data = try withArchive(inputName) {
+            form.format == .gridstore
+                ? try graph.gridstoreArchiveData(compression: form.compression)
+                : try graph.keyedArchiveData(options: GridStateArchive.keyedOptions)
         }
-        let info: ArchiveInfo
         if toStandardOutput {
-            info = try writeArchiveToStandardOutput(
-                withArchive(outputName) { try GridStateArchive.encoded(archive, format: form.format) }
-            )
+            try OutputBuffer.write(data)
         } else {
             try withArchive(outputName) {
-                try GridStateArchive.write(archive, toFile: options.output, format: form.format)
+                try AtomicFile.write(to: options.output) { sink in try sink.write([UInt8](data)) }
             }
-            info = try withArchive(outputName) { try GridStateArchive.info(fromFile: options.output) }
         }
         progress.finish()
         try console.summary(
-            "converted \(counted(states.count, "record")) (\(info.objectCount) distinct) from \(inputName) to "
-                + "\(outputName): \(counted(info.archiveBytes, "byte")), \(describe(form))",
+            "converted \(try contents(of: graph)) from \(inputName) to \(outputName): "
+                + "\(counted(data.count, "byte")), \(describe(form))",
             onStandardError: toStandardOutput
         )
+    }
+
+    /// What a converted graph holds, in words: "30 records (15 distinct)" when its root is an
+    /// array (grid states), else its objects.
+    private static func contents(of graph: ArchiveGraph) throws -> String {
+        if graph.topLevelKeys.contains(GraphArchiver.rootKey),
+            case .array(let slots) = try graph.topLevelValue(forKey: GraphArchiver.rootKey)
+        {
+            return "\(counted(slots.count, "record")) (\(graph.objectCount) distinct)"
+        }
+        return counted(graph.objectCount, "object")
+    }
+
+    /// The archive `source` holds, opened without its model types.
+    static func openGraph(_ source: GridStateArchive.Source) throws -> ArchiveGraph {
+        switch source {
+        case .file(let path): try ArchiveGraph(contentsOfFile: path)
+        case .bytes(let data): try ArchiveGraph(data: data)
+        }
     }
 }

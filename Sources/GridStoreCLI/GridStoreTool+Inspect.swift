@@ -9,27 +9,17 @@ extension GridStoreTool {
     /// tree, as JSON or as counts, streaming: the output is written as it is made.
     static func inspect(_ options: InspectOptions, console: Console) throws {
         let path = archivePath(options.file)
-        let name = path == "-" ? "standard input" : path
+        let displayName = name(of: path)
         let progress = console.progress()
         defer { progress.finish() }
-        let graph = try withArchive(name) {
-            path == "-"
-                ? try ArchiveGraph(
-                    data: StandardInput.readAll(
-                        limit: GraphUnarchiver.Options().maximumArchiveBytes,
-                        what: "an archive",
-                        progress: progress
-                    )
-                )
-                : try ArchiveGraph(contentsOfFile: path)
-        }
+        let graph = try withArchive(displayName) { try openGraph(archiveSource(path, progress: progress)) }
         progress.finish()
         var output = OutputBuffer()
         let write: ([UInt8]) throws -> Void = { chunk in
             output.append { $0.append(contentsOf: chunk) }
             try output.flush()
         }
-        try withArchive(name) {
+        try withArchive(displayName) {
             if options.summary {
                 output.append(try graph.summary().text)
             } else if options.json {

@@ -53,8 +53,9 @@ public final class ArchiveGraph {
         var name: String
         /// The class and its superclasses (the name alone where none is recorded).
         var chain: [String]
-        /// Whether the archive lists the chain (a keyed class entry's `$classes`).
-        var isChainListed: Bool
+        /// What the archive says of them: a keyed class entry's `$classes`, or that it has
+        /// none (also kept by a converted archive, FORMAT.md §12); nil where it says nothing.
+        var listedClasses: [String]??
     }
 
     enum Source {
@@ -84,15 +85,16 @@ public final class ArchiveGraph {
 
     /// Opens the archive at `path`; see ``init(data:options:)``.
     public convenience init(contentsOfFile path: String, options: GraphUnarchiver.Options = .init()) throws {
-        try self.init(
-            bytes: ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes).readAll(),
-            options: options
-        )
+        let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
+        if try file.kind() == .keyedArchive {
+            try self.init(bytes: file.readAll(), options: options)
+        } else {
+            // A compressed archive is decompressed from the file, never held twice.
+            try self.init(loaded: LoadedArchive.load(file: path, options: options), options: options)
+        }
     }
 
-    init(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
-        self.options = options
-        archiveBytes = bytes.count
+    convenience init(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
         guard bytes.count <= options.maximumArchiveBytes else {
             throw GraphArchiveError(
                 .limitExceeded,
@@ -100,21 +102,42 @@ public final class ArchiveGraph {
             )
         }
         if ArchiveKind.detect(bytes) == .keyedArchive {
-            let keyed = try KeyedGraphSource(bytes: bytes, options: options)
+            self.init(
+                source: .keyed(try KeyedGraphSource(bytes: bytes, options: options)),
+                archiveBytes: bytes.count,
+                options: options
+            )
+        } else {
+            try self.init(loaded: LoadedArchive.load(bytes, options: options), options: options)
+        }
+    }
+
+    /// The gridstore archive `loaded`, already checked.
+    convenience init(loaded: LoadedArchive, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
+        let native = try NativeGraphSource(loaded: loaded, options: options)
+        self.init(source: .native(native), archiveBytes: loaded.archiveBytes, options: options)
+    }
+
+    private init(source: Source, archiveBytes: Int, options: GraphUnarchiver.Options) {
+        self.options = options
+        self.archiveBytes = archiveBytes
+        switch source {
+        case .keyed(let keyed):
             format = .keyedArchive
             classes = keyed.classes.map {
-                GraphClass(name: $0.name, chain: $0.chain ?? [$0.name], isChainListed: $0.chain != nil)
+                GraphClass(name: $0.name, chain: $0.chain ?? [$0.name], listedClasses: .some($0.chain))
             }
-            source = .keyed(keyed)
-        } else {
-            let native = try NativeGraphSource(bytes: bytes, options: options)
+        case .native(let native):
             format = .gridstore
             classes = native.tables.typeNames.map { name in
-                let (chain, isListed) = native.classChain(of: name)
-                return GraphClass(name: name, chain: chain, isChainListed: isListed)
+                let listed = native.notes.classChains[name]
+                return GraphClass(name: name, chain: (listed ?? nil) ?? [name], listedClasses: listed)
             }
-            source = .native(native)
+        case .moving:
+            format = .gridstore
+            classes = []
         }
+        self.source = source
     }
 
     // MARK: - Top level

@@ -181,3 +181,34 @@ struct ConversionNotes {
         return .dictionary(entries)
     }
 }
+
+/// What kind of value a visitor event carries, for the defaults of ``ValueForm``.
+enum ValueKind {
+    case null, number, string, data, date, array, dictionary, record, object
+}
+
+extension ValueForm {
+    /// How a keyed writer stores a value of `kind` when nothing says otherwise, as
+    /// NSKeyedArchiver does: under a key (`inField`), numbers and booleans in place
+    /// (`encodeInteger(_:forKey:)`) and everything else by UID; in a container, everything by
+    /// UID. Strings, numbers and data are plain property list values, dates NSDate instances,
+    /// arrays NSMutableArray, dictionaries NSMutableDictionary, nil UID 0.
+    static func keyedDefault(for kind: ValueKind, inField: Bool) -> ValueForm {
+        let storage: Storage = inField && kind == .number ? .inline : .reference
+        switch kind {
+        case .date: return ValueForm(storage: storage, instance: .instance("NSDate"))
+        case .array: return ValueForm(storage: storage, instance: .instance("NSMutableArray"))
+        case .dictionary: return ValueForm(storage: storage, instance: .instance("NSMutableDictionary"))
+        case .record, .object: return ValueForm(storage: storage, instance: .unspecified)
+        default: return ValueForm(storage: storage, instance: .plain)
+        }
+    }
+
+    /// This form with its unspecified parts taken from `defaults`.
+    func filled(from defaults: ValueForm) -> ValueForm {
+        ValueForm(
+            storage: storage == .unspecified ? defaults.storage : storage,
+            instance: instance == .unspecified ? defaults.instance : instance
+        )
+    }
+}

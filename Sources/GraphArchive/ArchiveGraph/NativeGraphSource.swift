@@ -100,14 +100,6 @@ struct NativeGraphSource {
         tables.typeNames[tables.shapeType[shape]]
     }
 
-    /// The class chain of a type: from the notes of a converted keyed archive, else the name alone.
-    func classChain(of name: String) -> (chain: [String], isListed: Bool) {
-        if let listed = notes.classChains[name] {
-            return (listed ?? [name], listed != nil)
-        }
-        return ([name], false)
-    }
-
     /// Builds the index of record offsets (one pass over the object table, checking every
     /// value) if it is not built yet.
     mutating func indexObjects() throws(GraphArchiveError) {

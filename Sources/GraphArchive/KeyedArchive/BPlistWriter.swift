@@ -83,6 +83,16 @@ struct BPlistWriter: ~Copyable {
         return id
     }
 
+    /// A 16-byte integer of halves `high` and `low` (two's complement), as CF stores integers
+    /// beyond 64 bits.
+    mutating func integer128(high: Int64, low: UInt64) -> Int {
+        let id = beginScalar()
+        scalars.writeByte(BPlistMarker.integer | 4)
+        scalars.writeBigEndian(UInt64(bitPattern: high), width: 8)
+        scalars.writeBigEndian(low, width: 8)
+        return id
+    }
+
     mutating func double(_ value: Double) -> Int {
         let key = value.bitPattern
         let next = locations.count

@@ -86,20 +86,23 @@ public enum KeyedArchive {
     // MARK: - Converting
 
     /// The gridstore archive holding what keyed archive `data` holds, without creating any
-    /// object (no registry needed): model instances become objects named by `$classname`.
+    /// object (no registry needed): class instances become objects named by `$classname`, and
+    /// the conversion is lossless (see ``ArchiveGraph/gridstoreArchiveData(compression:)``):
+    /// ``keyedArchiveData(fromArchive:options:decodingOptions:)`` of the result gives back the
+    /// same graph.
     ///
-    /// - Throws: What ``GraphUnarchiver/init(forReadingKeyedArchive:registry:valueTypes:options:)`` throws
-    ///   for a bad keyed archive (but not `.unknownType`), and compression errors.
+    /// - Throws: What ``ArchiveGraph/init(data:options:)`` throws for a bad keyed archive, and
+    ///   compression errors.
     public static func archiveData(
         fromKeyedArchive data: Data,
         compression: ArchiveCompression = .none,
         options: GraphUnarchiver.Options = .init()
     ) throws -> Data {
-        let output = try KeyedArchiveReader.transcode(data, registry: nil, options: options, compression: compression)
-        return output.takeData()
+        try ArchiveGraph(data: data, options: options).gridstoreArchiveData(compression: compression)
     }
 
-    /// Converts the keyed archive at `input` into a gridstore archive saved atomically at `output`.
+    /// Converts the keyed archive at `input` into a gridstore archive saved atomically at
+    /// `output`; see ``archiveData(fromKeyedArchive:compression:options:)``.
     public static func writeArchive(
         fromKeyedArchiveFile input: String,
         toFile output: String,
@@ -107,10 +110,7 @@ public enum KeyedArchive {
         options: GraphUnarchiver.Options = .init()
     ) throws {
         let bytes = try FileReader.readKeyedArchive(input, options: options)
-        try AtomicFile.write(
-            KeyedArchiveReader.transcode(bytes, registry: nil, options: options, compression: compression),
-            to: output
-        )
+        try ArchiveGraph(bytes: bytes, options: options).writeGridstoreArchive(toFile: output, compression: compression)
     }
 
     /// The keyed archive holding what gridstore archive `data` holds, without creating any

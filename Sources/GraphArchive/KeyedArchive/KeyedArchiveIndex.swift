@@ -340,19 +340,17 @@ struct KeyedArchiveIndex {
     /// a superclass in `$classes`, as NSKeyedUnarchiver falls back along `$classes`.
     private mutating func modelTypeName(_ name: String, definition: BPlistObject) throws(GraphArchiveError) -> String {
         guard let registry, !isKnown(name, registry) else { return name }
-        if let dot = name.lastIndex(of: "."), isKnown(String(name[name.index(after: dot)...]), registry) {
-            return String(name[name.index(after: dot)...])
-        }
+        var superclasses: [String] = []
         if let classesReference = try member(of: definition, key: KeyedKey.classes) {
             let classes = try plist.object(classesReference)
             if classes.type == BPlistMarker.array {
                 for position in 0..<classes.count {
-                    let candidate = try plist.string(plist.object(plist.reference(in: classes, at: position)))
-                    if isKnown(candidate, registry) { return candidate }
+                    superclasses.append(try plist.string(plist.object(plist.reference(in: classes, at: position))))
                 }
             }
         }
-        return name
+        return GraphTypeRegistry.lookupNames(for: name, superclasses: superclasses).first { isKnown($0, registry) }
+            ?? name
     }
 
     private func isKnown(_ name: String, _ registry: GraphTypeRegistry) -> Bool {

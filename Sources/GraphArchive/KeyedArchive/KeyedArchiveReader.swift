@@ -366,15 +366,7 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func shape(type: Int) -> Int {
         let last = state.types[type].lastShape
         if last >= 0 && fieldsMatch(state.shapes[last].keyIDs) { return last }
-        let shape = EncodedShape(typeID: type, keyIDs: fields.map(\.key))
-        let id: Int
-        if let known = state.shapeIndex[shape] {
-            id = known
-        } else {
-            id = state.shapes.count
-            state.shapes.append(shape)
-            state.shapeIndex[shape] = id
-        }
+        let id = state.shapeID(EncodedShape(typeID: type, keyIDs: fields.map(\.key)))
         state.types[type].lastShape = id
         return id
     }

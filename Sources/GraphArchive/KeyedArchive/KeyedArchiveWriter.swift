@@ -1,7 +1,8 @@
-// Sources/GraphArchive/KeyedArchive/KeyedArchiveWriter.swift - transcodes a native archive into an NSKeyedArchiver archive
+// Sources/GraphArchive/KeyedArchive/KeyedArchiveWriter.swift - any archive graph written as an NSKeyedArchiver archive
 //
-// Models encode once, through `encode(with:)`, into the engine's own format; this rewrites
-// that archive as the property list NSKeyedArchiver would have written for the same calls:
+// Models encode once, through `encode(with:)`, into the engine's own format; this writes a
+// graph (that archive, or any other, opened as an ``ArchiveGraph``) as the property list
+// NSKeyedArchiver would have written for the same calls:
 // - each object becomes one `$objects` dictionary of its keys plus `$class`, so an instance
 //   referred to from several places is stored once and decodes as one instance;
 // - integers, reals and booleans under a key are stored inline (what `encodeInteger(_:forKey:)`,
@@ -10,60 +11,83 @@
 //   once), dates are NSDate, arrays NSMutableArray, dictionaries NSMutableDictionary, read with
 //   `decodeObject(forKey:)`; numbers inside arrays and dictionaries are NSNumber entries;
 // - structs (inline value records) become a fresh instance of their class at each use.
+// A graph read from a keyed archive says how each value was stored there (``ValueForm``: by UID
+// or in place, an NSMutableString, an NSSet's array in place, a 16-byte integer…) and which
+// `$classes` each class had; those win over the defaults, so such an archive is written back as
+// it was (FORMAT.md §12 carries them through a gridstore archive).
 
-/// Rewrites one native archive as a keyed archive.
-struct KeyedArchiveWriter: ~Copyable {
+/// Writes one graph as a keyed archive, from visitor events. (A class: it holds the
+/// noncopyable property list writer.)
+final class KeyedArchiveWriter: GraphObjectVisitor {
+    /// Where values go: an object's, a record's or the top level's dictionary (keys and values
+    /// on the property list writer's stack), or an array's or dictionary's elements.
+    private enum Context {
+        case fields(start: Int)
+        case array(elements: [Int], form: ValueForm)
+        case dictionary(keys: [Int], values: [Int], form: ValueForm)
+        case record(start: Int, uid: Int, className: String)
+    }
+
     private var plist = BPlistWriter()
-    /// Reads the native payload with the engine's own value readers.
-    private var source: DecodingState
-    /// Keeps the payload alive while `source` reads it.
-    private let payload: ArchiveBytes
+    private let classes: [ArchiveGraph.GraphClass]
     private let classNames: [String: String]
     /// The archived names of each class's archivable superclasses, nearest first, by archived
-    /// type name: `$classes` lists them between the class and NSObject.
+    /// type name (what the archiver saw of the class hierarchy).
     private let superclasses: [String: [String]]
-    private let maximumDepth: Int
+    /// The `$classes` list of each class name the graph knows (nil: the class lists none).
+    private let listedChains: [String: [String]?]
     /// `$objects`: the property list object of each UID; -1 until an entry is finished.
     private var entries: [Int]
-    /// The UID of each scalar already in `$objects`, by property list object (ids are dense,
-    /// so an array, not a hashed table), or -1.
+    /// Per object id: its UID.
+    private var objectUIDs: [Int32]
+    /// The UID of each scalar already in `$objects`, by property list object, or -1.
     private var scalarUIDs: [Int] = []
     /// The UID of each class definition, by class name.
     private var classUIDs: [String: Int] = [:]
-    /// The property list string of each native key, or -1.
-    private var keyStrings: [Int]
-    /// The UID of each shape's class definition, or -1: saves hashing its name per record.
-    private var shapeClassUIDs: [Int]
+    /// The property list string of each key, by the source's key id, or -1.
+    private var keyStrings: [Int] = []
     private var classKey = -1
+    private var contexts: [Context] = []
+    private var currentObject = (uid: 0, classIndex: 0)
 
-    private init(
-        source: consuming DecodingState,
-        payload: ArchiveBytes,
-        classNames: [String: String],
-        superclasses: [String: [String]],
-        maximumDepth: Int
-    ) {
-        self.source = source
-        self.payload = payload
+    /// Foundation's classes as NSKeyedArchiver lists them, for the instances written here.
+    private static let foundationChains: [String: [String]] = [
+        "NSArray": ["NSArray", "NSObject"], "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"],
+        "NSDictionary": ["NSDictionary", "NSObject"],
+        "NSMutableDictionary": ["NSMutableDictionary", "NSDictionary", "NSObject"],
+        "NSString": ["NSString", "NSObject"], "NSMutableString": ["NSMutableString", "NSString", "NSObject"],
+        "NSData": ["NSData", "NSObject"], "NSMutableData": ["NSMutableData", "NSData", "NSObject"],
+        "NSDate": ["NSDate", "NSObject"], "NSNull": ["NSNull", "NSObject"],
+    ]
+
+    private init(graph: ArchiveGraph, classNames: [String: String], superclasses: [String: [String]]) {
+        classes = graph.classes
         self.classNames = classNames
         self.superclasses = superclasses
-        self.maximumDepth = maximumDepth
-        keyStrings = Array(repeating: -1, count: self.source.tables.keys.count)
-        shapeClassUIDs = Array(repeating: -1, count: self.source.tables.shapeKeyCount.count)
-        entries = Array(repeating: -1, count: 1 + self.source.objectCount)
+        var chains: [String: [String]?] = [:]
+        for graphClass in graph.classes {
+            if let listed = graphClass.listedClasses { chains[graphClass.name] = listed }
+        }
+        listedChains = chains
+        objectUIDs = Array(repeating: -1, count: graph.objectIDLimit)
+        entries = [-1]
+        for (position, id) in graph.objectIDs.enumerated() {
+            objectUIDs[id] = Int32(truncatingIfNeeded: 1 + position)
+            entries.append(-1)
+        }
         // Records hold a string or number or two each, most of them distinct: a guess, kept to
-        // a share of the payload's size so that a forged object count cannot make it large.
-        plist.reserveScalars(min(2 * self.source.objectCount, self.source.reader.remaining / 16))
+        // a share of the archive's size so that a large object count cannot make it large.
+        plist.reserveScalars(min(2 * graph.objectCount, graph.archiveBytes / 16))
     }
 
-    /// The keyed archive (binary property list bytes) holding what native archive `bytes` holds.
+    /// The keyed archive (binary property list bytes) holding what gridstore archive `bytes` holds.
     ///
     /// - Parameters:
     ///   - classNames: keyed-archive class names by archived type name; a type not listed keeps
     ///     its archived name.
     ///   - superclasses: the archived names of each class's superclasses, nearest first, by
-    ///     archived type name (also mapped through `classNames`); a class not listed has only
-    ///     NSObject above it.
+    ///     archived type name (also mapped through `classNames`); a class not listed, and not
+    ///     listed by the graph either, has only NSObject above it.
     /// - Throws: What reading the native archive throws, and `.invalidValue` for what an
     ///   NSKeyedArchiver archive cannot hold (nil inside an array or dictionary).
     static func transcode(
@@ -72,15 +96,10 @@ struct KeyedArchiveWriter: ~Copyable {
         superclasses: [String: [String]] = [:],
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ByteWriter {
-        try transcode(
-            LoadedArchive.load(bytes, options: options),
-            classNames: classNames,
-            superclasses: superclasses,
-            options: options
-        )
+        try write(ArchiveGraph(bytes: bytes, options: options), classNames: classNames, superclasses: superclasses)
     }
 
-    /// The keyed archive holding what the checked native archive `loaded` holds; see
+    /// The keyed archive holding what the checked gridstore archive `loaded` holds; see
     /// ``transcode(_:classNames:options:)``.
     static func transcode(
         _ loaded: LoadedArchive,
@@ -88,51 +107,28 @@ struct KeyedArchiveWriter: ~Copyable {
         superclasses: [String: [String]] = [:],
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ByteWriter {
-        var reader = loaded.payload.reader(loaded.payloadRange)
-        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
-        // Every object record takes at least one byte.
-        guard loaded.header.objectCount <= UInt64(min(reader.remaining, options.maximumObjectCount)) else {
-            throw GraphArchiveError(
-                .corrupt,
-                "header claims \(loaded.header.objectCount) objects, more than the payload or maximumObjectCount allows",
-                offset: 32
-            )
-        }
-        let source = DecodingState(
-            reader: reader,
-            tables: tables,
-            objectCount: Int(loaded.header.objectCount),
-            options: options
-        )
-        let writer = KeyedArchiveWriter(
-            source: source,
-            payload: loaded.payload,
-            classNames: classNames,
-            superclasses: superclasses,
-            maximumDepth: options.maximumDepth
-        )
-        return try writer.write()
+        try write(ArchiveGraph(loaded: loaded, options: options), classNames: classNames, superclasses: superclasses)
     }
 
-    private consuming func write() throws(GraphArchiveError) -> ByteWriter {
+    /// The keyed archive holding what `graph` holds.
+    static func write(
+        _ graph: ArchiveGraph,
+        classNames: [String: String],
+        superclasses: [String: [String]] = [:]
+    ) throws(GraphArchiveError) -> ByteWriter {
+        try KeyedArchiveWriter(graph: graph, classNames: classNames, superclasses: superclasses).write(graph)
+    }
+
+    private func write(_ graph: ArchiveGraph) throws(GraphArchiveError) -> ByteWriter {
+        var visitor = self
         entries[0] = plist.string("$null")
         classKey = plist.string(KeyedKey.names[KeyedKey.classReference])
-        let top = try writeTopLevel()
-        for index in 0..<source.objectCount {
-            let offset = source.reader.offset
-            let shape = try source.scanner.readShape(&source.reader)
-            guard source.tables.typeIsObject[source.tables.shapeType[shape]] else {
-                throw GraphArchiveError(.corrupt, "object #\(index) is recorded with a value type", offset: offset)
-            }
-            entries[1 + index] = try writeRecord(shape: shape, depth: 0)
-        }
-        guard source.reader.isAtEnd else {
-            throw GraphArchiveError(
-                .trailingGarbage,
-                "unexpected bytes after the last object",
-                offset: source.reader.offset
-            )
-        }
+        var budget = graph.walkBudget()
+        let topStart = plist.stackPosition
+        contexts = [.fields(start: topStart)]
+        for position in graph.topLevelKeys.indices { try graph.walkTopEntry(position, &visitor, budget: &budget) }
+        let top = plist.closeDictionary(from: topStart)
+        try graph.walkObjects(&visitor, budget: &budget)
         let start = plist.stackPosition
         for entry in entries { plist.push(entry) }
         let objects = plist.closeArray(from: start)
@@ -146,69 +142,66 @@ struct KeyedArchiveWriter: ~Copyable {
         plist.push(plist.string("$objects"))
         plist.push(objects)
         let rootObject = plist.closeDictionary(from: root)
-        return plist.finish(top: rootObject)
+        var finished = BPlistWriter()
+        swap(&finished, &plist)
+        return finished.finish(top: rootObject)
     }
 
-    /// The `$top` dictionary.
-    private mutating func writeTopLevel() throws(GraphArchiveError) -> Int {
-        let start = plist.stackPosition
-        var seen: Set<Int> = []
-        for _ in 0..<source.tables.topCount {
-            let offset = source.reader.offset
-            let key = try source.reader.readCount()
-            guard key < source.tables.keys.count, seen.insert(key).inserted else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "top-level entry uses key \(key) twice or out of range",
-                    offset: offset
-                )
-            }
-            plist.push(keyString(key))
-            plist.push(try writeField(depth: 0))
-        }
-        return plist.closeDictionary(from: start)
+    // MARK: - Objects and fields
+
+    func beginObject(id: Int, classIndex: Int) {
+        currentObject = (Int(objectUIDs[id]), classIndex)
+        contexts = [.fields(start: plist.stackPosition)]
     }
 
-    /// A record (object body or struct) as an instance dictionary: its keys, then `$class`.
-    private mutating func writeRecord(shape: Int, depth: Int) throws(GraphArchiveError) -> Int {
-        let tables = source.tables
-        let classUID = shapeClassUID(shape)
-        let start = plist.stackPosition
-        let keyStart = tables.shapeKeyStart[shape]
-        for position in 0..<tables.shapeKeyCount[shape] {
-            plist.push(keyString(tables.shapeKeyIDs[keyStart + position]))
-            plist.push(try writeField(depth: depth))
-        }
+    func endObject(storedBytes: Int) {
+        guard case .fields(let start) = contexts.removeLast() else { return }
+        let name = classes[currentObject.classIndex].name
         plist.push(classKey)
-        plist.push(plist.uid(classUID))
-        return plist.closeDictionary(from: start)
+        plist.push(plist.uid(classDefinition(classNames[name] ?? name, originalName: name)))
+        entries[currentObject.uid] = plist.closeDictionary(from: start)
     }
 
-    private mutating func shapeClassUID(_ shape: Int) -> Int {
-        if shapeClassUIDs[shape] < 0 {
-            let typeName = source.tables.typeNames[source.tables.shapeType[shape]]
-            let chain = (superclasses[typeName] ?? []).map { classNames[$0] ?? $0 } + ["NSObject"]
-            shapeClassUIDs[shape] = classDefinition(classNames[typeName] ?? typeName, superclasses: chain)
+    func field(_ key: String, keyID: Int) {
+        if keyID >= 0 {
+            if keyID >= keyStrings.count {
+                keyStrings.append(contentsOf: repeatElement(-1, count: keyID + 1 - keyStrings.count))
+            }
+            if keyStrings[keyID] < 0 { keyStrings[keyID] = plist.string(key) }
+            plist.push(keyStrings[keyID])
+        } else {
+            plist.push(plist.string(key))
         }
-        return shapeClassUIDs[shape]
     }
 
-    private mutating func keyString(_ key: Int) -> Int {
-        if keyStrings[key] < 0 { keyStrings[key] = plist.string(source.tables.keys[key]) }
-        return keyStrings[key]
-    }
-
-    /// The UID of the class definition for `name`, written on first use.
-    private mutating func classDefinition(_ name: String, superclasses: [String]) -> Int {
+    /// The UID of the class definition for `name` (`originalName` before `classNames`), written
+    /// on first use: its `$classes` as the graph lists them, else Foundation's for its classes,
+    /// else the class then NSObject.
+    private func classDefinition(_ name: String, originalName: String) -> Int {
         if let known = classUIDs[name] { return known }
+        if let listed = listedChains[originalName] {
+            return classDefinition(name, classes: listed)
+        }
+        return classDefinition(name, classes: Self.foundationChains[name] ?? [name] + superclasses(of: originalName))
+    }
+
+    /// The superclasses written for a class the graph lists none for: those the archiver saw,
+    /// then NSObject.
+    private func superclasses(of name: String) -> [String] {
+        (superclasses[name] ?? []).map { classNames[$0] ?? $0 } + ["NSObject"]
+    }
+
+    /// Writes a class definition entry: `$classname`, and `$classes` when `classes` is given.
+    private func classDefinition(_ name: String, classes: [String]?) -> Int {
         let uid = reserveEntry()
-        let classes = plist.stackPosition
-        plist.push(plist.string(name))
-        for superclass in superclasses { plist.push(plist.string(superclass)) }
-        let hierarchy = plist.closeArray(from: classes)
         let start = plist.stackPosition
-        plist.push(plist.string(KeyedKey.names[KeyedKey.classes]))
-        plist.push(hierarchy)
+        if let classes {
+            let list = plist.stackPosition
+            for name in classes { plist.push(plist.string(name)) }
+            let hierarchy = plist.closeArray(from: list)
+            plist.push(plist.string(KeyedKey.names[KeyedKey.classes]))
+            plist.push(hierarchy)
+        }
         plist.push(plist.string(KeyedKey.names[KeyedKey.className]))
         plist.push(plist.string(name))
         entries[uid] = plist.closeDictionary(from: start)
@@ -216,89 +209,75 @@ struct KeyedArchiveWriter: ~Copyable {
         return uid
     }
 
-    private mutating func reserveEntry() -> Int {
+    private func reserveEntry() -> Int {
         entries.append(-1)
         return entries.count - 1
     }
 
     // MARK: - Values
 
-    /// The value under a key: numbers and booleans inline, everything else by UID.
-    private mutating func writeField(depth: Int) throws(GraphArchiveError) -> Int {
-        if Self.isNumber(try source.reader.peekByte()) {
-            return try writeNumber()
-        }
-        return plist.uid(try writeEntry(depth: depth))
-    }
-
-    /// Whether `tag` starts a number or a boolean.
-    private static func isNumber(_ tag: UInt8) -> Bool {
-        switch tag {
-        case ValueTag.falseValue, ValueTag.trueValue, ValueTag.float32, ValueTag.float64,
-            ValueTag.unsignedBase...(ValueTag.negativeBase + 7), ValueTag.smallIntegerBase..<ValueTag.shortStringBase:
-            true
-        default:
-            false
+    /// Whether the value being written goes under a key (else into a container).
+    private var isInField: Bool {
+        switch contexts.last {
+        case .fields, .record: true
+        default: false
         }
     }
 
-    /// A number or boolean as a property list scalar.
-    private mutating func writeNumber() throws(GraphArchiveError) -> Int {
-        switch try source.reader.peekByte() {
-        case ValueTag.falseValue, ValueTag.trueValue:
-            return plist.bool(try source.readBool())
-        case ValueTag.float32:
-            return plist.float(try source.readFloat())
-        case ValueTag.float64:
-            return plist.double(try source.readDouble())
-        case ValueTag.negativeBase...(ValueTag.negativeBase + 7):
-            return plist.integer(try source.readInteger(Int64.self))
-        default:
-            return plist.unsigned(try source.readInteger(UInt64.self))
+    /// Hands a finished value's property list object to where it goes.
+    private func add(_ value: Int) {
+        switch contexts.removeLast() {
+        case .fields(let start):
+            plist.push(value)
+            contexts.append(.fields(start: start))
+        case .record(let start, let uid, let className):
+            plist.push(value)
+            contexts.append(.record(start: start, uid: uid, className: className))
+        case .array(var elements, let form):
+            elements.append(value)
+            contexts.append(.array(elements: elements, form: form))
+        case .dictionary(var keys, var values, let form):
+            if keys.count == values.count { keys.append(value) } else { values.append(value) }
+            contexts.append(.dictionary(keys: keys, values: values, form: form))
         }
     }
 
-    /// Writes the next value as a `$objects` entry and returns its UID (0 for nil).
-    private mutating func writeEntry(depth: Int) throws(GraphArchiveError) -> Int {
-        let start = source.reader.offset
-        switch try source.reader.peekByte() {
-        case ValueTag.null:
-            source.reader.offset += 1
-            return 0
-        case ValueTag.date:
-            let time = try source.readDate()
-            return foundationInstance("NSDate", superclasses: ["NSObject"]) { writer in
-                writer.plist.push(writer.plist.string(KeyedKey.names[KeyedKey.time]))
-                writer.plist.push(writer.plist.double(time))
+    /// A scalar (`object`, a property list object made for it) stored as `form` says, or as
+    /// NSKeyedArchiver stores a `kind` there by default.
+    private func addScalar(_ object: Int, _ kind: ValueKind, _ form: ValueForm) {
+        let stored = form.filled(from: .keyedDefault(for: kind, inField: isInField))
+        if case .instance(let className) = stored.instance {
+            // An instance of a Foundation value class: its one member in place.
+            let member: Int
+            switch kind {
+            case .string: member = KeyedKey.string
+            case .data: member = KeyedKey.data
+            default: member = KeyedKey.time
             }
-        case ValueTag.string, ValueTag.shortStringBase..<(ValueTag.shortStringBase + 64):
-            return scalarEntry(plist.string(try source.readString()))
-        case ValueTag.bytes:
-            return scalarEntry(plist.data(try source.readByteArray()))
-        case ValueTag.objectReference:
-            return 1 + (try source.readObjectIndex(expected: "object"))
-        case ValueTag.array, ValueTag.referenceArray:
-            return try writeArray(depth: depth)
-        case ValueTag.dictionary:
-            return try writeDictionary(depth: depth)
-        case ValueTag.valueRecord:
-            source.reader.offset += 1
-            try checkDepth(depth, at: start)
-            let shape = try source.scanner.readShape(&source.reader)
-            guard !source.tables.typeIsObject[source.tables.shapeType[shape]] else {
-                throw GraphArchiveError(.corrupt, "value record has an object type", offset: start)
-            }
-            let uid = reserveEntry()
-            entries[uid] = try writeRecord(shape: shape, depth: depth + 1)
-            return uid
-        case let tag where Self.isNumber(tag):
-            return scalarEntry(try writeNumber())
-        case let tag:
-            throw GraphArchiveError(.corrupt, "unknown value tag 0x\(String(tag, radix: 16))", offset: start)
+            add(instance(className, members: [(plist.string(KeyedKey.names[member]), object)]))
+        } else if stored.storage == .inline {
+            add(object)
+        } else {
+            add(plist.uid(scalarEntry(object)))
         }
     }
 
-    private mutating func scalarEntry(_ object: Int) -> Int {
+    /// A new `$objects` dictionary of class `className` with `members`; its UID object.
+    private func instance(_ className: String, members: [(key: Int, value: Int)]) -> Int {
+        let definition = classDefinition(className, originalName: className)
+        let uid = reserveEntry()
+        let start = plist.stackPosition
+        for member in members {
+            plist.push(member.key)
+            plist.push(member.value)
+        }
+        plist.push(classKey)
+        plist.push(plist.uid(definition))
+        entries[uid] = plist.closeDictionary(from: start)
+        return plist.uid(uid)
+    }
+
+    private func scalarEntry(_ object: Int) -> Int {
         if object < scalarUIDs.count && scalarUIDs[object] >= 0 { return scalarUIDs[object] }
         let uid = reserveEntry()
         entries[uid] = object
@@ -309,96 +288,104 @@ struct KeyedArchiveWriter: ~Copyable {
         return uid
     }
 
-    /// An NSMutableArray of the next array's elements.
-    private mutating func writeArray(depth: Int) throws(GraphArchiveError) -> Int {
-        let start = source.reader.offset
-        let isPacked = try source.reader.readByte() == ValueTag.referenceArray
-        let (count, _) = try source.readCollectionCount(at: start)
-        try checkDepth(depth, at: start)
-        var elements: [Int] = []
-        elements.reserveCapacity(min(count, source.reader.remaining))
-        var previous = -1
-        for _ in 0..<count {
-            if isPacked {
-                let offset = source.reader.offset
-                previous = try ValueScanner.nextReferenceIndex(&source.reader, previous: previous)
-                try source.scanner.checkObjectIndex(UInt64(previous), at: offset)
-                elements.append(1 + previous)
-            } else {
-                elements.append(try writeElement(depth: depth + 1))
-            }
-        }
-        return foundationInstance("NSMutableArray", superclasses: ["NSArray", "NSObject"]) { writer in
-            writer.plist.push(writer.plist.string(KeyedKey.names[KeyedKey.objects]))
-            writer.plist.push(writer.uidArray(elements))
-        }
-    }
-
-    /// An NSMutableDictionary of the next dictionary's pairs.
-    private mutating func writeDictionary(depth: Int) throws(GraphArchiveError) -> Int {
-        let start = source.reader.offset
-        source.reader.offset += 1
-        let (count, capacity) = try source.readCollectionCount(at: start)
-        try checkDepth(depth, at: start)
-        var keys: [Int] = []
-        var values: [Int] = []
-        keys.reserveCapacity(capacity / 2)
-        values.reserveCapacity(capacity / 2)
-        for _ in 0..<count {
-            keys.append(try writeElement(depth: depth + 1))
-            values.append(try writeElement(depth: depth + 1))
-        }
-        return foundationInstance("NSMutableDictionary", superclasses: ["NSDictionary", "NSObject"]) { writer in
-            writer.plist.push(writer.plist.string(KeyedKey.names[KeyedKey.keys]))
-            writer.plist.push(writer.uidArray(keys))
-            writer.plist.push(writer.plist.string(KeyedKey.names[KeyedKey.objects]))
-            writer.plist.push(writer.uidArray(values))
-        }
-    }
-
-    /// An element of an array or dictionary: always a UID, never nil (NSArray cannot hold nil).
-    private mutating func writeElement(depth: Int) throws(GraphArchiveError) -> Int {
-        let offset = source.reader.offset
-        let uid = try writeEntry(depth: depth)
-        guard uid != 0 else {
+    func null(_ form: ValueForm) throws(GraphArchiveError) {
+        if case .instance(let className) = form.instance {
+            add(instance(className, members: []))
+        } else if isInField {
+            add(plist.uid(0))
+        } else {
             throw GraphArchiveError(
                 .invalidValue,
-                "an array or dictionary holds nil, which NSArray and NSDictionary cannot hold",
-                offset: offset
+                "an array or dictionary holds nil, which NSArray and NSDictionary cannot hold"
             )
         }
-        return uid
     }
 
-    private mutating func uidArray(_ uids: [Int]) -> Int {
+    func bool(_ value: Bool, _ form: ValueForm) { addScalar(plist.bool(value), .number, form) }
+    func integer(_ value: Int64, _ form: ValueForm) { addScalar(plist.integer(value), .number, form) }
+    func unsignedInteger(_ value: UInt64, _ form: ValueForm) { addScalar(plist.unsigned(value), .number, form) }
+    func integer128(high: Int64, low: UInt64, _ form: ValueForm) {
+        addScalar(plist.integer128(high: high, low: low), .number, form)
+    }
+    func float(_ value: Float, _ form: ValueForm) { addScalar(plist.float(value), .number, form) }
+    func double(_ value: Double, _ form: ValueForm) { addScalar(plist.double(value), .number, form) }
+    func string(_ value: String, _ form: ValueForm) { addScalar(plist.string(value), .string, form) }
+    func data(_ value: [UInt8], _ form: ValueForm) { addScalar(plist.data(value), .data, form) }
+
+    func date(_ seconds: Double, _ form: ValueForm) {
+        let stored = form.filled(from: .keyedDefault(for: .date, inField: isInField))
+        if case .instance = stored.instance {
+            addScalar(plist.double(seconds), .date, stored)
+        } else {
+            // A plain property list date (CF writes none in keyed archives; kept if read).
+            addScalar(plist.date(seconds), .string, ValueForm(storage: stored.storage, instance: .plain))
+        }
+    }
+
+    func object(_ id: Int, _ form: ValueForm) {
+        add(plist.uid(Int(objectUIDs[id])))
+    }
+
+    func beginArray(count: Int, _ form: ValueForm) {
+        let stored = form.filled(from: .keyedDefault(for: .array, inField: isInField))
+        contexts.append(.array(elements: [], form: stored))
+    }
+
+    func endArray() {
+        guard case .array(let elements, let form) = contexts.removeLast() else { return }
+        let array = list(elements)
+        if case .instance(let className) = form.instance {
+            add(instance(className, members: [(plist.string(KeyedKey.names[KeyedKey.objects]), array)]))
+        } else {
+            add(form.storage == .inline ? array : plist.uid(scalarEntry(array)))
+        }
+    }
+
+    func beginDictionary(count: Int, _ form: ValueForm) {
+        let stored = form.filled(from: .keyedDefault(for: .dictionary, inField: isInField))
+        contexts.append(.dictionary(keys: [], values: [], form: stored))
+    }
+
+    func endDictionary() {
+        guard case .dictionary(let keys, let values, let form) = contexts.removeLast() else { return }
+        if case .instance(let className) = form.instance {
+            add(
+                instance(
+                    className,
+                    members: [
+                        (plist.string(KeyedKey.names[KeyedKey.keys]), list(keys)),
+                        (plist.string(KeyedKey.names[KeyedKey.objects]), list(values)),
+                    ]
+                )
+            )
+            return
+        }
+        // A property list dictionary in place.
         let start = plist.stackPosition
-        for uid in uids { plist.push(plist.uid(uid)) }
+        for (key, value) in zip(keys, values) {
+            plist.push(key)
+            plist.push(value)
+        }
+        let dictionary = plist.closeDictionary(from: start)
+        add(form.storage == .inline ? dictionary : plist.uid(scalarEntry(dictionary)))
+    }
+
+    /// A property list array of `elements`.
+    private func list(_ elements: [Int]) -> Int {
+        let start = plist.stackPosition
+        for element in elements { plist.push(element) }
         return plist.closeArray(from: start)
     }
 
-    /// A new `$objects` dictionary of Foundation class `name`, its members pushed by `members`.
-    private mutating func foundationInstance(
-        _ name: String,
-        superclasses: [String],
-        members: (inout KeyedArchiveWriter) -> Void
-    ) -> Int {
-        let classUID = classDefinition(name, superclasses: superclasses)
-        let uid = reserveEntry()
-        let start = plist.stackPosition
-        members(&self)
-        plist.push(classKey)
-        plist.push(plist.uid(classUID))
-        entries[uid] = plist.closeDictionary(from: start)
-        return uid
+    func beginRecord(typeName: String, fieldCount: Int, _ form: ValueForm) {
+        contexts.append(.record(start: plist.stackPosition, uid: reserveEntry(), className: typeName))
     }
 
-    private func checkDepth(_ depth: Int, at offset: Int) throws(GraphArchiveError) {
-        guard depth < maximumDepth else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "values nest deeper than maximumDepth (\(maximumDepth))",
-                offset: offset
-            )
-        }
+    func endRecord() {
+        guard case .record(let start, let uid, let typeName) = contexts.removeLast() else { return }
+        plist.push(classKey)
+        plist.push(plist.uid(classDefinition(classNames[typeName] ?? typeName, originalName: typeName)))
+        entries[uid] = plist.closeDictionary(from: start)
+        add(plist.uid(uid))
     }
 }

@@ -60,6 +60,15 @@ public struct GraphTypeRegistry: @unchecked Sendable {
         classes[name]
     }
 
+    /// The names a class archived as `name` is looked up by, in order, as NSKeyedUnarchiver
+    /// falls back: `name`, its unqualified form ("MyApp.Note" → "Note"), then the classes of
+    /// `superclasses` (a keyed archive's `$classes`: the class, then its superclasses).
+    static func lookupNames(for name: String, superclasses: [String]) -> [String] {
+        var names = [name]
+        if let dot = name.lastIndex(of: ".") { names.append(String(name[name.index(after: dot)...])) }
+        return names + superclasses.filter { $0 != name }
+    }
+
     /// Names with a registered class.
     public var names: [String] { classes.keys.sorted() }
 }

@@ -129,7 +129,7 @@ public final class GraphUnarchiver {
         self.payloadOwner = loaded.payload
         do {
             try readTopIndex()
-            try constructObjects(classes: registeredClasses(registry, root: root))
+            try constructObjects(classes: registeredClasses(registry, root: root, loaded: loaded))
         } catch {
             // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
             if loaded.payload.isLent { state.closeInput() }
@@ -167,14 +167,23 @@ public final class GraphUnarchiver {
     /// - Throws: `.unknownType` naming the classes the registry lacks, or, when `root` asks for
     ///   a type that names no class and the root value holds objects itself (`[String]` of an
     ///   archive of notes), `.typeMismatch` saying what the root is and what was asked for.
-    private func registeredClasses(_ registry: GraphTypeRegistry, root: RootRequest?) throws
+    private func registeredClasses(_ registry: GraphTypeRegistry, root: RootRequest?, loaded: LoadedArchive) throws
         -> [(any (GraphCoding & AnyObject).Type)?]
     {
         let tables = state.tables
         var classes: [(any (GraphCoding & AnyObject).Type)?] = Array(repeating: nil, count: tables.typeNames.count)
         var missing: [String] = []
+        // A class the registry does not know by name falls back as NSKeyedUnarchiver does, along
+        // the `$classes` a converted keyed archive keeps (FORMAT.md §12), read on first need.
+        var chains: [String: [String]?]?
+        func fallback(_ name: String) -> (any (GraphCoding & AnyObject).Type)? {
+            if chains == nil { chains = (try? NativeGraphSource(loaded: loaded, options: options))?.notes.classChains ?? [:] }
+            let superclasses = (chains?[name] ?? nil) ?? []
+            return GraphTypeRegistry.lookupNames(for: name, superclasses: superclasses).lazy
+                .compactMap(registry.objectType(named:)).first
+        }
         for (index, name) in tables.typeNames.enumerated() where tables.typeIsObject[index] {
-            if let type = registry.objectType(named: name) {
+            if let type = registry.objectType(named: name) ?? fallback(name) {
                 classes[index] = type
             } else {
                 missing.append(name)

@@ -1,0 +1,48 @@
+// Sources/GraphArchive/ArchiveGraph/ArchiveGraph+Converting.swift - any archive graph written in either format
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension ArchiveGraph {
+    /// The graph as a gridstore archive: every object a record named by its class, its
+    /// fields in stored order, sharing and cycles kept; records in construction order
+    /// (FORMAT.md §5.4), so model types read it like an archive they wrote.
+    ///
+    /// From a keyed archive the conversion is lossless: the gridstore archive also keeps each
+    /// class's `$classes` and how each value was stored where a keyed writer would store it
+    /// otherwise (FORMAT.md §12), and ``keyedArchiveData(options:)`` of it gives back the same
+    /// graph: class names and chains, keys, values, and which objects are shared.
+    ///
+    /// - Throws: ``GraphArchiveError`` for damage found while reading the graph, and
+    ///   `.compressionUnavailable` for zstd in a build without it.
+    public func gridstoreArchiveData(compression: ArchiveCompression = .none) throws -> Data {
+        try NativeGraphWriter.write(self, compression: compression).takeData()
+    }
+
+    /// Writes the graph as a gridstore archive at `path`, atomically (see ``AtomicFile``); see
+    /// ``gridstoreArchiveData(compression:)``.
+    public func writeGridstoreArchive(toFile path: String, compression: ArchiveCompression = .none) throws {
+        try AtomicFile.write(NativeGraphWriter.write(self, compression: compression), to: path)
+    }
+
+    /// The graph as an NSKeyedArchiver archive (a binary property list) that Foundation's
+    /// `NSKeyedUnarchiver` reads wherever it knows the classes: each object an instance
+    /// dictionary of its fields and `$class`, values stored as NSKeyedArchiver stores them
+    /// (numbers in place, strings, data and dates by UID, arrays as NSMutableArray…), except
+    /// where the graph, read from a keyed archive, says how they were stored.
+    ///
+    /// - Throws: ``GraphArchiveError`` for damage found while reading the graph, and
+    ///   `.invalidValue` for nil inside an array or dictionary, which NSArray cannot hold.
+    public func keyedArchiveData(options: KeyedArchive.Options = KeyedArchive.Options()) throws -> Data {
+        try KeyedArchiveWriter.write(self, classNames: options.classNames).takeData()
+    }
+
+    /// Writes the graph as an NSKeyedArchiver archive at `path`, atomically; see
+    /// ``keyedArchiveData(options:)``.
+    public func writeKeyedArchive(toFile path: String, options: KeyedArchive.Options = KeyedArchive.Options()) throws {
+        try KeyedArchive.write(KeyedArchiveWriter.write(self, classNames: options.classNames), to: path)
+    }
+}
