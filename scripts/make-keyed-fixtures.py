@@ -162,6 +162,16 @@ def wrong_version():
     return {**grid_states(), "$version": 200000}
 
 
+def no_classes():
+    """A class entry with $classname only (no $classes), as older and hand-made archives have."""
+    archive = Archive()
+    name = archive.add("Living room")
+    plain = archive.add({"$classname": "UAGridState"})
+    record = archive.add({"kEncodeKeyName": name, "kEncodeKeyColor": 42, "kEncodeKeyDate": name, "$class": plain})
+    root = archive.array([record, record], class_name="NSMutableArray", superclasses=("NSArray", "NSObject"))
+    return archive.plist({"root": root})
+
+
 def billion_laughs():
     """Thirty levels of arrays holding their child twice: 2^30 strings if copied inline."""
     archive = Archive()
@@ -185,6 +195,7 @@ FIXTURES = {
     "python-hostile-wrong-archiver": wrong_archiver,
     "python-hostile-wrong-version": wrong_version,
     "python-hostile-billion-laughs": billion_laughs,
+    "python-no-classes": no_classes,
 }
 
 

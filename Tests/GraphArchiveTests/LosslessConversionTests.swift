@@ -7,8 +7,9 @@ import Testing
 
 /// `graph` in a form two archives of the same graph share whatever their ids: objects numbered
 /// by first appearance (top level first, in key order, then the objects it does not reach),
-/// each with its class, chain and fields.
-func canonicalForm(_ graph: ArchiveGraph) throws -> [String] {
+/// each with its class, chain and fields. `sortingKeys`: fields and dictionary entries in key
+/// order rather than stored order (two archivings by Foundation store them in hash order).
+func canonicalForm(_ graph: ArchiveGraph, sortingKeys: Bool = false) throws -> [String] {
     var numbers: [Int: Int] = [:]
     var queue: [Int] = []
     func number(_ id: Int) -> Int {
@@ -22,16 +23,22 @@ func canonicalForm(_ graph: ArchiveGraph) throws -> [String] {
         case .object(let id): return "#\(number(id))"
         case .array(let elements): return "[" + elements.map(text).joined(separator: ", ") + "]"
         case .dictionary(let entries):
-            return "{" + entries.map { text($0.key) + ": " + text($0.value) }.joined(separator: ", ") + "}"
+            let ordered = sortingKeys ? entries.sorted { "\($0.key)" < "\($1.key)" } : entries
+            return "{" + ordered.map { text($0.key) + ": " + text($0.value) }.joined(separator: ", ") + "}"
         case .record(let record):
             return record.typeName + "{" + record.fields.map { $0.key + ": " + text($0.value) }.joined(separator: ", ")
                 + "}"
         case .double(let value) where value.isNaN: return "nan"
         case .float(let value) where value.isNaN: return "nan(float)"
+        case .data(let bytes): return "data(" + bytes.map { String($0, radix: 16) }.joined(separator: " ") + ")"
+        case .date(let date): return "date(\(date.timeIntervalSinceReferenceDate))"
         default: return "\(value)"
         }
     }
-    var lines = try graph.topLevelFields().map { "top \($0.key) = \(text($0.value))" }
+    func ordered(_ fields: [ArchiveField]) -> [ArchiveField] {
+        sortingKeys ? fields.sorted { $0.key < $1.key } : fields
+    }
+    var lines = try ordered(graph.topLevelFields()).map { "top \($0.key) = \(text($0.value))" }
     var position = 0
     var unreached = graph.objectIDs.makeIterator()
     while true {
@@ -42,7 +49,7 @@ func canonicalForm(_ graph: ArchiveGraph) throws -> [String] {
         }
         let object = try graph.object(withID: queue[position])
         lines.append("#\(position) \(object.className) \(object.classChain)")
-        for field in object.fields { lines.append("  \(field.key) = \(text(field.value))") }
+        for field in ordered(object.fields) { lines.append("  \(field.key) = \(text(field.value))") }
         position += 1
     }
     return lines

@@ -293,6 +293,27 @@ struct XMLPropertyListTests {
         }
     }
 
+    @Test func mutatedXMLArchivesAreReadOrRefusedNeverCrash() throws {
+        // Byte changes spread over Linux Foundation's XML archive of many classes, through the
+        // typed reader and the schema-less graph with everything built on it.
+        let original = [UInt8](try keyedFixture("foundation-classes-xml"))
+        for position in stride(from: 0, to: original.count, by: 29) {
+            for change in [{ $0 ^ 0x20 }, { _ in UInt8(ascii: "<") }] as [(UInt8) -> UInt8] {
+                var bytes = original
+                bytes[position] = change(bytes[position])
+                for input in [bytes, Array(original.prefix(position))] {
+                    do {
+                        let graph = try ArchiveGraph(data: Data(input))
+                        _ = try graph.jsonData()
+                        _ = try ArchiveGraph(data: graph.gridstoreArchiveData()).keyedArchiveData()
+                    } catch {
+                        #expect(error is GraphArchiveError, "\(error)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func errorsFoundAfterParsingCarryNoBinaryOffset() throws {
         // A UID out of range is found in the binary form, whose offsets the caller never sees.
         let xml = xmlPlist(

@@ -18,6 +18,7 @@ public enum FuzzDecoding {
         _ = try? GraphUnarchiver.archiveInfo(from: data)
         _ = try? GraphUnarchiver.verify(data)
         decodeRoots(try? GraphUnarchiver(forReadingFrom: data, registry: registry))
+        walkGraph(data)
     }
 
     /// The classes a keyed archive may create: the seed fixtures' class names, mapped to
@@ -30,7 +31,8 @@ public enum FuzzDecoding {
         return keyed
     }()
 
-    /// Runs the NSKeyedArchiver readers over `bytes` (a binary property list, no checksum).
+    /// Runs the NSKeyedArchiver readers over `bytes` (a binary or XML property list, no
+    /// checksum), and everything built on the schema-less view.
     public static func decodeAllKeyed(_ bytes: [UInt8]) {
         let data = Data(bytes)
         _ = try? KeyedArchive.archiveInfo(fromKeyedArchive: data)
@@ -38,6 +40,23 @@ public enum FuzzDecoding {
             try? GraphUnarchiver(forReadingKeyedArchive: data, registry: keyedRegistry, valueTypes: [FuzzValues.self])
         )
         decodeRoots(try? GraphUnarchiver(forReadingAnyArchive: data, registry: keyedRegistry))
+        walkGraph(data)
+    }
+
+    /// Opens `data` as an ``ArchiveGraph`` (no registry) and runs what is built on it: JSON, the
+    /// tree, the summary, both conversions, and the conversions read back. Each must return or
+    /// throw, whatever the archive shares or nests.
+    static func walkGraph(_ data: Data) {
+        guard let graph = try? ArchiveGraph(data: data) else { return }
+        _ = try? graph.writeJSON { _ in }
+        _ = try? graph.writeTree { _ in }
+        _ = try? graph.summary()
+        if let native = try? graph.gridstoreArchiveData() {
+            _ = try? ArchiveGraph(data: native).keyedArchiveData()
+        }
+        if let keyed = try? graph.keyedArchiveData() {
+            _ = try? ArchiveGraph(data: keyed).gridstoreArchiveData()
+        }
     }
 
     /// Runs the file readers over `bytes` written to `path`: for a compressed archive they take
@@ -89,7 +108,11 @@ public enum FuzzDecoding {
         do {
             defer { FuzzNode.releaseDecoded() }
             _ = try KeyedArchive.archiveInfo(fromKeyedArchive: data)
-            _ = try GraphUnarchiver(forReadingKeyedArchive: data, registry: keyedRegistry, valueTypes: [FuzzValues.self])
+            _ = try GraphUnarchiver(
+                forReadingKeyedArchive: data,
+                registry: keyedRegistry,
+                valueTypes: [FuzzValues.self]
+            )
             return "ok"
         } catch {
             return "\(error)"
