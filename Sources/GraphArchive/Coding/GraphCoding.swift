@@ -117,17 +117,6 @@ public protocol GraphCoding: GraphValue {
     /// Older names this type also answers to when decoding, e.g. after a rename.
     static var archivedTypeAliases: [String] { get }
 
-    /// The subclasses whose instances may be archived where this class is, registered for
-    /// decoding along with it. Default: none.
-    ///
-    /// Decoding creates only registered classes, and the one-call decodes
-    /// (``GraphUnarchiver/unarchivedObject(ofType:from:registry:options:)`` and the like)
-    /// register the classes of the type asked for: listing the subclasses here lets a `[Note]`
-    /// come back holding `Checklist`s. Declare it `class var` in the base class; the list is
-    /// followed recursively, so a subclass may list its own subclasses. Alternatively, put the
-    /// subclasses in the ``GraphTypeRegistry`` passed to the decode.
-    static var archivedSubclasses: [any GraphCoding.Type] { get }
-
     /// Writes the value's fields by key.
     ///
     /// Write each field with one of the archiver's `encode(_:forKey:)` calls, under a key that
@@ -152,6 +141,17 @@ public protocol GraphCoding: GraphValue {
     /// - Throws: What the unarchiver's calls throw (a missing key, a value of another type), and
     ///   errors of your own; either fails the whole unarchiving.
     init(from unarchiver: borrowing GraphUnarchiver) throws
+
+    /// The subclasses whose instances may be archived where this class is, registered for
+    /// decoding along with it. Default: none.
+    ///
+    /// Decoding creates only registered classes, and the one-call decodes
+    /// (``GraphUnarchiver/unarchivedObject(ofType:from:registry:options:)`` and the like)
+    /// register the classes of the type asked for: listing the subclasses here lets a `[Note]`
+    /// come back holding `Checklist`s. Declare it `class var` in the base class; the list is
+    /// followed recursively, so a subclass may list its own subclasses. Alternatively, put the
+    /// subclasses in the ``GraphTypeRegistry`` passed to the decode.
+    static var archivedSubclasses: [any GraphCoding.Type] { get }
 }
 
 extension GraphCoding {

@@ -101,16 +101,21 @@ public final class GraphUnarchiver {
     }
 
     /// What a one-call decode asks the root to be, so that an archive of other classes is
-    /// reported as that rather than as classes missing from the registry.
+    /// reported as that rather than as classes missing from the registry. Only an error asks
+    /// it anything (naming a type costs conformance lookups: too much for every decode).
     struct RootRequest {
-        /// The type asked for, e.g. `[String]`.
-        var typeName: String
-        /// Whether the type names classes (`[Note]`, `Note?`), which objects at the root could be.
-        var namesClasses: Bool
+        let requested: any GraphValue.Type
 
-        init<T: GraphValue>(_: T.Type) {
-            typeName = readableTypeName(T.self)
-            namesClasses = !GraphTypeRegistry().including(T.self).classes.isEmpty
+        init<T: GraphValue>(_: T.Type) { requested = T.self }
+
+        /// The type asked for, e.g. `[String]`.
+        var typeName: String { readableTypeName(requested) }
+
+        /// Whether the type names classes (`[Note]`, `Note?`), which objects at the root could be.
+        var namesClasses: Bool { Self.namesClasses(requested) }
+
+        private static func namesClasses<T: GraphValue>(_: T.Type) -> Bool {
+            !GraphTypeRegistry().including(T.self).classes.isEmpty
         }
     }
 
