@@ -82,31 +82,61 @@ public enum GridStateArchive {
     /// The archive is checked in full (header, checksum, tables; for a keyed archive the plist
     /// trailer, offsets and references) before any record is created.
     ///
+    /// `options` are the decoding limits, the memory budget among them
+    /// (``/GraphArchive/GraphUnarchiver/Options/maximumMemoryBytes``): an archive that needs
+    /// more fails with `.limitExceeded` before it is allocated.
+    ///
     /// - Throws: ``/GraphArchive/GraphArchiveError``: `.fileNotFound` when there is no file, and the codes for
     ///   a damaged, foreign or unsupported archive.
-    public static func readStates(fromFile path: String) throws -> [GridState] {
-        try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromAnyArchiveFile: path)
+    public static func readStates(
+        fromFile path: String,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> [GridState] {
+        try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromAnyArchiveFile: path, options: options)
     }
 
-    /// Reads the grid states of the archive `source` holds; see ``readStates(fromFile:)``.
-    public static func readStates(from source: Source) throws -> [GridState] {
+    /// Reads the grid states of the archive `source` holds; see ``readStates(fromFile:options:)``.
+    public static func readStates(
+        from source: Source,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> [GridState] {
         switch source {
         case .file(let path):
-            try readStates(fromFile: path)
+            try readStates(fromFile: path, options: options)
         case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive:
-            try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromKeyedArchive: data)
+            try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, fromKeyedArchive: data, options: options)
         case .bytes(let data):
-            try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: data)
+            try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: data, options: options)
         }
     }
+
+    /// What encoding takes per record at its peak, with room to spare: `gridstore save
+    /// --generate 1000000` peaks at 309 MB, of which the records themselves take about 200 MB,
+    /// so the output and the table of objects seen about 100 bytes a record.
+    public static let bytesPerEncodedRecord = 160
 
     /// Archives `states` into a finished archiver, ready for an atomic write in either format.
     ///
     /// A zstd archive is compressed while it is encoded, block by block (FORMAT.md §5.6), so
     /// what the archiver holds is the compressed archive, never the whole uncompressed payload.
     ///
-    /// - Throws: ``/GraphArchive/GraphArchiveError`` (for example `.compressionUnavailable`).
+    /// Encoding takes about ``bytesPerEncodedRecord`` per record (the archive and the table of
+    /// objects seen); that much is checked against what this process can still commit
+    /// (``/GraphArchive/AvailableMemory``) before encoding starts.
+    ///
+    /// - Throws: ``/GraphArchive/GraphArchiveError`` (for example `.compressionUnavailable`, or
+    ///   `.limitExceeded` when the machine cannot hold the encoding).
     public static func archive(_ states: [GridState], compression: ArchiveCompression) throws -> GraphArchiver {
+        let available = AvailableMemory.current()
+        let budget = available.budget()
+        let (needed, overflow) = states.count.multipliedReportingOverflow(by: bytesPerEncodedRecord)
+        guard !overflow, needed <= budget else {
+            throw GraphArchiveError(
+                .limitExceeded,
+                "encoding \(states.count) records needs about \(AvailableMemory.describe(needed)), more than the "
+                    + "\(AvailableMemory.describe(budget)) this process can still commit (\(available.limitingFactor))"
+            )
+        }
         let archiver = GraphArchiver(options: GraphArchiver.Options(compression: compression))
         try archiver.encode(states, forKey: GraphArchiver.rootKey)
         try archiver.finishEncoding()
@@ -138,23 +168,29 @@ public enum GridStateArchive {
     /// Facts about the archive at `path` (counts, types, sizes, compression); creates no record.
     /// A gridstore archive's checksum is verified (`checksumVerified`); a keyed archive has
     /// none, its whole structure is checked instead (`checksumVerified` is false).
-    public static func info(fromFile path: String) throws -> ArchiveInfo {
-        try GraphUnarchiver.archiveInfo(fromAnyArchiveFile: path)
+    public static func info(
+        fromFile path: String,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> ArchiveInfo {
+        try GraphUnarchiver.archiveInfo(fromAnyArchiveFile: path, options: options)
     }
 
-    /// Facts about the archive `source` holds; see ``info(fromFile:)``.
-    public static func info(of source: Source) throws -> ArchiveInfo {
+    /// Facts about the archive `source` holds; see ``info(fromFile:options:)``.
+    public static func info(
+        of source: Source,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> ArchiveInfo {
         switch source {
         case .file(let path):
-            return try info(fromFile: path)
+            return try info(fromFile: path, options: options)
         case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive:
             // The engine counts a keyed archive through its native translation, whose checksum
             // it verifies; the archive itself carries none, so say so.
-            var info = try KeyedArchive.archiveInfo(fromKeyedArchive: data)
+            var info = try KeyedArchive.archiveInfo(fromKeyedArchive: data, options: options)
             info.checksumVerified = false
             return info
         case .bytes(let data):
-            return try GraphUnarchiver.archiveInfo(from: data)
+            return try GraphUnarchiver.archiveInfo(from: data, options: options)
         }
     }
 
@@ -163,19 +199,26 @@ public enum GridStateArchive {
     ///
     /// - Returns: what the archive holds and the number of records it decodes to.
     /// - Throws: the first problem found, with its byte offset and key path where known.
-    public static func verify(file path: String) throws -> (info: ArchiveInfo, records: Int) {
-        try verify(.file(path))
+    public static func verify(
+        file path: String,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> (info: ArchiveInfo, records: Int) {
+        try verify(.file(path), options: options)
     }
 
-    /// Checks the archive `source` holds; see ``verify(file:)``.
-    public static func verify(_ source: Source) throws -> (info: ArchiveInfo, records: Int) {
+    /// Checks the archive `source` holds; see ``verify(file:options:)``.
+    public static func verify(
+        _ source: Source,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> (info: ArchiveInfo, records: Int) {
         let info: ArchiveInfo
         switch source {
-        case .file(let path): info = try GraphUnarchiver.verify(anyArchiveFile: path)
-        case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive: info = try self.info(of: source)
-        case .bytes(let data): info = try GraphUnarchiver.verify(data)
+        case .file(let path): info = try GraphUnarchiver.verify(anyArchiveFile: path, options: options)
+        case .bytes(let data) where ArchiveKind.detect(data) == .keyedArchive:
+            info = try self.info(of: source, options: options)
+        case .bytes(let data): info = try GraphUnarchiver.verify(data, options: options)
         }
-        let states = try readStates(from: source)
+        let states = try readStates(from: source, options: options)
         return (info, states.count)
     }
 
@@ -190,11 +233,12 @@ public enum GridStateArchive {
         toFile output: String,
         format: Format,
         compression: ArchiveCompression = .none,
-        lockTimeout: Duration = ArchiveLock.defaultTimeout
+        lockTimeout: Duration = ArchiveLock.defaultTimeout,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
     ) throws -> Int {
         let lock = try self.lock(output, timeout: lockTimeout)
         defer { lock.unlock() }
-        let states = try readStates(fromFile: input)
+        let states = try readStates(fromFile: input, options: options)
         try write(
             archive(states, compression: format == .gridstore ? compression : .none),
             toFile: output,

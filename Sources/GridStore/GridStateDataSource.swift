@@ -35,6 +35,7 @@ public final class GridStateDataSource: Sendable {
         var change = 0
         var savedChange = 0
         var lockTimeout = ArchiveLock.defaultTimeout
+        var decodingOptions = GraphUnarchiver.Options()
     }
 
     /// A `Locked`, not a `Mutex`, so ThreadSanitizer sees the locking (see `Locked`).
@@ -157,6 +158,15 @@ public final class GridStateDataSource: Sendable {
         try saving.withLock { try saveWhileSaving() }
     }
 
+    /// The limits ``load()`` and ``updateArchive(_:)`` decode the archive with, the memory
+    /// budget among them (``/GraphArchive/GraphUnarchiver/Options/maximumMemoryBytes``, by
+    /// default derived from the machine): an archive that needs more fails to load with
+    /// `.limitExceeded`, and the store keeps its records.
+    public var decodingOptions: GraphUnarchiver.Options {
+        get { contents.withLock { $0.decodingOptions } }
+        set { contents.withLock { $0.decodingOptions = newValue } }
+    }
+
     // MARK: - Between processes
 
     /// How long a save, ``updateArchive(_:)`` and ``lockArchive()`` wait for another process
@@ -234,11 +244,11 @@ public final class GridStateDataSource: Sendable {
 
     @discardableResult
     private func loadWhileSaving() throws -> Bool {
-        let path = archivePath
+        let (path, options) = contents.withLock { ($0.archivePath, $0.decodingOptions) }
         let states: [GridState]
         let found: Bool
         do {
-            states = try GridStateArchive.readStates(fromFile: path)
+            states = try GridStateArchive.readStates(fromFile: path, options: options)
             found = true
         } catch let error as GraphArchiveError where error.code == .fileNotFound {
             states = []

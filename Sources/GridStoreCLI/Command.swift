@@ -28,13 +28,13 @@ enum CommandName: String, CaseIterable {
         case .save:
             [
                 "--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input", "--strict",
-                "--lock-timeout",
+                "--lock-timeout", "--memory-limit",
             ]
-        case .load: ["--file", "--stats", "--json", "--limit"]
-        case .verify: ["--file"]
-        case .session: ["--file", "--compress", "--format", "--strict", "--lock-timeout"]
-        case .convert: ["--to", "--compress", "--lock-timeout"]
-        case .inspect: ["--file", "--json", "--summary", "--depth"]
+        case .load: ["--file", "--stats", "--json", "--limit", "--memory-limit"]
+        case .verify: ["--file", "--memory-limit"]
+        case .session: ["--file", "--compress", "--format", "--strict", "--lock-timeout", "--memory-limit"]
+        case .convert: ["--to", "--compress", "--lock-timeout", "--memory-limit"]
+        case .inspect: ["--file", "--json", "--summary", "--depth", "--memory-limit"]
         }
     }
 }
@@ -54,6 +54,8 @@ struct SaveOptions: Equatable {
     var strict = false
     /// `--lock-timeout`: how long to wait for another process's lock on the archive.
     var lockTimeout = ArchiveLock.defaultTimeout
+    /// `--memory-limit`: the memory budget of reading the archive and making the records.
+    var memoryLimit: Int?
 }
 
 /// Where `save` gets its records.
@@ -72,12 +74,16 @@ struct LoadOptions: Equatable {
     var json = false
     /// `--limit N`: print at most N records.
     var limit: Int?
+    /// `--memory-limit`: the memory budget of reading the archive.
+    var memoryLimit: Int?
 }
 
 /// `gridstore verify`: check an archive completely.
 struct VerifyOptions: Equatable {
     /// `--file`; `nil` is the default archive location, `-` standard input.
     var file: String?
+    /// `--memory-limit`: the memory budget of reading the archive.
+    var memoryLimit: Int?
 }
 
 /// `gridstore session`: keep the data source open, adding records from standard input, and
@@ -92,6 +98,8 @@ struct SessionOptions: Equatable {
     var strict = false
     /// `--lock-timeout`: how long to wait for another process's lock on the archive.
     var lockTimeout = ArchiveLock.defaultTimeout
+    /// `--memory-limit`: the memory budget of reading the archive.
+    var memoryLimit: Int?
 }
 
 /// `gridstore convert IN OUT --to FORMAT`: rewrite an archive (either format) in `FORMAT`.
@@ -105,6 +113,8 @@ struct ConvertOptions: Equatable {
     var compression: ArchiveCompression = .none
     /// `--lock-timeout`: how long to wait for another process's lock on OUT.
     var lockTimeout = ArchiveLock.defaultTimeout
+    /// `--memory-limit`: the memory budget of reading IN.
+    var memoryLimit: Int?
 }
 
 /// `gridstore inspect [PATH | --file PATH | -]`: any archive, printed without its model types.
@@ -117,4 +127,6 @@ struct InspectOptions: Equatable {
     var summary = false
     /// `--depth N`: levels of the tree shown.
     var depth: Int?
+    /// `--memory-limit`: the memory budget of reading the archive.
+    var memoryLimit: Int?
 }

@@ -8,6 +8,10 @@ import GridStore
 /// usage error instead of an exhausted machine.
 let maximumGeneratedRecords = 10_000_000
 
+/// The memory one record takes from being made to being saved, by the measurement above: what
+/// `save --generate N` checks against the memory budget before it makes any.
+let bytesPerSavedRecord = 330
+
 /// One command line: what to do, and how much to say about it.
 struct Invocation: Equatable {
     var command: Command
@@ -82,10 +86,12 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
     var input: String?
     var strict = false
     var lockTimeout = ArchiveLock.defaultTimeout
+    var memoryLimit: Int?
     while let option = try reader.nextOption() {
         switch option.name {
         case "--file": file = try reader.path(option)
         case "--lock-timeout": lockTimeout = try reader.seconds(option)
+        case "--memory-limit": memoryLimit = try reader.byteSize(option)
         case "--compress": compression = try reader.compression(option)
         case "--format": format = try reader.format(option)
         case "--append": try reader.flag(option, &append)
@@ -121,7 +127,8 @@ private func parseSave(_ reader: inout OptionReader) throws(UsageError) -> SaveO
         append: append,
         source: source,
         strict: strict,
-        lockTimeout: lockTimeout
+        lockTimeout: lockTimeout,
+        memoryLimit: memoryLimit
     )
 }
 
@@ -133,6 +140,7 @@ private func parseLoad(_ reader: inout OptionReader) throws(UsageError) -> LoadO
         case "--stats": try reader.flag(option, &options.stats)
         case "--json": try reader.flag(option, &options.json)
         case "--limit": options.limit = try reader.count(option, maximum: Int.max)
+        case "--memory-limit": options.memoryLimit = try reader.byteSize(option)
         default: throw reader.unknown(option)
         }
     }
@@ -147,6 +155,7 @@ private func parseVerify(_ reader: inout OptionReader) throws(UsageError) -> Ver
     while let option = try reader.nextOption() {
         switch option.name {
         case "--file": options.file = try reader.path(option)
+        case "--memory-limit": options.memoryLimit = try reader.byteSize(option)
         default: throw reader.unknown(option)
         }
     }
@@ -162,6 +171,7 @@ private func parseSession(_ reader: inout OptionReader) throws(UsageError) -> Se
         case "--format": options.format = try reader.format(option)
         case "--strict": try reader.flag(option, &options.strict)
         case "--lock-timeout": options.lockTimeout = try reader.seconds(option)
+        case "--memory-limit": options.memoryLimit = try reader.byteSize(option)
         default: throw reader.unknown(option)
         }
     }
@@ -174,9 +184,11 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
     var format: GridStateArchive.Format?
     var compression: ArchiveCompression?
     var lockTimeout = ArchiveLock.defaultTimeout
+    var memoryLimit: Int?
     while let option = try reader.nextOption() {
         switch option.name {
         case "--to": format = try reader.format(option)
+        case "--memory-limit": memoryLimit = try reader.byteSize(option)
         case "--compress": compression = try reader.compression(option)
         case "--lock-timeout": lockTimeout = try reader.seconds(option)
         default: throw reader.unknown(option)
@@ -198,7 +210,8 @@ private func parseConvert(_ reader: inout OptionReader) throws(UsageError) -> Co
         output: reader.operands[1],
         format: format,
         compression: compression ?? .none,
-        lockTimeout: lockTimeout
+        lockTimeout: lockTimeout,
+        memoryLimit: memoryLimit
     )
 }
 
@@ -211,6 +224,7 @@ private func parseInspect(_ reader: inout OptionReader) throws(UsageError) -> In
         case "--json": try reader.flag(option, &options.json)
         case "--summary": try reader.flag(option, &options.summary)
         case "--depth": options.depth = try reader.count(option, maximum: Int.max)
+        case "--memory-limit": options.memoryLimit = try reader.byteSize(option)
         default: throw reader.unknown(option)
         }
     }
@@ -373,6 +387,16 @@ struct OptionReader {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
+    /// A size in bytes: a whole or decimal number with an optional binary unit, `K`, `M`, `G` or
+    /// `T` (powers of 1024; `KB`, `KiB`, any case), e.g. `512M`, `2G`, `1.5G`, `1000000`.
+    mutating func byteSize(_ option: Option) throws(UsageError) -> Int {
+        let text = try value(option)
+        guard let bytes = parseByteSize(text), bytes > 0 else {
+            throw error("\(option.name) takes a size such as 512M, 2G or 1000000 (bytes; K, M, G, T are powers of 1024), not '\(text)'")
+        }
+        return bytes
+    }
+
     /// A fraction in [0, 1).
     mutating func fraction(_ option: Option) throws(UsageError) -> Double {
         let text = try value(option)
@@ -437,4 +461,25 @@ func editDistance(_ first: String, _ second: String) -> Int {
         previous = current
     }
     return previous[second.count]
+}
+
+/// `text` as a number of bytes: digits, an optional fraction, an optional unit (K, M, G, T as
+/// powers of 1024, optionally followed by B or iB, any case); nil if it is not one or overflows.
+func parseByteSize(_ text: String) -> Int? {
+    let units: [(String, Double)] = [("t", 0x1p40), ("g", 0x1p30), ("m", 0x1p20), ("k", 0x1p10), ("", 1)]
+    var number = text.lowercased()
+    for suffix in ["ib", "b"] where number.hasSuffix(suffix) && number.count > suffix.count {
+        number.removeLast(suffix.count)
+        break
+    }
+    guard let (unit, scale) = units.first(where: { !$0.0.isEmpty && number.hasSuffix($0.0) }) ?? units.last else {
+        return nil
+    }
+    number.removeLast(unit.count)
+    guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+        let value = Double(number), value.isFinite
+    else { return nil }
+    let bytes = (value * scale).rounded()
+    guard bytes < 0x1p62 else { return nil }
+    return Int(bytes)
 }

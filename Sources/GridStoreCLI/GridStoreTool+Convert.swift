@@ -24,11 +24,12 @@ extension GridStoreTool {
             try GridStateArchive.lock(options.output, timeout: options.lockTimeout)
         }
         defer { lock?.unlock() }
-        let source = try archiveSource(options.input, progress: progress)
+        let decoding = decodingOptions(memoryLimit: options.memoryLimit)
+        let source = try archiveSource(options.input, progress: progress, options: decoding)
         progress.phase("converting \(inputName)")
         // Any graph, not only grid states: objects of any class, their sharing and, from a keyed
         // archive, how it stored each value (see ArchiveGraph.gridstoreArchiveData).
-        let graph = try withArchive(inputName) { try openGraph(source) }
+        let graph = try withArchive(inputName) { try openGraph(source, options: decoding) }
         let data = try withArchive(inputName) {
             form.format == .gridstore
                 ? try graph.gridstoreArchiveData(compression: form.compression)
@@ -61,10 +62,10 @@ extension GridStoreTool {
     }
 
     /// The archive `source` holds, opened without its model types.
-    static func openGraph(_ source: GridStateArchive.Source) throws -> ArchiveGraph {
+    static func openGraph(_ source: GridStateArchive.Source, options: GraphUnarchiver.Options) throws -> ArchiveGraph {
         switch source {
-        case .file(let path): try ArchiveGraph(contentsOfFile: path)
-        case .bytes(let data): try ArchiveGraph(data: data)
+        case .file(let path): try ArchiveGraph(contentsOfFile: path, options: options)
+        case .bytes(let data): try ArchiveGraph(data: data, options: options)
         }
     }
 }

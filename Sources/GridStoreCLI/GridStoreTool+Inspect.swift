@@ -12,7 +12,10 @@ extension GridStoreTool {
         let displayName = name(of: path)
         let progress = console.progress()
         defer { progress.finish() }
-        let graph = try withArchive(displayName) { try openGraph(archiveSource(path, progress: progress)) }
+        let decoding = decodingOptions(memoryLimit: options.memoryLimit)
+        let graph = try withArchive(displayName) {
+            try openGraph(archiveSource(path, progress: progress, options: decoding), options: decoding)
+        }
         progress.finish()
         var output = OutputBuffer()
         let write: ([UInt8]) throws -> Void = { chunk in

@@ -11,20 +11,22 @@ extension GridStoreTool {
         let path = archivePath(options.file)
         let archiveName = name(of: path)
         let store = dataSource(at: path)
+        let decoding = decodingOptions(memoryLimit: options.memoryLimit)
+        store.decodingOptions = decoding
         let progress = console.progress()
         defer { progress.finish() }
 
-        let source = try archiveSource(path, progress: progress)
+        let source = try archiveSource(path, progress: progress, options: decoding)
         // The header's counts, after the checksum over header and payload is verified (a keyed
         // archive has no checksum: its whole structure is checked instead).
         let info: ArchiveInfo? =
-            options.stats ? try withArchive(archiveName) { try GridStateArchive.info(of: source) } : nil
+            options.stats ? try withArchive(archiveName) { try GridStateArchive.info(of: source, options: decoding) } : nil
         progress.phase("loading \(archiveName)")
         let started = ContinuousClock.now
         switch source {
         case .file: try loadExisting(store)
         case .bytes:
-            let states = try withArchive(archiveName) { try GridStateArchive.readStates(from: source) }
+            let states = try withArchive(archiveName) { try GridStateArchive.readStates(from: source, options: decoding) }
             store.replaceAll(with: states)
         }
         let loadTime = ContinuousClock.now - started

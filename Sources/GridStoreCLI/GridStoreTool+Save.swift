@@ -27,6 +27,7 @@ extension GridStoreTool {
             command: .save
         )
         let store = dataSource(at: path, form: form)
+        store.decodingOptions = decodingOptions(memoryLimit: options.memoryLimit)
         store.lockTimeout = options.lockTimeout
         let progress = console.progress()
         defer { progress.finish() }
@@ -42,7 +43,13 @@ extension GridStoreTool {
                 return try store.load()
             }
         }
-        let states = try records(from: options.source, strict: options.strict, progress: progress, console: console)
+        let states = try records(
+            from: options.source,
+            strict: options.strict,
+            memoryLimit: options.memoryLimit,
+            progress: progress,
+            console: console
+        )
         let added = states.count
         if options.append && added == 0 && options.format == nil && options.compression == nil {
             progress.finish()
@@ -87,11 +94,22 @@ extension GridStoreTool {
     private static func records(
         from source: RecordSource,
         strict: Bool,
+        memoryLimit: Int?,
         progress: Progress,
         console: Console
     ) throws -> [GridState] {
         switch source {
         case .generate(let count, let sharedFraction, let seed):
+            // Checked before a record is made: generating and saving them must fit the budget.
+            let budget = AvailableMemory.current().budget(choosing: memoryLimit)
+            let (needed, overflow) = count.multipliedReportingOverflow(by: bytesPerSavedRecord)
+            guard !overflow, needed <= budget else {
+                throw ToolError(
+                    "generating and saving \(counted(count, "record")) needs about \(AvailableMemory.describe(needed)), "
+                        + "more than the \(AvailableMemory.describe(budget)) this process may use "
+                        + "(--memory-limit SIZE sets the budget)"
+                )
+            }
             progress.phase("generating records", total: count)
             return GridStateGenerator(count: count, sharedFraction: sharedFraction, seed: seed).generate {
                 progress.advance(to: $0)

@@ -24,6 +24,7 @@ extension GridStoreTool {
             command: .session
         )
         let store = dataSource(at: path, form: form)
+        store.decodingOptions = decodingOptions(memoryLimit: options.memoryLimit)
         store.lockTimeout = options.lockTimeout
         // Held to the end: no other writer's save can land between this load and this save.
         try withArchive(path) {

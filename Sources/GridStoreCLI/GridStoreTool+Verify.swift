@@ -11,9 +11,10 @@ extension GridStoreTool {
         let archiveName = name(of: path)
         let progress = console.progress()
         defer { progress.finish() }
-        let source = try archiveSource(path, progress: progress)
+        let decoding = decodingOptions(memoryLimit: options.memoryLimit)
+        let source = try archiveSource(path, progress: progress, options: decoding)
         progress.phase("verifying \(archiveName)")
-        let (info, records) = try withArchive(archiveName) { try GridStateArchive.verify(source) }
+        let (info, records) = try withArchive(archiveName) { try GridStateArchive.verify(source, options: decoding) }
         progress.finish()
         try console.summary(
             "\(archiveName): ok: \(counted(records, "record")), \(counted(info.objectCount, "distinct object")), "

@@ -104,9 +104,20 @@ enum GridStoreTool {
         do {
             return try body()
         } catch let error as GraphArchiveError {
-            if error.message.contains(name) { throw ToolError("\(error)") }
-            throw ToolError("\(name): \(error)")
+            var text = "\(error)"
+            if error.code == .limitExceeded && error.message.hasPrefix("decoding needs more memory") {
+                text += "; --memory-limit SIZE sets the budget"
+            }
+            if error.message.contains(name) { throw ToolError(text) }
+            throw ToolError("\(name): \(text)")
         }
+    }
+
+    /// The decoding limits of a command: the defaults, with `--memory-limit` as the memory budget.
+    static func decodingOptions(memoryLimit: Int?) -> GraphUnarchiver.Options {
+        var options = GraphUnarchiver.Options()
+        options.maximumMemoryBytes = memoryLimit
+        return options
     }
 
     /// Loads the data source from its archive; a missing archive is an error here.
@@ -120,7 +131,11 @@ enum GridStoreTool {
 
     /// The archive to read at `path`: the file, or for `-` all of standard input (as much as an
     /// archive may hold), which may be a pipe.
-    static func archiveSource(_ path: String, progress: Progress? = nil) throws -> GridStateArchive.Source {
+    static func archiveSource(
+        _ path: String,
+        progress: Progress? = nil,
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options()
+    ) throws -> GridStateArchive.Source {
         guard path == standardStream else { return .file(path) }
         // An archive is binary: nobody types one (and waiting for it would look like a hang).
         guard isatty(STDIN_FILENO) != 1 else {
@@ -129,7 +144,9 @@ enum GridStoreTool {
                     + "(--file - < FILE) or pipe one, or give --file PATH"
             )
         }
-        let limit = GraphUnarchiver.Options().maximumArchiveBytes
+        // What standard input may take: the archive size limit, and half the memory budget (the
+        // buffer grows by doubling), so that reading it can never exhaust memory.
+        let limit = min(options.maximumArchiveBytes, AvailableMemory.current().budget(choosing: options.maximumMemoryBytes) / 2)
         let data = try StandardInput.readAll(limit: limit, what: "an archive", progress: progress)
         guard !data.isEmpty else { throw ToolError("standard input is empty: there is no archive to read") }
         return .bytes(data)

@@ -59,6 +59,7 @@ enum HelpText {
                               [--format gridstore|keyed-plist] [--append]
                               (--generate N [--shared F] [--seed S]
                                | --input PATH|- [--strict]) [--lock-timeout SECONDS]
+                              [--memory-limit SIZE]
 
         Options:
           --file PATH          Archive to write (default: see 'gridstore --help');
@@ -93,6 +94,11 @@ enum HelpText {
                                the archive (default 10; 0: fail at once). The
                                save holds it while it writes, --append from
                                its load to its write
+          --memory-limit SIZE  Most memory reading the archive (--append) and
+                               making the records may take (e.g. 512M, 2G; K,
+                               M, G, T are powers of 1024). Default: what the
+                               machine and the process's limits leave, less a
+                               reserve
           -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
         """
@@ -101,6 +107,7 @@ enum HelpText {
         gridstore load: print the archived records, or statistics about the archive.
 
         Usage: gridstore load [-q] [--file PATH] [--stats] [--json] [--limit N]
+                              [--memory-limit SIZE]
 
         Options:
           --file PATH    Archive to read (default: see 'gridstore --help'); '-'
@@ -110,6 +117,11 @@ enum HelpText {
           --json         Records as JSON Lines (name, color, date, id; shared
                          records share their id); with --stats, one JSON object
           --limit N      Print at most N records
+          --memory-limit SIZE
+                         Most memory reading the archive may take (e.g.
+                         512M, 2G; K, M, G, T are powers of 1024). Default:
+                         what the machine and the process's limits leave,
+                         less a reserve
           -q, --quiet    Print no progress and no note about an empty archive
           -h, --help     Show this help
         """
@@ -117,11 +129,16 @@ enum HelpText {
     static let verify = """
         gridstore verify: check every byte of an archive and decode all its records.
 
-        Usage: gridstore verify [-q] [--file PATH]
+        Usage: gridstore verify [-q] [--file PATH] [--memory-limit SIZE]
 
         Options:
           --file PATH    Archive to check (default: see 'gridstore --help'); '-'
                          reads it from standard input
+          --memory-limit SIZE
+                         Most memory reading the archive may take (e.g.
+                         512M, 2G; K, M, G, T are powers of 1024). Default:
+                         what the machine and the process's limits leave,
+                         less a reserve
           -q, --quiet    Print nothing when the archive is sound (the exit status
                          says it)
           -h, --help     Show this help
@@ -135,7 +152,7 @@ enum HelpText {
 
         Usage: gridstore session [-q] [--file PATH] [--compress zstd[:LEVEL]|none]
                                  [--format gridstore|keyed-plist] [--strict]
-                                 [--lock-timeout SECONDS]
+                                 [--lock-timeout SECONDS] [--memory-limit SIZE]
 
         Loads the archive (a missing file is an empty store), prints 'loaded N',
         then reads JSON Lines records from standard input, adding each and printing
@@ -159,6 +176,10 @@ enum HelpText {
                                How long to wait for another process's lock on
                                the archive (default 10; 0: fail at once). The
                                session holds it from its load to its end
+          --memory-limit SIZE  Most memory reading the archive may take (e.g.
+                               512M, 2G; K, M, G, T are powers of 1024).
+                               Default: what the machine and the process's
+                               limits leave, less a reserve
           -q, --quiet          Print no 'loaded', 'added' or 'saved' lines
           -h, --help           Show this help
         """
@@ -169,6 +190,7 @@ enum HelpText {
 
         Usage: gridstore convert [-q] IN OUT --to gridstore|keyed-plist
                                  [--compress zstd[:LEVEL]|none] [--lock-timeout SECONDS]
+                                 [--memory-limit SIZE]
 
         IN may be a gridstore archive or an NSKeyedArchiver archive (told apart by
         its first bytes). OUT is written atomically (the old file or the whole new
@@ -183,6 +205,10 @@ enum HelpText {
           --lock-timeout SECONDS
                                How long to wait for another process's lock on
                                OUT (default 10; 0: fail at once)
+          --memory-limit SIZE  Most memory reading the archive may take (e.g.
+                               512M, 2G; K, M, G, T are powers of 1024).
+                               Default: what the machine and the process's
+                               limits leave, less a reserve
           -q, --quiet          Print no summary line and no progress
           -h, --help           Show this help
         """
@@ -191,7 +217,7 @@ enum HelpText {
         gridstore inspect: print any archive without its model classes.
 
         Usage: gridstore inspect [-q] [PATH | --file PATH | -] [--json | --summary]
-                                 [--depth N]
+                                 [--depth N] [--memory-limit SIZE]
 
         Reads a gridstore archive (of any model) or an Apple NSKeyedArchiver archive
         (binary or XML, any classes) and prints its top-level keys and every object
@@ -207,6 +233,11 @@ enum HelpText {
                          "objects": [{"id", "class", "classes", "fields"}]}
           --summary      Objects and bytes per class, values per kind
           --depth N      Levels of the tree shown; deeper ones show as {…}
+          --memory-limit SIZE
+                         Most memory reading the archive may take (e.g.
+                         512M, 2G; K, M, G, T are powers of 1024). Default:
+                         what the machine and the process's limits leave,
+                         less a reserve
           -q, --quiet    Accepted for symmetry; inspect prints only its result
           -h, --help     Show this help
         """

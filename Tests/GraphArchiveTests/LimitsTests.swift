@@ -262,7 +262,8 @@ struct LimitsTests {
             reader: bytes.reader(),
             tables: ArchiveTables(),
             objectCount: 0,
-            options: GraphUnarchiver.Options()
+            options: GraphUnarchiver.Options(),
+            memory: MemoryBudget(GraphUnarchiver.Options())
         )
         let (count, capacity) = try state.readCollectionCount(at: 0)
         #expect(count == 1 << 30 - 1)

@@ -19,12 +19,14 @@ extension ArchiveGraph {
     /// - Throws: ``GraphArchiveError`` for damage found while reading the graph, and
     ///   `.compressionUnavailable` for zstd in a build without it.
     public func gridstoreArchiveData(compression: ArchiveCompression = .none) throws -> Data {
-        try NativeGraphWriter.write(self, compression: compression).takeData()
+        try checkRoomToWrite()
+        return try NativeGraphWriter.write(self, compression: compression).takeData()
     }
 
     /// Writes the graph as a gridstore archive at `path`, atomically (see ``AtomicFile``); see
     /// ``gridstoreArchiveData(compression:)``.
     public func writeGridstoreArchive(toFile path: String, compression: ArchiveCompression = .none) throws {
+        try checkRoomToWrite()
         try AtomicFile.write(NativeGraphWriter.write(self, compression: compression), to: path)
     }
 
@@ -37,12 +39,33 @@ extension ArchiveGraph {
     /// - Throws: ``GraphArchiveError`` for damage found while reading the graph, and
     ///   `.invalidValue` for nil inside an array or dictionary, which NSArray cannot hold.
     public func keyedArchiveData(options: KeyedArchive.Options = KeyedArchive.Options()) throws -> Data {
-        try KeyedArchiveWriter.write(self, classNames: options.classNames).takeData()
+        try checkRoomToWrite()
+        return try KeyedArchiveWriter.write(self, classNames: options.classNames).takeData()
     }
 
     /// Writes the graph as an NSKeyedArchiver archive at `path`, atomically; see
     /// ``keyedArchiveData(options:)``.
     public func writeKeyedArchive(toFile path: String, options: KeyedArchive.Options = KeyedArchive.Options()) throws {
+        try checkRoomToWrite()
         try KeyedArchive.write(KeyedArchiveWriter.write(self, classNames: options.classNames), to: path)
+    }
+
+    /// Throws `.limitExceeded`, before anything is written, when the memory budget of
+    /// ``GraphUnarchiver/Options/maximumMemoryBytes`` cannot hold a conversion: its output and
+    /// the writer's tables, about four times the archive read (its decompressed payload), and
+    /// the 64 MiB an output buffer takes once it passes 1 MiB. An allocation that fails traps.
+    func checkRoomToWrite() throws(GraphArchiveError) {
+        var input = archiveBytes
+        if case .native(let native) = source { input = max(input, native.loaded.payload.count) }
+        let (scaled, overflow) = input.multipliedReportingOverflow(by: 4)
+        let needed = overflow ? Int.max : scaled + ByteWriter.largeCapacity
+        let budget = AvailableMemory.current().budget(choosing: options.maximumMemoryBytes)
+        guard needed <= budget else {
+            throw GraphArchiveError(
+                .limitExceeded,
+                "decoding needs more memory than the memory budget (\(MemoryBudget.describe(budget))) allows: "
+                    + "converting the archive needs about \(MemoryBudget.describe(needed))"
+            )
+        }
     }
 }

@@ -87,7 +87,12 @@ public final class ArchiveGraph {
     public convenience init(contentsOfFile path: String, options: GraphUnarchiver.Options = .init()) throws {
         let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
         if try file.kind() == .keyedArchive {
-            try self.init(bytes: file.readAll(), options: options)
+            // The trailer first, and the file's bytes charged to the memory budget.
+            var memory = MemoryBudget(options)
+            try self.init(
+                bytes: file.readPropertyList(maximumObjectCount: options.maximumObjectCount, memory: &memory),
+                options: options
+            )
         } else {
             // A compressed archive is decompressed from the file, never held twice.
             try self.init(loaded: LoadedArchive.load(file: path, options: options), options: options)

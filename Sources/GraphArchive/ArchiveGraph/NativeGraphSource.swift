@@ -34,7 +34,8 @@ struct NativeGraphSource {
         self.loaded = loaded
         self.options = options
         var reader = loaded.payload.reader(loaded.payloadRange)
-        tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        var memory = loaded.memory
+        tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         // Every record takes at least one byte.
         guard loaded.header.objectCount <= UInt64(min(reader.remaining, options.maximumObjectCount)) else {
             throw GraphArchiveError(

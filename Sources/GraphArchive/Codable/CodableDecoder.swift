@@ -108,12 +108,12 @@ final class CodableDecoder: CodableContainerSource {
 
     /// Asks for the value at `place` (a super decoder just handed out for a key) to be decoded
     /// as `T` and passed to `assign` once the root value is decoded.
-    func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void) {
+    func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void) throws {
         var path = state.localCodingPath(to: place.parent)
         if let key = state.codingKey(for: place.step, in: place.parent) { path.append(key) }
         let offset = place.offset
         let request = state.deferred.count
-        state.deferAssignment(
+        try state.deferAssignment(
             { decoder in
                 decoder.state.engine.reader.offset = offset
                 let value: T
@@ -190,7 +190,13 @@ final class CodableDecoder: CodableContainerSource {
             let count = state.frames[frame].count
             var elements: [Element] = []
             // Every element takes at least one byte: never reserve more than the input can fill.
-            elements.reserveCapacity(min(count, state.engine.reader.remaining))
+            let capacity = min(count, state.engine.reader.remaining)
+            try state.engine.charge(
+                MemoryBudget.array(capacity, stride: MemoryLayout<Element>.stride),
+                for: "an array of \(count) \(Element.self)",
+                at: state.engine.reader.offset
+            )
+            elements.reserveCapacity(capacity)
             var lookahead = state.frames[frame].packed ? ReferenceLookahead(state.frames[frame]) : nil
             while state.frames[frame].index < count {
                 if lookahead != nil && state.frames[frame].index == lookahead!.position {
@@ -273,6 +279,8 @@ final class CodableDecoder: CodableContainerSource {
             subclass = try registeredSubclass(of: T.self, typeID: typeID)
         }
         let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
+        let instance = state.instanceCost(of: typeID, as: subclass ?? T.self)
+        try state.engine.charge(instance, for: "object #\(index) (\(T.self))", at: state.engine.reader.offset)
         let slot = try state.pushObjectSlot(source, parent: parent, step: step)
         do {
             let value: T

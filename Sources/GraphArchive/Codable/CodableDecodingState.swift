@@ -132,6 +132,8 @@ struct CodableDecodingState: ~Copyable {
     var objects: ObjectSlots
     /// Type ids whose archived name was checked against the class asked for.
     var verifiedClasses: [ObjectIdentifier?]
+    /// Per type id, what an instance of the class built for it costs the memory budget; 0 until known.
+    private var instanceCosts: [Int]
     let rootOffset: Int?
 
     var frames = PlainStack<CodableDecodingFrame>()
@@ -153,9 +155,22 @@ struct CodableDecodingState: ~Copyable {
     /// - Throws: what ``GraphUnarchiver`` throws for a damaged or unsupported archive.
     init(loaded: LoadedArchive, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
         var reader = loaded.payload.reader(loaded.payloadRange)
-        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        var memory = loaded.memory
+        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         let objectCount = try loaded.header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
-        var state = DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options)
+        // The object table and the offsets of the records, before anything is reserved.
+        try memory.charge(
+            objectCount * MemoryBudget.objectTableBytes,
+            for: "the table of \(objectCount) objects",
+            offset: 32
+        )
+        var state = DecodingState(
+            reader: reader,
+            tables: tables,
+            objectCount: objectCount,
+            options: options,
+            memory: memory
+        )
         var root: Int?
         for _ in 0..<tables.topCount {
             let offset = state.reader.offset
@@ -188,6 +203,7 @@ struct CodableDecodingState: ~Copyable {
         objectOffsets.append(objectSectionStart)
         objects = ObjectSlots(count: objectCount)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
+        instanceCosts = Array(repeating: 0, count: tables.typeNames.count)
     }
 
     // MARK: - Paths
@@ -566,6 +582,14 @@ struct CodableDecodingState: ~Copyable {
         abandonSlot(slot)
     }
 
+    /// What an instance of `type`, built for type id `typeID`, costs the memory budget.
+    mutating func instanceCost(of typeID: Int, as type: Any.Type) -> Int {
+        if instanceCosts[typeID] == 0, let objectType = type as? AnyClass {
+            instanceCosts[typeID] = MemoryBudget.instance(classInstanceSize(objectType))
+        }
+        return instanceCosts[typeID]
+    }
+
     // MARK: - Deferred assignments
 
     /// Queues `run`, an assignment asked for in keyed frame `frame` at `localPath` (from where
@@ -574,7 +598,8 @@ struct CodableDecodingState: ~Copyable {
         _ run: @escaping (CodableDecoder) throws -> Void,
         in frame: Int,
         localPath: [any CodingKey]
-    ) {
+    ) throws(GraphArchiveError) {
+        try engine.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: engine.reader.offset)
         var owner = frame
         while owner >= 0 && frames[owner].source.objectIndex < 0 { owner = frames[owner].parent }
         deferred.append(

@@ -52,6 +52,6 @@ extension KeyedDecodingContainer {
                 )
             )
         }
-        place.decoder.decodeLater(type, at: place, assign: assign)
+        try place.decoder.decodeLater(type, at: place, assign: assign)
     }
 }

@@ -49,6 +49,25 @@ enum PayloadCompression {
         feed: ((UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) -> ArchiveBytes {
         #if Zstd
+        try checkClaim(payloadLength: payloadLength, storedLength: storedLength, frameStart: frameStart)
+        return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
+            var decompressor = try ZstdDecompressor(outputCount: payloadLength)
+            try feed { (piece) throws(GraphArchiveError) in try decompressor.decompress(piece, into: output) }
+            try decompressor.finish(outputCount: payloadLength)
+            return decompressor.produced
+        }
+        #else
+        throw unavailable("cannot read this zstd-compressed archive")
+        #endif
+    }
+
+    /// Refuses, before anything is allocated for it, a payload length that no zstd frame of
+    /// `storedLength` bytes can decompress to, or that the frame header (`frameStart`)
+    /// contradicts.
+    ///
+    /// - Throws: `.corrupt`; `.compressionUnavailable` without the `Zstd` trait.
+    static func checkClaim(payloadLength: Int, storedLength: Int, frameStart: [UInt8]) throws(GraphArchiveError) {
+        #if Zstd
         // A forged header must not make us allocate: refuse sizes no frame of this length has.
         guard payloadLength <= Zstd.maximumContentSize(storedLength: storedLength) else {
             throw GraphArchiveError(
@@ -63,12 +82,6 @@ enum PayloadCompression {
                 "zstd frame records \(recorded) bytes, but the header's payload length is \(payloadLength)",
                 offset: ArchiveHeader.size
             )
-        }
-        return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
-            var decompressor = try ZstdDecompressor(outputCount: payloadLength)
-            try feed { (piece) throws(GraphArchiveError) in try decompressor.decompress(piece, into: output) }
-            try decompressor.finish(outputCount: payloadLength)
-            return decompressor.produced
         }
         #else
         throw unavailable("cannot read this zstd-compressed archive")

@@ -97,7 +97,7 @@ struct ArchiveFile: ~Copyable {
     /// before its body is read; an XML one has no trailer and is read as it is.
     ///
     /// - Throws: `.ioError`, `.badMagic`, and the trailer's errors (`.corrupt`, `.limitExceeded`).
-    func readPropertyList(maximumObjectCount: Int) throws(GraphArchiveError) -> ArchiveBytes {
+    func readPropertyList(maximumObjectCount: Int, memory: inout MemoryBudget) throws(GraphArchiveError) -> ArchiveBytes {
         let start = try prefix()
         if BPlist.hasMagic(start) {
             if size >= BPlist.magic.count + 1 + BPlist.trailerSize {
@@ -113,6 +113,7 @@ struct ArchiveFile: ~Copyable {
         } else if start.count == BPlist.magic.count && !PropertyListInput.isXML(start) {
             throw BPlist.badMagic
         }
+        try memory.charge(MemoryBudget.chunk(size), for: "reading the \(size)-byte keyed archive file")
         return try readAll()
     }
 

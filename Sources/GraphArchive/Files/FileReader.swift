@@ -13,11 +13,21 @@ enum FileReader {
     ///
     /// - Throws: `.fileNotFound`, `.ioError` (with the system's message), `.limitExceeded`,
     ///   and a damaged trailer's errors.
+    static func readKeyedArchive(
+        _ path: String,
+        options: GraphUnarchiver.Options,
+        memory: inout MemoryBudget
+    ) throws(GraphArchiveError) -> ArchiveBytes {
+        try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
+            .readPropertyList(maximumObjectCount: options.maximumObjectCount, memory: &memory)
+    }
+
+    /// ``readKeyedArchive(_:options:memory:)`` charging a budget of its own.
     static func readKeyedArchive(_ path: String, options: GraphUnarchiver.Options) throws(GraphArchiveError)
         -> ArchiveBytes
     {
-        try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
-            .readPropertyList(maximumObjectCount: options.maximumObjectCount)
+        var memory = MemoryBudget(options)
+        return try readKeyedArchive(path, options: options, memory: &memory)
     }
 }
 

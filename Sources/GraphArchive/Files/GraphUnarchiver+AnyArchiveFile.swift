@@ -46,7 +46,9 @@ extension GraphUnarchiver {
         guard try file.kind() == .keyedArchive else {
             return try archiveInfo(loaded: LoadedArchive.load(file: file, options: options), options: options)
         }
-        return try keyedInfo(file.readPropertyList(maximumObjectCount: options.maximumObjectCount), options: options)
+        var memory = MemoryBudget(options)
+        let bytes = try file.readPropertyList(maximumObjectCount: options.maximumObjectCount, memory: &memory)
+        return try keyedInfo(bytes, options: options, memory: memory)
     }
 
     /// Checks every byte of the archive at `path`, a gridstore archive or an NSKeyedArchiver
@@ -57,11 +59,15 @@ extension GraphUnarchiver {
         guard try file.kind() == .keyedArchive else {
             return try verify(loaded: LoadedArchive.load(file: file, options: options), options: options)
         }
-        return try keyedInfo(file.readPropertyList(maximumObjectCount: options.maximumObjectCount), options: options)
+        var memory = MemoryBudget(options)
+        let bytes = try file.readPropertyList(maximumObjectCount: options.maximumObjectCount, memory: &memory)
+        return try keyedInfo(bytes, options: options, memory: memory)
     }
 
-    private static func keyedInfo(_ bytes: ArchiveBytes, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
-        var info = try KeyedArchive.archiveInfo(bytes: bytes, options: options)
+    private static func keyedInfo(_ bytes: ArchiveBytes, options: Options, memory: MemoryBudget)
+        throws(GraphArchiveError) -> ArchiveInfo
+    {
+        var info = try KeyedArchive.archiveInfo(bytes: bytes, options: options, memory: memory)
         info.checksumVerified = false
         return info
     }

@@ -15,23 +15,33 @@ struct ArchiveTables {
 
     /// Parses the tables, leaving `reader` at the first top-level entry.
     ///
+    /// Each entry is charged to `memory` before it is kept, with what the decoders keep of it
+    /// beside (``MemoryBudget``): a key its string, its place in the key lookups of a decode
+    /// (`bytesPerKey`), a type its name and checks, a shape its columns and key ids.
+    ///
     /// - Throws: `.truncated`, `.corrupt`, `.invalidUTF8`, `.limitExceeded`.
     static func parse(
-        _ reader: inout ByteReader, header: ArchiveHeader, options: GraphUnarchiver.Options
+        _ reader: inout ByteReader,
+        header: ArchiveHeader,
+        options: GraphUnarchiver.Options,
+        memory: inout MemoryBudget
     ) throws(GraphArchiveError) -> ArchiveTables {
         var tables = ArchiveTables()
         // Every table entry takes at least one byte, so no count may exceed the bytes left:
         // a forged count can never make us reserve more than the input justifies.
+        let keyOffset = reader.offset
         let keyCount = try boundedCount(&reader, what: "keys")
+        try memory.charge(keyCount * bytesPerKey, for: "the table of \(keyCount) keys", offset: keyOffset)
         tables.keys.reserveCapacity(keyCount)
         for _ in 0..<keyCount {
-            tables.keys.append(try readName(&reader, options: options))
+            tables.keys.append(try readName(&reader, options: options, memory: &memory))
         }
         let typeOffset = reader.offset
         let typeCount = try boundedCount(&reader, what: "types")
         guard typeCount == Int(header.typeCount) else {
             throw GraphArchiveError(.corrupt, "type table has \(typeCount) types, header says \(header.typeCount)", offset: typeOffset)
         }
+        try memory.charge(typeCount * bytesPerType, for: "the table of \(typeCount) types", offset: typeOffset)
         for _ in 0..<typeCount {
             let kindOffset = reader.offset
             let kind = try reader.readByte()
@@ -39,9 +49,11 @@ struct ArchiveTables {
                 throw GraphArchiveError(.corrupt, "unknown type kind \(kind)", offset: kindOffset)
             }
             tables.typeIsObject.append(kind == TypeKind.object)
-            tables.typeNames.append(try readName(&reader, options: options))
+            tables.typeNames.append(try readName(&reader, options: options, memory: &memory))
         }
+        let shapeOffset = reader.offset
         let shapeCount = try boundedCount(&reader, what: "shapes")
+        try memory.charge(shapeCount * bytesPerShape, for: "the table of \(shapeCount) shapes", offset: shapeOffset)
         // For each key, the last shape that listed it: finds a repeated key in one pass, where a
         // search of the shape's keys so far took quadratic time on a hostile shape of many keys.
         var lastShapeOfKey = [Int](repeating: -1, count: keyCount)
@@ -51,7 +63,9 @@ struct ArchiveTables {
             guard type < typeCount else {
                 throw GraphArchiveError(.corrupt, "shape refers to type \(type), but the archive has \(typeCount)", offset: shapeOffset)
             }
+            let countOffset = reader.offset
             let count = try boundedCount(&reader, what: "shape keys")
+            try memory.charge(count * bytesPerShapeKey, for: "a shape of \(count) keys", offset: countOffset)
             tables.shapeType.append(type)
             tables.shapeKeyStart.append(tables.shapeKeyIDs.count)
             tables.shapeKeyCount.append(count)
@@ -70,8 +84,34 @@ struct ArchiveTables {
                 tables.shapeKeys.append(tables.keys[key])
             }
         }
+        let topOffset = reader.offset
         tables.topCount = try boundedCount(&reader, what: "top-level values")
+        try memory.charge(
+            tables.topCount * bytesPerTopValue,
+            for: "the index of \(tables.topCount) top-level values",
+            offset: topOffset
+        )
         return tables
+    }
+
+    /// What a decode keeps per key (the key's `String`, a last-use mark), type (its name, kind
+    /// and checks), shape (its type, key range, learned read order) and shape key (its id,
+    /// `String`, match words, learned order), beside the strings' own storage; and per
+    /// top-level value, its entry in the by-name index.
+    static let bytesPerKey = 32
+    static let bytesPerType = 48
+    static let bytesPerShape = 48
+    static let bytesPerShapeKey = 80
+    static let bytesPerTopValue = 64
+
+    /// ``parse(_:header:options:memory:)`` charging a budget of its own from `options`.
+    static func parse(
+        _ reader: inout ByteReader,
+        header: ArchiveHeader,
+        options: GraphUnarchiver.Options
+    ) throws(GraphArchiveError) -> ArchiveTables {
+        var memory = MemoryBudget(options)
+        return try parse(&reader, header: header, options: options, memory: &memory)
     }
 
     private static func boundedCount(_ reader: inout ByteReader, what: String) throws(GraphArchiveError) -> Int {
@@ -83,13 +123,19 @@ struct ArchiveTables {
         return count
     }
 
-    private static func readName(_ reader: inout ByteReader, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> String {
+    private static func readName(
+        _ reader: inout ByteReader,
+        options: GraphUnarchiver.Options,
+        memory: inout MemoryBudget
+    ) throws(GraphArchiveError) -> String {
         let offset = reader.offset
         let length = try reader.readCount()
         guard length <= options.maximumStringLength else {
             throw GraphArchiveError(
                 .limitExceeded, "name of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))", offset: offset)
         }
+        guard length <= reader.remaining else { throw reader.truncated("a name") }
+        try memory.charge(MemoryBudget.string(length), for: "a name of \(length) bytes", offset: offset)
         return try reader.readString(count: length)
     }
 

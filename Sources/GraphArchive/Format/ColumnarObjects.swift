@@ -138,6 +138,7 @@ enum ColumnarObjects {
             }
         }
         let tablesStart = reader.offset
+        // Charged to a budget of its own: the tables parsed here are not kept.
         let tables = try ArchiveTables.parse(&reader, header: header, options: options)
         let scanner = ValueScanner(
             shapeValueCounts: tables.shapeKeyCount,

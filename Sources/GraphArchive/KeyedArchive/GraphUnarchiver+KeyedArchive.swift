@@ -56,13 +56,13 @@ extension GraphUnarchiver {
         options: Options,
         root: RootRequest?
     ) throws {
-        let native = try KeyedArchiveReader.transcode(
-            data,
+        try self.init(
+            keyedArchive: ArchiveBytes(copying: data),
             registry: registry,
-            valueTypeNames: Self.names(of: valueTypes),
-            options: options
+            valueTypes: valueTypes,
+            options: options,
+            root: root
         )
-        try self.init(transcoded: native, registry: registry, options: options, root: root)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -72,11 +72,13 @@ extension GraphUnarchiver {
         valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
+        var memory = MemoryBudget(options)
         try self.init(
-            keyedArchive: FileReader.readKeyedArchive(path, options: options),
+            keyedArchive: FileReader.readKeyedArchive(path, options: options, memory: &memory),
             registry: registry,
             valueTypes: valueTypes,
-            options: options
+            options: options,
+            memory: memory
         )
     }
 
@@ -109,12 +111,14 @@ extension GraphUnarchiver {
     ) throws {
         let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)
         if try file.kind() == .keyedArchive {
+            var memory = MemoryBudget(options)
             try self.init(
-                keyedArchive: file.readPropertyList(maximumObjectCount: options.maximumObjectCount),
+                keyedArchive: file.readPropertyList(maximumObjectCount: options.maximumObjectCount, memory: &memory),
                 registry: registry,
                 valueTypes: valueTypes,
                 options: options,
-                root: root
+                root: root,
+                memory: memory
             )
         } else {
             try self.init(
@@ -131,26 +135,25 @@ extension GraphUnarchiver {
         registry: GraphTypeRegistry,
         valueTypes: [any GraphCoding.Type] = [],
         options: Options,
-        root: RootRequest? = nil
+        root: RootRequest? = nil,
+        memory: MemoryBudget? = nil
     ) throws {
+        var memory = memory ?? MemoryBudget(options)
         let native = try KeyedArchiveReader.transcode(
             bytes,
             registry: registry,
             valueTypeNames: Self.names(of: valueTypes),
-            options: options
+            options: options,
+            memory: &memory
         )
-        try self.init(transcoded: native, registry: registry, options: options, root: root)
-    }
-
-    /// Opens the native archive the keyed reader just made; its payload checksum was computed
-    /// while assembling it and is not computed again.
-    private convenience init(
-        transcoded native: ArchiveOutput,
-        registry: GraphTypeRegistry,
-        options: Options,
-        root: RootRequest?
-    ) throws {
-        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options, isOwnOutput: true)
+        // The native archive the keyed reader just made: its payload checksum was computed
+        // while assembling it and is not computed again.
+        let loaded = try LoadedArchive.load(
+            ArchiveBytes(joining: native.stored()),
+            options: options,
+            isOwnOutput: true,
+            memory: memory
+        )
         try self.init(loaded: loaded, registry: registry, options: options, root: root)
     }
 

@@ -166,14 +166,22 @@ public enum KeyedArchive {
     public static func archiveInfo(fromKeyedArchiveFile path: String, options: GraphUnarchiver.Options = .init()) throws
         -> ArchiveInfo
     {
-        try archiveInfo(bytes: FileReader.readKeyedArchive(path, options: options), options: options)
+        var memory = MemoryBudget(options)
+        let bytes = try FileReader.readKeyedArchive(path, options: options, memory: &memory)
+        return try archiveInfo(bytes: bytes, options: options, memory: memory)
     }
 
-    static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError)
-        -> ArchiveInfo
+    static func archiveInfo(bytes: ArchiveBytes, options: GraphUnarchiver.Options, memory: MemoryBudget? = nil)
+        throws(GraphArchiveError) -> ArchiveInfo
     {
-        let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options)
-        let loaded = try LoadedArchive.load(ArchiveBytes(joining: native.stored()), options: options, isOwnOutput: true)
+        var memory = memory ?? MemoryBudget(options)
+        let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options, memory: &memory)
+        let loaded = try LoadedArchive.load(
+            ArchiveBytes(joining: native.stored()),
+            options: options,
+            isOwnOutput: true,
+            memory: memory
+        )
         var info = try GraphUnarchiver.archiveInfo(loaded: loaded, options: options)
         info.formatVersion = "\(KeyedArchiveIndex.archiverName) \(KeyedArchiveIndex.version)"
         info.archiveBytes = bytes.count

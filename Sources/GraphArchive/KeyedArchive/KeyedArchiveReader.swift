@@ -46,6 +46,8 @@ struct KeyedArchiveReader: ~Copyable {
     private var nativeTypes: [Int] = []
     private var referenceCount = 0
     private var budget: Int
+    /// Whether `budget` is the memory budget's share rather than the expansion limit.
+    private let budgetIsMemory: Bool
     private var fields: [(key: Int, value: Int)] = []
     private var positions: [Int] = []
 
@@ -54,7 +56,7 @@ struct KeyedArchiveReader: ~Copyable {
     private static let expanding: UInt8 = 1
     private static let holdsNoObjects: UInt8 = 2
 
-    private init(index: KeyedArchiveIndex, options: GraphUnarchiver.Options, inputBytes: Int) {
+    private init(index: KeyedArchiveIndex, options: GraphUnarchiver.Options, inputBytes: Int, memoryShare: Int) {
         self.index = index
         self.options = options
         state = EncodingState(maximumDepth: options.maximumDepth)
@@ -65,8 +67,24 @@ struct KeyedArchiveReader: ~Copyable {
         flags = Array(repeating: 0, count: index.entryCount)
         recordStart = Array(repeating: 0, count: index.entryCount)
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
-        budget = overflow ? Int.max : scaled + Self.expansionAllowance
+        let expansion = overflow ? Int.max : scaled + Self.expansionAllowance
+        budget = min(expansion, memoryShare)
+        budgetIsMemory = memoryShare < expansion
     }
+
+    /// The third of the memory budget the output may grow to (itself, its growth, and the copy
+    /// the unarchiver reads); the machine's figures are read only when the expansion limit
+    /// alone could pass what the budget has approved so far.
+    private static func memoryShare(of memory: inout MemoryBudget, inputBytes: Int) -> Int {
+        let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: expansionFactor)
+        let expansion = overflow ? Int.max : scaled + expansionAllowance
+        return expansion <= memory.remaining / 3 ? Int.max : memory.finalRemaining() / 3
+    }
+
+    /// What indexing and transcoding keep per property list object: its offset and key id, and
+    /// for an entry of `$objects` its kind, detail, position, flags, record start and its share
+    /// of the records and order lists.
+    static let bytesPerPlistObject = 64
 
     /// Transcodes keyed archive `bytes` into a native archive.
     ///
@@ -82,13 +100,55 @@ struct KeyedArchiveReader: ~Copyable {
         options: GraphUnarchiver.Options,
         compression: ArchiveCompression = .none
     ) throws(GraphArchiveError) -> ArchiveOutput {
-        try PropertyListInput.withPropertyList(bytes, options: options) { (plist) throws(GraphArchiveError) in
+        var memory = MemoryBudget(options)
+        return try transcode(
+            bytes,
+            registry: registry,
+            valueTypeNames: valueTypeNames,
+            options: options,
+            compression: compression,
+            memory: &memory
+        )
+    }
+
+    /// ``transcode(_:registry:valueTypeNames:options:compression:)`` charging `memory` before it
+    /// allocates: the binary form of an XML list, the index of the list's objects (counted from
+    /// the trailer before they are indexed), and the native output, whose growth stops where
+    /// a third of what is left would be passed (the output, its growth and the copy the
+    /// unarchiver reads).
+    static func transcode(
+        _ bytes: ArchiveBytes,
+        registry: GraphTypeRegistry?,
+        valueTypeNames: Set<String> = [],
+        options: GraphUnarchiver.Options,
+        compression: ArchiveCompression = .none,
+        memory: inout MemoryBudget
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        let prefix = bytes.copyBytes(0..<min(8, bytes.count))
+        if PropertyListInput.isXML(prefix) {
+            try memory.charge(2 * MemoryBudget.chunk(bytes.count), for: "the binary form of the XML property list")
+        } else if BPlist.hasMagic(prefix) && bytes.count >= BPlist.magic.count + 1 + BPlist.trailerSize {
+            var trailerReader = bytes.reader((bytes.count - BPlist.trailerSize)..<bytes.count)
+            let trailer = try BPlist.Trailer.read(
+                &trailerReader,
+                byteCount: bytes.count,
+                maximumObjectCount: options.maximumObjectCount
+            )
+            let (indexBytes, overflow) = trailer.objectCount.multipliedReportingOverflow(by: bytesPerPlistObject)
+            try memory.charge(
+                overflow ? Int.max : indexBytes,
+                for: "the index of the property list's \(trailer.objectCount) objects",
+                offset: bytes.count - BPlist.trailerSize
+            )
+        }
+        return try PropertyListInput.withPropertyList(bytes, options: options) { (plist) throws(GraphArchiveError) in
             try transcode(
                 plist: plist,
                 registry: registry,
                 valueTypeNames: valueTypeNames,
                 options: options,
-                compression: compression
+                compression: compression,
+                memory: &memory
             )
         }
     }
@@ -114,12 +174,14 @@ struct KeyedArchiveReader: ~Copyable {
         let result = data.withUnsafeBytes { (raw) -> Result<ArchiveOutput, GraphArchiveError> in
             ByteReader.withReader(over: raw) { (reader: inout ByteReader) -> Result<ArchiveOutput, GraphArchiveError> in
                 Result { () throws(GraphArchiveError) -> ArchiveOutput in
-                    try transcode(
+                    var memory = MemoryBudget(options)
+                    return try transcode(
                         plist: BPlist.scan(reader, maximumObjectCount: options.maximumObjectCount),
                         registry: registry,
                         valueTypeNames: valueTypeNames,
                         options: options,
-                        compression: compression
+                        compression: compression,
+                        memory: &memory
                     )
                 }
             }
@@ -132,14 +194,28 @@ struct KeyedArchiveReader: ~Copyable {
         registry: GraphTypeRegistry?,
         valueTypeNames: Set<String>,
         options: GraphUnarchiver.Options,
-        compression: ArchiveCompression
+        compression: ArchiveCompression,
+        memory: inout MemoryBudget
     ) throws(GraphArchiveError) -> ArchiveOutput {
         let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
-        var reader = KeyedArchiveReader(index: index, options: options, inputBytes: plist.reader.end)
+        let inputBytes = plist.reader.end
+        try memory.charge(MemoryBudget.chunk(inputBytes), for: "the native archive transcoded from the keyed one")
+        var reader = KeyedArchiveReader(
+            index: index,
+            options: options,
+            inputBytes: inputBytes,
+            memoryShare: memoryShare(of: &memory, inputBytes: inputBytes)
+        )
         try reader.orderObjects()
         try reader.writeTopLevel()
         try reader.writeObjects()
-        return try reader.assemble(compression: compression)
+        let output = try reader.assemble(compression: compression)
+        // The output beyond what was reserved for it, and the copy of it the unarchiver reads.
+        try memory.charge(
+            2 * MemoryBudget.chunk(output.stored().count),
+            for: "the native archive transcoded from the keyed one"
+        )
+        return output
     }
 
     // MARK: - Construction order
@@ -270,6 +346,12 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func spend(_ work: Int) throws(GraphArchiveError) {
         budget -= work
         if budget < 0 {
+            guard !budgetIsMemory else {
+                throw GraphArchiveError(
+                    .limitExceeded,
+                    "keyed archive's values, copied inline where they are shared, need more memory than the decode's budget has left"
+                )
+            }
             throw GraphArchiveError(
                 .limitExceeded,
                 "keyed archive shares values so widely that copying them inline would exceed \(Self.expansionFactor) times its size"

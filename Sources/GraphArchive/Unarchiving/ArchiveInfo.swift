@@ -70,7 +70,8 @@ extension GraphUnarchiver {
 
     static func archiveInfo(loaded: LoadedArchive, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
         var reader = loaded.payload.reader(loaded.payloadRange)
-        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        var memory = loaded.memory
+        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         var info = ArchiveInfo(header: loaded.header, tables: tables, archiveBytes: loaded.archiveBytes)
         let scanner = ValueScanner(
             shapeValueCounts: tables.shapeKeyCount, objectCount: Int(loaded.header.objectCount),
@@ -112,7 +113,8 @@ extension GraphUnarchiver {
     static func verify(loaded: LoadedArchive, options: Options) throws(GraphArchiveError) -> ArchiveInfo {
         let info = try archiveInfo(loaded: loaded, options: options)
         var reader = loaded.payload.reader(loaded.payloadRange)
-        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        var memory = loaded.memory
+        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         let objectCount = Int(loaded.header.objectCount)
         guard objectCount <= reader.remaining else {
             throw GraphArchiveError(.corrupt, "header claims \(objectCount) objects, more than the payload can hold", offset: 32)

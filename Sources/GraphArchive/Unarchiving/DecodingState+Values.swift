@@ -117,7 +117,20 @@ extension DecodingState {
         } else {
             throw typeMismatch(expected: "String", tagOffset: start)
         }
+        let storage = MemoryBudget.string(length)
+        guard memory.tryCharge(storage) else { throw outOfMemory(storage, "a string of \(length) bytes", start) }
         return try reader.readString(count: length)
+    }
+
+    @inline(never)
+    func outOfMemory(_ bytes: Int, _ what: String, _ offset: Int) -> GraphArchiveError {
+        memory.exceeded(bytes, what, offset: offset, keyPath: keyPath())
+    }
+
+    /// Charges the memory budget `bytes` for `what`, at the value starting at `offset`.
+    @inline(__always)
+    mutating func charge(_ bytes: Int, for what: @autoclosure () -> String, at offset: Int) throws(GraphArchiveError) {
+        guard memory.tryCharge(bytes) else { throw outOfMemory(bytes, what(), offset) }
     }
 
     mutating func readByteArray() throws(GraphArchiveError) -> [UInt8] {
@@ -134,6 +147,8 @@ extension DecodingState {
                 keyPath: keyPath()
             )
         }
+        guard length <= reader.remaining else { throw reader.truncated("a byte string") }
+        try charge(MemoryBudget.array(length, stride: 1), for: "a byte string of \(length) bytes", at: start)
         return try reader.readBytes(count: length)
     }
 

@@ -73,7 +73,18 @@ struct DecodingState: ~Copyable {
     var firstRead: [Int32]
     var readAfter: [Int32]
 
-    init(reader: ByteReader, tables: ArchiveTables, objectCount: Int, options: GraphUnarchiver.Options) {
+    /// What decoding may still commit: charged before each object, string, array and
+    /// dictionary is allocated (see ``MemoryBudget``).
+    var memory: MemoryBudget
+
+    init(
+        reader: ByteReader,
+        tables: ArchiveTables,
+        objectCount: Int,
+        options: GraphUnarchiver.Options,
+        memory: MemoryBudget
+    ) {
+        self.memory = memory
         self.reader = reader
         self.tables = tables
         self.objectCount = objectCount

@@ -36,6 +36,19 @@ public final class GraphUnarchiver {
         public var maximumStringLength: Int = 1 << 30
         /// Most elements in one array or dictionary. Default: 2^30.
         public var maximumCollectionCount: Int = 1 << 30
+        /// Most memory, in bytes, one decode may commit: the file or decompressed payload, the
+        /// tables, the objects and every string, array and dictionary built from the archive,
+        /// each approved before it is allocated, so that an archive that claims or holds more
+        /// than the process can afford fails with `limitExceeded` instead of exhausting memory
+        /// (a failed allocation traps; under `ulimit -v` one would).
+        ///
+        /// Default (`nil`): derived from the machine when decoding starts, as what
+        /// ``AvailableMemory`` says this process can still commit (the least of physical memory,
+        /// the address space left under `RLIMIT_AS` or `RLIMIT_DATA`, and what its control
+        /// group's memory limit leaves) less a reserve for the rest of the program: an eighth,
+        /// at least 96 MiB. A value set here replaces that, but decoding still stops where the
+        /// address space left under `RLIMIT_AS` would, past which every allocation fails.
+        public var maximumMemoryBytes: Int? = nil
 
         public init() {}
     }
@@ -124,11 +137,13 @@ public final class GraphUnarchiver {
         self.options = options
         self.bytes = loaded.payload
         var reader = loaded.payload.reader(loaded.payloadRange)
-        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options)
+        var memory = loaded.memory
+        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         let header = loaded.header
         let objectCount = try header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
+        try Self.chargeObjects(objectCount, tables: tables, registry: registry, to: &memory)
         storage = UncheckedStateBox(
-            DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options)
+            DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options, memory: memory)
         )
         info = ArchiveInfo(header: header, tables: tables, archiveBytes: loaded.archiveBytes)
         self.payloadOwner = loaded.payload
@@ -140,6 +155,27 @@ public final class GraphUnarchiver {
             if loaded.payload.isLent { state.closeInput() }
             throw error
         }
+    }
+
+    /// Charges the object table, and the least any object can cost, before any object is
+    /// built: a header that claims more objects than the budget affords fails at once. Each
+    /// object's own instance, and what its initializer reads, is charged as it is built.
+    private static func chargeObjects(
+        _ count: Int,
+        tables: ArchiveTables,
+        registry: GraphTypeRegistry,
+        to memory: inout MemoryBudget
+    ) throws(GraphArchiveError) {
+        var cheapest: Int?
+        for (index, name) in tables.typeNames.enumerated() where tables.typeIsObject[index] {
+            if let type = registry.objectType(named: name) {
+                cheapest = min(cheapest ?? .max, MemoryBudget.instance(classInstanceSize(type)))
+            }
+        }
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryBudget.objectTableBytes + (cheapest ?? 0))
+        try memory.charge(overflow ? Int.max : bytes, for: "the \(count) objects the header declares", offset: 32)
+        // The instances are charged one by one as they are built.
+        memory.release(overflow ? 0 : count * (cheapest ?? 0))
     }
 
     /// Keeps a decompressed payload alive while the reader points into it.
@@ -220,6 +256,8 @@ public final class GraphUnarchiver {
     /// Builds every object in table order, then runs the deferred assignments.
     private func constructObjects(classes: [(any (GraphCoding & AnyObject).Type)?]) throws {
         let tables = state.tables
+        // What one instance of each type costs, charged before each object is built.
+        let instanceCost = classes.map { $0.map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0 }
         state.objects.reserveCapacity(state.objectCount)
         state.objectClasses.reserveCapacity(state.objectCount)
         // The object section's records replace one another inside one saved level, instead of
@@ -234,6 +272,13 @@ public final class GraphUnarchiver {
                     "object #\(index) has value type \(tables.typeNames[tables.shapeType[shape]])",
                     offset: state.reader.offset,
                     keyPath: state.keyPath()
+                )
+            }
+            guard state.memory.tryCharge(instanceCost[tables.shapeType[shape]]) else {
+                throw state.memory.exceeded(
+                    instanceCost[tables.shapeType[shape]],
+                    "object #\(index) of \(state.objectCount) (\(tables.typeNames[tables.shapeType[shape]]))",
+                    offset: state.reader.offset
                 )
             }
             let object = try type.init(from: self)
@@ -342,6 +387,7 @@ public final class GraphUnarchiver {
             return
         }
         let offset = state.reader.offset
+        try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
         // Where the value sits, kept as three numbers: the key path is built only for an error.
         let place = (shape: state.container.shape, object: state.container.objectIndex, key: state.container.current)
         try state.scanner.skipValue(&state.reader, depth: state.stack.count)
@@ -375,6 +421,11 @@ public final class GraphUnarchiver {
     func readReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type) throws -> [T] {
         // The one-call decode's root array: nothing but this array can hold the objects after it.
         let handingOver = state.handsOverObjects && state.stack.isEmpty
+        try state.charge(
+            MemoryBudget.array(capacity, stride: MemoryLayout<T>.stride),
+            for: "an array of \(count) references",
+            at: state.reader.offset
+        )
         state.referenceBatch.startArray()
         // Never read past what `filled` takes: an array longer than its input fails there.
         var unread = min(count, capacity)
@@ -448,6 +499,11 @@ public final class GraphUnarchiver {
         case ValueTag.array:
             state.reader.offset += 1
             let (count, capacity) = try state.readCollectionCount(at: start)
+            try state.charge(
+                MemoryBudget.array(capacity, stride: MemoryLayout<Element>.stride),
+                for: "an array of \(count) \(Element.self)",
+                at: start
+            )
             return try unwindingOnError {
                 try state.beginNested()
                 var result: [Element] = []
@@ -469,6 +525,15 @@ public final class GraphUnarchiver {
             throw state.typeMismatch(expected: readableTypeName([Key: Value].self), tagOffset: start)
         }
         let (count, capacity) = try state.readCollectionCount(at: start)
+        try state.charge(
+            MemoryBudget.dictionary(
+                capacity / 2,
+                keyStride: MemoryLayout<Key>.stride,
+                valueStride: MemoryLayout<Value>.stride
+            ),
+            for: "a dictionary of \(count) entries",
+            at: start
+        )
         return try unwindingOnError {
             try state.beginNested()
             var result: [Key: Value] = [:]

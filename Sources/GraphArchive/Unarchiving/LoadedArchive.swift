@@ -7,18 +7,29 @@ struct LoadedArchive {
     let archiveBytes: Int
     let payload: ArchiveBytes
     let payloadRange: Range<Int>
+    /// The decode's memory budget, charged with what loading committed (the file's bytes, the
+    /// decompressed and rebuilt payload); decoding charges on from there.
+    var memory: MemoryBudget
 
     /// Checks `bytes` and returns its uncompressed payload.
     ///
-    /// - Parameter isOwnOutput: `bytes` were just assembled in this process (the keyed-archive
-    ///   reader's transcoded payload), so their payload checksum, computed while assembling, is
-    ///   not computed again; every other check is made.
+    /// - Parameters:
+    ///   - isOwnOutput: `bytes` were just assembled in this process (the keyed-archive
+    ///     reader's transcoded payload), so their payload checksum, computed while assembling,
+    ///     is not computed again; every other check is made.
+    ///   - memory: The budget to charge, when loading is part of a decode that already charged
+    ///     some (the keyed-archive reader's); by default a new one from `options`. `bytes`
+    ///     themselves are the caller's, already allocated, and are not charged.
     /// - Throws: `.badMagic`, `.truncated`, `.trailingGarbage`, `.headerChecksumMismatch`,
     ///   `.checksumMismatch`, `.unsupportedVersion`, `.limitExceeded`, `.corrupt`,
     ///   `.compressionUnavailable`, `.compressionFailed`.
-    static func load(_ bytes: ArchiveBytes, options: GraphUnarchiver.Options, isOwnOutput: Bool = false)
-        throws(GraphArchiveError) -> LoadedArchive
-    {
+    static func load(
+        _ bytes: ArchiveBytes,
+        options: GraphUnarchiver.Options,
+        isOwnOutput: Bool = false,
+        memory: MemoryBudget? = nil
+    ) throws(GraphArchiveError) -> LoadedArchive {
+        var memory = memory ?? MemoryBudget(options)
         // Files are checked before they are read; bytes handed over in memory obey the same limit.
         guard bytes.count <= options.maximumArchiveBytes else {
             throw GraphArchiveError(
@@ -34,19 +45,27 @@ struct LoadedArchive {
             isOwnOutput ? header.payloadChecksum : bytes.withUnsafeBytes(storedRange) { XXH64.hash($0) }
         }
         guard header.flags.contains(.zstdPayload) else {
-            return LoadedArchive(header: header, archiveBytes: bytes.count, payload: bytes, payloadRange: storedRange)
+            return LoadedArchive(
+                header: header,
+                archiveBytes: bytes.count,
+                payload: bytes,
+                payloadRange: storedRange,
+                memory: memory
+            )
         }
+        let frameStart = bytes.copyBytes(
+            payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count)
+        )
+        try chargePayload(header, storedLength: storedRange.count, frameStart: frameStart, to: &memory)
         let payload = try PayloadCompression.decompress(
             payloadLength: Int(header.payloadLength),
             storedLength: storedRange.count,
-            frameStart: bytes.copyBytes(
-                payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count)
-            )
+            frameStart: frameStart
         ) { (decompress) throws(GraphArchiveError) in
             // All in one piece: zstd then decodes the frame straight into the output in one pass.
             try bytes.withUnsafeBytes(storedRange, decompress)
         }
-        return try decompressed(payload, header: header, archiveBytes: bytes.count, options: options)
+        return try decompressed(payload, header: header, archiveBytes: bytes.count, options: options, memory: memory)
     }
 
     /// Checks the archive file at `path` and returns its uncompressed payload, with the same
@@ -70,14 +89,18 @@ struct LoadedArchive {
     static func load(file: borrowing ArchiveFile, options: GraphUnarchiver.Options) throws(GraphArchiveError)
         -> LoadedArchive
     {
-        guard file.size > ArchiveHeader.size else { return try load(file.readAll(), options: options) }
+        var memory = MemoryBudget(options)
+        guard file.size > ArchiveHeader.size else { return try load(file.readAll(), options: options, memory: memory) }
         let headerBytes = try ArchiveBytes(count: ArchiveHeader.size) { (buffer) throws(GraphArchiveError) -> Int in
             try file.read(into: buffer, at: 0)
         }
         var reader = headerBytes.reader()
         let header = try ArchiveHeader.decode(from: &reader)
         try checkStoredLength(header, available: file.size - ArchiveHeader.size, payloadStart: ArchiveHeader.size)
-        guard header.flags.contains(.zstdPayload) else { return try load(file.readAll(), options: options) }
+        guard header.flags.contains(.zstdPayload) else {
+            try memory.charge(MemoryBudget.chunk(file.size), for: "reading the \(file.size)-byte archive file")
+            return try load(file.readAll(), options: options, memory: memory)
+        }
 
         let storedRange = ArchiveHeader.size..<file.size
         var frameStart: [UInt8] = []
@@ -99,6 +122,7 @@ struct LoadedArchive {
             }
             return checksum.finalize()
         }
+        try chargePayload(header, storedLength: storedRange.count, frameStart: frameStart, to: &memory)
         // The second pass hashes again: a file changed in place between the passes is caught.
         var checksum = XXH64()
         let payload = try PayloadCompression.decompress(
@@ -114,7 +138,30 @@ struct LoadedArchive {
         guard checksum.finalize() == header.payloadChecksum else {
             throw GraphArchiveError(.ioError, "\(file.path) changed while it was being read")
         }
-        return try decompressed(payload, header: header, archiveBytes: file.size, options: options)
+        return try decompressed(payload, header: header, archiveBytes: file.size, options: options, memory: memory)
+    }
+
+    /// Charges the decompressed payload's buffer, and for a columnar one (FORMAT.md §5.5) the
+    /// row-wise copy rebuilt while it is still held, before either is allocated; a claim no
+    /// frame of `storedLength` bytes can hold is `corrupt` first, whatever the budget.
+    private static func chargePayload(
+        _ header: ArchiveHeader,
+        storedLength: Int,
+        frameStart: [UInt8],
+        to memory: inout MemoryBudget
+    ) throws(GraphArchiveError) {
+        try PayloadCompression.checkClaim(
+            payloadLength: Int(header.payloadLength),
+            storedLength: storedLength,
+            frameStart: frameStart
+        )
+        let bytes = MemoryBudget.chunk(Int(header.payloadLength))
+        let copies = header.flags.contains(.columnarObjects) ? 2 : 1
+        try memory.charge(
+            bytes * copies,
+            for: "decompressing the \(header.payloadLength)-byte payload the header declares",
+            offset: 16
+        )
     }
 
     /// A decompressed payload made ready to scan: a columnar object section (FORMAT.md §5.5) is
@@ -125,12 +172,23 @@ struct LoadedArchive {
         _ payload: ArchiveBytes,
         header: ArchiveHeader,
         archiveBytes: Int,
-        options: GraphUnarchiver.Options
+        options: GraphUnarchiver.Options,
+        memory: MemoryBudget
     ) throws(GraphArchiveError) -> LoadedArchive {
-        let rows =
-            header.flags.contains(.columnarObjects)
-            ? try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options) : payload
-        return LoadedArchive(header: header, archiveBytes: archiveBytes, payload: rows, payloadRange: 0..<rows.count)
+        var memory = memory
+        var rows = payload
+        if header.flags.contains(.columnarObjects) {
+            rows = try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options)
+            // The columnar copy is freed when this returns; the rebuilt one stays.
+            memory.release(MemoryBudget.chunk(payload.count))
+        }
+        return LoadedArchive(
+            header: header,
+            archiveBytes: archiveBytes,
+            payload: rows,
+            payloadRange: 0..<rows.count,
+            memory: memory
+        )
     }
 
     /// Exactly `storedLength` bytes follow the header (FORMAT.md §3): less is a cut-off file,
