@@ -290,6 +290,15 @@ final class GraphWorkload<Graph: BenchmarkGraph>: Workload {
                 return self.decodeTrial(bytes: nil, graph: graph) { Graph.assemble(parts) }
             },
         ]
+        // The graph's own size: what building it takes at its peak, which decode and load are
+        // held to (``Targets``). The child builds the source graph and its parts, and both stay.
+        cases[2].memoryProbe = MemoryProbeSetup(
+            input: { _ in Data() },
+            prepare: { count, _ in
+                let parts = self.graph(count).parts()
+                return { Graph.assemble(parts) }
+            }
+        )
         for compression in settings.compressions {
             guard case .zstd(let level) = compression else { continue }
             let label = compression.description

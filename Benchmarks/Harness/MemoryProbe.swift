@@ -5,8 +5,9 @@ import GraphArchive
 
 /// A process's peak resident size only ever grows, so each operation is measured in a fresh
 /// child: the harness runs itself with `--probe CASE`; the child sets the case up (see
-/// ``MemoryProbeSetup``), resets its peak to its current size (`/proc/self/clear_refs`), runs
-/// the operation once and prints the figures as one JSON line.
+/// ``MemoryProbeSetup``), gives the heap's free pages back (so that the operation cannot reuse
+/// what setup freed without it showing), resets its peak to its current size
+/// (`/proc/self/clear_refs`), runs the operation once and prints the figures as one JSON line.
 enum MemoryProbe {
     /// Children running at once. A child's peak resident size does not depend on how much CPU
     /// time it gets, so two share this 2-core machine's cores and the probes take half the time.
@@ -85,6 +86,7 @@ enum MemoryProbe {
                 throw VerificationError("no memory probe for \(identifier)")
             }
             let operation = try setup.prepare(probed.records, inputPath)
+            HeapState.giveBackFreePages()
             let baseline = residentBytes() ?? start
             let peakReset = resetPeak()
             let result = try operation()

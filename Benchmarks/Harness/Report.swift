@@ -197,6 +197,14 @@ struct WorkloadReport: Codable, Sendable {
     var phases: PhaseTimes?
 }
 
+extension WorkloadReport {
+    /// The graph's own size: the peak memory of building it from flat arrays (the decode
+    /// floor's memory probe), if that ran.
+    var graphBytes: Int? {
+        results.first { $0.role == .floor && $0.operation == .build && $0.status == .ok }?.memory?.overBaselineBytes
+    }
+}
+
 /// Wall time of one workload by phase, in seconds: what makes the suite long.
 struct PhaseTimes: Codable, Sendable {
     /// Building graphs, reference archives and peer inputs, and the peers' pilot runs.

@@ -46,7 +46,47 @@ enum Targets {
     }
 
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
-        gridStateTargets(report, settings: settings) + keyedArchiveTargets(report) + codableTargets(report)
+        gridStateTargets(report, settings: settings) + decodeMemoryTargets(report) + keyedArchiveTargets(report)
+            + codableTargets(report)
+    }
+
+    /// Decode's and load's peak memory may exceed the graph's own size by this many archives.
+    static let decodeMemoryArchives = 1.0
+
+    /// Decode's and load's peak memory over the graph they build, against the archive's size,
+    /// at each compression: the graph's own size is what building it from flat arrays takes
+    /// (the decode floor's memory probe). Judged on the grid states; the other shapes' figures
+    /// are in their memory tables.
+    private static func decodeMemoryTargets(_ report: Report) -> [TargetResult] {
+        guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
+        return report.compressions.flatMap { compression in
+            [OperationKind.decode, .load].map { operation in
+                let row = gridstoreRow(grid, operation, compression)
+                var measured: Double?
+                var detail = row.map { $0.memoryError ?? "the memory group was not run" }
+                    ?? whyMissing(grid, operation, compression)
+                if row?.memory != nil && grid.graphBytes == nil {
+                    detail = "the graph's own size was not measured (the floors were not run)"
+                }
+                if let memory = row?.memory, let archive = row?.bytes, let graph = grid.graphBytes {
+                    let overGraph = memory.overBaselineBytes - graph
+                    measured = Double(overGraph) / Double(archive)
+                    detail =
+                        "peak − before = \(Format.bytes(memory.overBaselineBytes)), over the graph's "
+                        + "\(Format.bytes(graph)): \(Format.bytes(overGraph)) = \(Format.decimal(measured!)) × archive "
+                        + "(\(Format.bytes(archive)))" + (memory.peakReset ? "" : "; peak not reset, includes setup")
+                }
+                return TargetResult(
+                    id: "\(operation.rawValue)-memory-\(compression)",
+                    target: "peak memory while \(operation == .decode ? "decoding" : "loading") (\(compression)) "
+                        + "≤ graph + \(decodeMemoryArchives) × archive",
+                    measured: measured,
+                    limit: decodeMemoryArchives,
+                    verdict: measured.map { $0 <= decodeMemoryArchives ? .met : .missed } ?? .notMeasured,
+                    detail: detail
+                )
+            }
+        }
     }
 
     /// The Codable bridge's speed targets, judged on the codable workload's figures.

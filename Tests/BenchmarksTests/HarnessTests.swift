@@ -370,6 +370,55 @@ struct HarnessTests {
         #expect(verdicts.count == 4, "no grid-state targets without the grid-state workload")
     }
 
+    @Test func decodeMemoryIsJudgedOverTheGraphsOwnSize() {
+        let settings = Settings()
+        var report = Report(settings: settings, arguments: [])
+        func row(_ subject: String, _ role: Role, _ operation: OperationKind, _ compression: String, over: Int)
+            -> CaseResult
+        {
+            var result = measuredRow(
+                GridStateGraph.name,
+                subject,
+                role,
+                operation,
+                compression,
+                seconds: 1,
+                bytes: role == .floor ? nil : 100
+            )
+            result.memory = MemoryFigures(
+                startBytes: 0,
+                baselineBytes: 0,
+                peakBytes: over,
+                overBaselineBytes: over,
+                peakReset: true
+            )
+            return result
+        }
+        report.workloads = [
+            WorkloadReport(
+                name: GridStateGraph.name,
+                summary: "",
+                recordName: "slot",
+                records: 10,
+                results: [
+                    row("build from arrays", .floor, .build, "-", over: 1_000),
+                    row("gridstore", .gridstore, .decode, "none", over: 1_100),
+                    row("gridstore", .gridstore, .load, "none", over: 1_101),
+                ],
+                comparisons: []
+            )
+        ]
+        let targets = Dictionary(uniqueKeysWithValues: Targets.judge(report, settings: settings).map { ($0.id, $0) })
+        #expect(targets["decode-memory-none"]?.verdict == .met)
+        #expect(targets["decode-memory-none"]?.measured == 1)
+        #expect(targets["load-memory-none"]?.verdict == .missed)
+        #expect(targets["decode-memory-zstd:3"]?.verdict == .notMeasured)
+        // Without the graph's own size there is nothing to judge against.
+        report.workloads[0].results.removeFirst()
+        let unmeasured = Targets.judge(report, settings: settings).first { $0.id == "decode-memory-none" }
+        #expect(unmeasured?.verdict == .notMeasured)
+    }
+
     @Test func chainCheckCatchesWrongValuesAndLengths() throws {
         let graph = ChainGraph(count: 100, sharedFraction: 0, seed: 1)
         try graph.verify(graph.root)
@@ -442,21 +491,7 @@ struct HarnessTests {
         func row(_ subject: String, _ role: Role, _ operation: OperationKind, _ compression: String, _ seconds: Double)
             -> CaseResult
         {
-            var result = CaseResult(
-                Case(
-                    workload: "w",
-                    subject: subject,
-                    group: "g",
-                    role: role,
-                    operation: operation,
-                    compression: compression,
-                    records: 10,
-                    prepare: { _ in throw Unavailable("") }
-                ),
-                records: 10
-            )
-            result.record(samples: [seconds], measuredRecords: 10, bytes: nil)
-            return result
+            measuredRow("w", subject, role, operation, compression, seconds: seconds, bytes: nil)
         }
         let comparisons = Comparisons.make([
             row("gridstore", .gridstore, .encode, "none", 1), row("JSONEncoder", .peer, .encode, "none", 20),
@@ -551,4 +586,31 @@ struct HeapStateTests {
         finished.wait()
         return try outcome.result!.get()
     }
+}
+
+/// A row measured once at N = 10 in `seconds`, for the judging and comparing code to read.
+private func measuredRow(
+    _ workload: String,
+    _ subject: String,
+    _ role: Role,
+    _ operation: OperationKind,
+    _ compression: String,
+    seconds: Double,
+    bytes: Int?
+) -> CaseResult {
+    var result = CaseResult(
+        Case(
+            workload: workload,
+            subject: subject,
+            group: "g",
+            role: role,
+            operation: operation,
+            compression: compression,
+            records: 10,
+            prepare: { _ in throw Unavailable("") }
+        ),
+        records: 10
+    )
+    result.record(samples: [seconds], measuredRecords: 10, bytes: bytes)
+    return result
 }
