@@ -370,6 +370,35 @@ struct HarnessTests {
         #expect(verdicts.count == 4, "no grid-state targets without the grid-state workload")
     }
 
+    @Test func compressedRowsAreJudgedAgainstTheirFloorsWithZstdAlone() {
+        let settings = Settings()
+        var report = Report(settings: settings, arguments: [])
+        let results = [
+            measuredRow(GridStateGraph.name, "gridstore", .gridstore, .encode, "zstd:3", seconds: 1.05, bytes: 1),
+            measuredRow(GridStateGraph.name, "gridstore", .gridstore, .decode, "zstd:3", seconds: 1.3, bytes: 1),
+            measuredRow(GridStateGraph.name, "traversal", .floor, .traverse, "-", seconds: 0.25, bytes: nil),
+            measuredRow(GridStateGraph.name, "memcpy", .floor, .memcpy, "-", seconds: 0.25, bytes: nil),
+            measuredRow(GridStateGraph.name, "build from arrays", .floor, .build, "-", seconds: 0.5, bytes: nil),
+            measuredRow(GridStateGraph.name, "zstd alone", .floor, .compress, "zstd:3", seconds: 0.5, bytes: 1),
+            measuredRow(GridStateGraph.name, "zstd alone", .floor, .decompress, "zstd:3", seconds: 0.5, bytes: 1),
+        ]
+        report.workloads = [
+            WorkloadReport(
+                name: GridStateGraph.name,
+                summary: "",
+                recordName: "slot",
+                records: 10,
+                results: results,
+                comparisons: Comparisons.make(results)
+            )
+        ]
+        let targets = Dictionary(uniqueKeysWithValues: Targets.judge(report, settings: settings).map { ($0.id, $0) })
+        #expect(targets["encode-vs-floor-zstd:3"]?.measured == 1.05)
+        #expect(targets["encode-vs-floor-zstd:3"]?.verdict == .met)
+        #expect(targets["decode-vs-floor-zstd:3"]?.measured == 1.3)
+        #expect(targets["decode-vs-floor-zstd:3"]?.verdict == .missed)
+    }
+
     @Test func decodeMemoryIsJudgedOverTheGraphsOwnSize() {
         let settings = Settings()
         var report = Report(settings: settings, arguments: [])

@@ -26,8 +26,10 @@ final class CompressedPayload {
     /// - Throws: `.compressionFailed`, or `.compressionUnavailable` without the `Zstd` trait.
     init(level: Int, file: AtomicFile.Appender?) throws(GraphArchiveError) {
         #if Zstd
-        // One thread: zstd's workers each hold a job of several MiB of input and output, which
-        // would cost a save more memory than the blocks it compresses one at a time. A 512 KiB
+        // No zstd workers: each holds a job of several MiB of input and output, which would
+        // cost a save more memory than the blocks it compresses one at a time, and a flush at
+        // each column (`endBlock`) waits for them all. `BlockedPayload` compresses on a thread
+        // of its own instead, beside the encoder. A 512 KiB
         // window: the columns of a 2 MiB block find their matches close by, and a longer window
         // mostly reaches other columns (1M grid states, level 3: 14.93 bytes a slot at 2^19,
         // 14.98 at the level's own 2^21, which also takes 1.5 MiB more).
