@@ -529,6 +529,7 @@ enum HostileInputArticle {
         limits.maximumStringLength = 1 << 20
         limits.maximumCollectionCount = 1_000_000
         limits.maximumDepth = 64
+        limits.maximumMemoryBytes = 512 << 20
 
         do {
             let playlists = try GraphUnarchiver.unarchivedObject(
