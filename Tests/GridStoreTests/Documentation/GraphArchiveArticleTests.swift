@@ -319,6 +319,33 @@ enum SharedReferencesArticle {
         }
     }
 
+    /// The article's Category before its back link was marked: the parent is a plain reference.
+    final class UnmarkedCategory: GraphCoding {
+        static var archivedTypeName: String { "Category" }
+
+        let name: String
+        var children: [UnmarkedCategory] = []
+        weak var parent: UnmarkedCategory?
+
+        init(name: String, parent: UnmarkedCategory? = nil) {
+            self.name = name
+            self.parent = parent
+            parent?.children.append(self)
+        }
+
+        func encode(with archiver: GraphArchiver) throws {
+            try archiver.encode(name, forKey: "name")
+            try archiver.encode(children, forKey: "children")
+            try archiver.encode(parent, forKey: "parent")
+        }
+
+        init(from unarchiver: borrowing GraphUnarchiver) throws {
+            name = try unarchiver.decode(String.self, forKey: "name")
+            children = try unarchiver.decode([UnmarkedCategory].self, forKey: "children")
+            parent = try unarchiver.decode(UnmarkedCategory?.self, forKey: "parent")
+        }
+    }
+
     static func friends() throws -> [Person] {
         let ann = Person(name: "Ann")
         let bob = Person(name: "Bob")
@@ -661,6 +688,28 @@ struct GraphArchiveArticleTests {
         let (tree, branch) = try SharedReferencesArticle.categories()
         #expect(tree.name == "Media" && tree.parent == nil && tree.children[0].parent === tree)
         #expect(branch.name == "Music" && branch.parent == nil && branch.children.map(\.name) == ["Jazz"])
+    }
+
+    /// The article quotes this message, wrapped: it must stay what encoding says.
+    @Test func unmarkedParentLinkFailsTheEncodeWithTheQuotedMessage() throws {
+        let media = SharedReferencesArticle.UnmarkedCategory(name: "Media")
+        _ = SharedReferencesArticle.UnmarkedCategory(name: "Music", parent: media)
+        defer { media.children = [] }
+        let article = try String(
+            contentsOf: DocumentationSnippetTests.root.appendingPathComponent(
+                "Sources/GraphArchive/GraphArchive.docc/SharedReferencesAndCycles.md"
+            ),
+            encoding: .utf8
+        )
+        let quoted = article.components(separatedBy: "```\n")[1].split(separator: "\n").joined(separator: " ")
+        #expect(quoted.hasPrefix("the objects refer to one another"), "\(quoted)")
+        do {
+            _ = try GraphArchiver.archivedData(withRootObject: media)
+            Issue.record("a cycle of plain references was archived")
+        } catch let error as GraphArchiveError {
+            #expect(error.code == .unresolvedCycle)
+            #expect(error.message == quoted)
+        }
     }
 
     @Test func codableTracksShapesAndTrees() throws {

@@ -33,6 +33,13 @@ enum PersistingGridStatesArticle {
         return added
     }
 
+    static func loadWithinBudget(path: String) throws -> GridStateDataSource {
+        let store = GridStateDataSource(archivePath: path)
+        store.decodingOptions.maximumMemoryBytes = 256 << 20
+        try store.load()
+        return store
+    }
+
     /// Compiled, not run: it reads and saves the user's own archive and installs signal handlers.
     static func launch() throws {
         let store = GridStateDataSource.shared
@@ -95,6 +102,21 @@ struct GridStoreArticleTests {
         #expect(try PersistingGridStatesArticle.updateTogether(path: path) == 1)
         #expect(try PersistingGridStatesArticle.updateTogether(path: path) == 2)
         #expect(try GridStateArchive.readStates(fromFile: path).map(\.name) == ["Dusk", "Dusk"])
+    }
+
+    @Test func aLoadOverItsMemoryBudgetFailsAndKeepsTheRecords() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("grids.gridstore")
+        let states = GridStateGenerator(count: 1_000, sharedFraction: 0, seed: 3).generate()
+        try GraphArchiver.archiveRootObject(states, toFile: path)
+        let store = try PersistingGridStatesArticle.loadWithinBudget(path: path)
+        #expect(store.count == 1_000)
+
+        store.decodingOptions.maximumMemoryBytes = 16 << 10
+        #expect {
+            try store.load()
+        } throws: { ($0 as? GraphArchiveError)?.code == .limitExceeded }
+        #expect(store.count == 1_000)
     }
 
     @Test func importKeepsSharedIdsAndExportNumbersThem() throws {
