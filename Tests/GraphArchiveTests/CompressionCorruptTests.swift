@@ -165,6 +165,59 @@ struct CompressionCorruptTests {
         }
     }
 
+    /// A 33 KB frame of run-length blocks that inflates to 1 GiB of one byte repeated: a size the
+    /// frame can hold and the default budget allows, so the buffer is allocated. Its structure is
+    /// checked as it is decompressed: the first object blocks are nonsense, and decoding stops
+    /// there, with the buffer's pages never touched (the child's peak resident memory grows by
+    /// far less than the gigabyte it would if the frame were inflated whole first).
+    @Test(arguments: [0x00, 0x41] as [UInt8])
+    func bombOfGarbageFailsInItsFirstBlocks(fill: UInt8) async throws {
+        var frame = handMadeFrame(contentSize: nil, blocks: 8192)
+        for block in 0..<8192 { frame[6 + 4 * block + 3] = fill }
+        let bomb = try resealed(archive, stored: frame, payloadLength: 1 << 30)
+        #expect(bomb.count < 40_000)
+        await #expect(processExitsWith: .success) { [bomb = bomb as [UInt8]] in
+            var before = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &before)
+            for error in try loadErrors(bomb) {
+                #expect(error?.code == .corrupt, "\(String(describing: error))")
+                #expect(error?.message.contains("object block") == true, "\(String(describing: error))")
+            }
+            var after = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &after)
+            #expect(after.ru_maxrss - before.ru_maxrss < 64 << 10, "grew by \(after.ru_maxrss - before.ru_maxrss) KiB")
+        }
+    }
+
+    /// An archive without objects whose frame inflates to zeros: the tables (no keys, types,
+    /// shapes or top-level values) end after 4 bytes, and the rest is refused at once.
+    @Test func bombAfterEmptyTablesFailsAtOnce() async throws {
+        let empty = try [UInt8](GraphArchiver.archivedData(withRootObject: [Record](), options: .init(compression: .zstd)))
+        let bytes = ArchiveBytes(copying: empty)
+        var reader = bytes.reader()
+        var header = try ArchiveHeader.decode(from: &reader)
+        header.typeCount = 0
+        header.objectCount = 0
+        var frame = handMadeFrame(contentSize: nil, blocks: 8192)
+        for block in 0..<8192 { frame[6 + 4 * block + 3] = 0 }
+        header.payloadLength = 1 << 30
+        header.storedLength = UInt64(frame.count)
+        header.payloadChecksum = XXH64.hash(frame)
+        let bomb: [UInt8] = header.encoded() + frame
+        await #expect(processExitsWith: .success) { [bomb = bomb as [UInt8]] in
+            var before = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &before)
+            for error in try loadErrors(bomb) {
+                #expect(error?.code == .corrupt)
+                #expect(error?.message == "1073741820 bytes left over after the top section")
+                #expect(error?.offset == 4)
+            }
+            var after = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &after)
+            #expect(after.ru_maxrss - before.ru_maxrss < 64 << 10)
+        }
+    }
+
     /// A frame that does not record its size and expands to 4 MiB, in an archive claiming 1000
     /// bytes: decoding stops at the 1000-byte output, nothing larger is allocated.
     @Test func frameThatExpandsWithoutEndStopsAtThePayloadLength() throws {

@@ -46,14 +46,22 @@ enum PayloadCompression {
         payloadLength: Int,
         storedLength: Int,
         frameStart: [UInt8],
+        check: ((UnsafeRawBufferPointer, _ isComplete: Bool) throws(GraphArchiveError) -> Void)? = nil,
         feed: ((UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) -> ArchiveBytes {
         #if Zstd
         try checkClaim(payloadLength: payloadLength, storedLength: storedLength, frameStart: frameStart)
         return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
             var decompressor = try ZstdDecompressor(outputCount: payloadLength)
-            try feed { (piece) throws(GraphArchiveError) in try decompressor.decompress(piece, into: output) }
+            // What the frame produced so far, checked before more is decoded.
+            let checkProduced = { (count: Int) throws(GraphArchiveError) -> Void in
+                if let check { try check(UnsafeRawBufferPointer(rebasing: output[0..<count]), false) }
+            }
+            try feed { (piece) throws(GraphArchiveError) in
+                try decompressor.decompress(piece, into: output, produced: checkProduced)
+            }
             try decompressor.finish(outputCount: payloadLength)
+            try check?(UnsafeRawBufferPointer(rebasing: output[0..<decompressor.produced]), true)
             return decompressor.produced
         }
         #else

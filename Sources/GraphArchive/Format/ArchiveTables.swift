@@ -19,25 +19,29 @@ struct ArchiveTables {
     /// beside (``MemoryBudget``): a key its string, its place in the key lookups of a decode
     /// (`bytesPerKey`), a type its name and checks, a shape its columns and key ids.
     ///
+    /// - Parameter bytesBeyond: Bytes of the payload past the reader's end that do not exist
+    ///   yet (a payload being decompressed, `PayloadStreamCheck`): a count may claim them,
+    ///   reading them is `.truncated`.
     /// - Throws: `.truncated`, `.corrupt`, `.invalidUTF8`, `.limitExceeded`.
     static func parse(
         _ reader: inout ByteReader,
         header: ArchiveHeader,
         options: GraphUnarchiver.Options,
-        memory: inout MemoryBudget
+        memory: inout MemoryBudget,
+        bytesBeyond: Int = 0
     ) throws(GraphArchiveError) -> ArchiveTables {
         var tables = ArchiveTables()
         // Every table entry takes at least one byte, so no count may exceed the bytes left:
         // a forged count can never make us reserve more than the input justifies.
         let keyOffset = reader.offset
-        let keyCount = try boundedCount(&reader, what: "keys")
+        let keyCount = try boundedCount(&reader, what: "keys", bytesBeyond: bytesBeyond)
         try memory.charge(keyCount * bytesPerKey, for: "the table of \(keyCount) keys", offset: keyOffset)
         tables.keys.reserveCapacity(keyCount)
         for _ in 0..<keyCount {
             tables.keys.append(try readName(&reader, options: options, memory: &memory))
         }
         let typeOffset = reader.offset
-        let typeCount = try boundedCount(&reader, what: "types")
+        let typeCount = try boundedCount(&reader, what: "types", bytesBeyond: bytesBeyond)
         guard typeCount == Int(header.typeCount) else {
             throw GraphArchiveError(.corrupt, "type table has \(typeCount) types, header says \(header.typeCount)", offset: typeOffset)
         }
@@ -52,7 +56,7 @@ struct ArchiveTables {
             tables.typeNames.append(try readName(&reader, options: options, memory: &memory))
         }
         let shapeOffset = reader.offset
-        let shapeCount = try boundedCount(&reader, what: "shapes")
+        let shapeCount = try boundedCount(&reader, what: "shapes", bytesBeyond: bytesBeyond)
         try memory.charge(shapeCount * bytesPerShape, for: "the table of \(shapeCount) shapes", offset: shapeOffset)
         // For each key, the last shape that listed it: finds a repeated key in one pass, where a
         // search of the shape's keys so far took quadratic time on a hostile shape of many keys.
@@ -64,7 +68,7 @@ struct ArchiveTables {
                 throw GraphArchiveError(.corrupt, "shape refers to type \(type), but the archive has \(typeCount)", offset: shapeOffset)
             }
             let countOffset = reader.offset
-            let count = try boundedCount(&reader, what: "shape keys")
+            let count = try boundedCount(&reader, what: "shape keys", bytesBeyond: bytesBeyond)
             try memory.charge(count * bytesPerShapeKey, for: "a shape of \(count) keys", offset: countOffset)
             tables.shapeType.append(type)
             tables.shapeKeyStart.append(tables.shapeKeyIDs.count)
@@ -85,7 +89,7 @@ struct ArchiveTables {
             }
         }
         let topOffset = reader.offset
-        tables.topCount = try boundedCount(&reader, what: "top-level values")
+        tables.topCount = try boundedCount(&reader, what: "top-level values", bytesBeyond: bytesBeyond)
         try memory.charge(
             tables.topCount * bytesPerTopValue,
             for: "the index of \(tables.topCount) top-level values",
@@ -114,10 +118,12 @@ struct ArchiveTables {
         return try parse(&reader, header: header, options: options, memory: &memory)
     }
 
-    private static func boundedCount(_ reader: inout ByteReader, what: String) throws(GraphArchiveError) -> Int {
+    private static func boundedCount(_ reader: inout ByteReader, what: String, bytesBeyond: Int)
+        throws(GraphArchiveError) -> Int
+    {
         let offset = reader.offset
         let count = try reader.readCount()
-        guard count <= reader.remaining else {
+        guard count <= reader.remaining + bytesBeyond else {
             throw GraphArchiveError(.corrupt, "count of \(what) (\(count)) exceeds the bytes left", offset: offset)
         }
         return count

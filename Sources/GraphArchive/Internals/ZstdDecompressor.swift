@@ -38,12 +38,34 @@ struct ZstdDecompressor: ~Copyable {
         ZSTD_freeDCtx(context)
     }
 
+    /// Input bytes handed to zstd in one call: the first calls get few, then twice as many each
+    /// time up to a whole piece, so that what a call can produce (a 4-byte block regenerates up
+    /// to 128 KiB) stays small until the output has been seen to be sound.
+    private var step = 64
+
     /// Decodes `input`, the next piece of the frame, into `output` after the bytes produced so far.
-    /// Pass the same `output` every time.
+    /// Pass the same `output` every time. `produced` is called after each call of zstd with
+    /// the count produced so far, to check what it holds before more is decoded.
     ///
     /// - Throws: `.compressionFailed` with zstd's message (a damaged frame, a failed content
-    ///   checksum); `.corrupt` if the frame holds more than `output` or bytes follow the frame.
+    ///   checksum); `.corrupt` if the frame holds more than `output` or bytes follow the frame;
+    ///   what `produced` throws.
     mutating func decompress(
+        _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer,
+        produced check: (Int) throws(GraphArchiveError) -> Void = { _ in }
+    ) throws(GraphArchiveError) {
+        var consumed = 0
+        while consumed < input.count {
+            let count = min(step, input.count - consumed)
+            try decompressAll(UnsafeRawBufferPointer(rebasing: input[consumed..<(consumed + count)]), into: output)
+            consumed += count
+            step = min(step * 2, 1 << 20)
+            try check(produced)
+        }
+    }
+
+    private mutating func decompressAll(
         _ input: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) throws(GraphArchiveError) {

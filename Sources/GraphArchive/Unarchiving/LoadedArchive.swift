@@ -57,10 +57,14 @@ struct LoadedArchive {
             payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count)
         )
         try chargePayload(header, storedLength: storedRange.count, frameStart: frameStart, to: &memory)
+        var structure = PayloadStreamCheck(header: header, options: options)
         let payload = try PayloadCompression.decompress(
             payloadLength: Int(header.payloadLength),
             storedLength: storedRange.count,
-            frameStart: frameStart
+            frameStart: frameStart,
+            check: { (produced, isComplete) throws(GraphArchiveError) in
+                try structure.check(produced, isComplete: isComplete)
+            }
         ) { (decompress) throws(GraphArchiveError) in
             // All in one piece: zstd then decodes the frame straight into the output in one pass.
             try bytes.withUnsafeBytes(storedRange, decompress)
@@ -125,10 +129,14 @@ struct LoadedArchive {
         try chargePayload(header, storedLength: storedRange.count, frameStart: frameStart, to: &memory)
         // The second pass hashes again: a file changed in place between the passes is caught.
         var checksum = XXH64()
+        var structure = PayloadStreamCheck(header: header, options: options)
         let payload = try PayloadCompression.decompress(
             payloadLength: Int(header.payloadLength),
             storedLength: storedRange.count,
-            frameStart: frameStart
+            frameStart: frameStart,
+            check: { (produced, isComplete) throws(GraphArchiveError) in
+                try structure.check(produced, isComplete: isComplete)
+            }
         ) { (decompress) throws(GraphArchiveError) in
             try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
                 checksum.update(piece)
