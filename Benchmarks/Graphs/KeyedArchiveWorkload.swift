@@ -58,8 +58,14 @@ final class KeyedArchiveWorkload: Workload {
     }
 
     func cases() -> [Case] {
-        [readCase(), loadCase(), writeCase(), saveCase(), unarchiverCase(), archiverCase(), floorCase()]
+        [
+            readCase(), genericReadCase(), loadCase(), writeCase(), saveCase(), unarchiverCase(), archiverCase(),
+            floorCase(),
+        ]
     }
+
+    /// The subject of the schema-less read's row.
+    static let genericSubject = "gridstore (schema-less)"
 
     // MARK: - Shared setup
 
@@ -200,6 +206,34 @@ final class KeyedArchiveWorkload: Workload {
         return read
     }
 
+    /// Reading Foundation's archive with no model types: ``ArchiveGraph`` opens it and every
+    /// object is read, fields and values, as `gridstore inspect` and `convert` read archives.
+    private func genericReadCase() -> Case {
+        var read = makeCase(Self.genericSubject, .gridstore, .decode) { count in
+            let data = try self.foundationArchive(count)
+            let graph = self.graph(count)
+            var result: GenericRead?
+            return Trial(
+                bytes: data.count,
+                run: { result = try GenericRead(data) },
+                check: {
+                    defer { result = nil }
+                    guard let read = result else { throw VerificationError("nothing was read") }
+                    try read.verify(against: graph)
+                }
+            )
+        }
+        read.note = "ArchiveGraph: every object's fields, no registry"
+        read.memoryProbe = MemoryProbeSetup(
+            input: { try self.foundationArchive($0) },
+            prepare: { _, path in
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                return { try GenericRead(data) }
+            }
+        )
+        return read
+    }
+
     /// Reading Foundation's archive from a file: `unarchiveObject(withFile:)`.
     private func loadCase() -> Case {
         var load = makeCase("gridstore", .gridstore, .load) { count in
@@ -318,6 +352,56 @@ final class KeyedArchiveWorkload: Workload {
             let parts = graph.parts()
             return self.readTrial(bytes: nil, graph: graph) { GridStateGraph.assemble(parts) }
         }
+    }
+}
+
+/// What the schema-less read of a grid-state keyed archive holds: the root's object ids and
+/// every object with its fields.
+struct GenericRead {
+    var slots: [Int] = []
+    /// By id (the ids of a keyed archive are `$objects` indexes, below their count).
+    var objects: [ArchiveObject?] = []
+
+    /// Opens `data` as an ``ArchiveGraph`` and reads the root and every object.
+    init(_ data: Data) throws {
+        let graph = try ArchiveGraph(data: data)
+        guard case .array(let elements) = try graph.topLevelValue(forKey: GraphArchiver.rootKey) else {
+            throw VerificationError("the root is not an array")
+        }
+        slots = elements.map { element in
+            guard case .object(let id) = element else { return -1 }
+            return id
+        }
+        objects = Array(repeating: nil, count: (graph.objectIDs.last ?? -1) + 1)
+        try graph.forEachObject { objects[$0.id] = $0 }
+    }
+
+    /// Checks every slot's values against `graph`, and that slots share an object exactly
+    /// where the graph's do.
+    func verify(against graph: GridStateGraph) throws {
+        struct Fields: GridStateFields {
+            var name: String
+            var color: Int
+            var date: String
+        }
+        /// One instance per object id, for identity.
+        final class Box {}
+        var boxes: [Int: Box] = [:]
+        var records: [Fields] = []
+        records.reserveCapacity(slots.count)
+        for id in slots {
+            guard id >= 0 && id < objects.count, let object = objects[id],
+                case .string(let name) = object["kEncodeKeyName"],
+                case .integer(let color) = object["kEncodeKeyColor"], case .string(let date) = object["kEncodeKeyDate"]
+            else { throw VerificationError("slot object #\(id) is missing or lacks a grid state's fields") }
+            records.append(Fields(name: name, color: Int(color), date: date))
+            if boxes[id] == nil { boxes[id] = Box() }
+        }
+        try graph.verifySlots(
+            records.count,
+            record: { records[$0] },
+            identity: { ObjectIdentifier(boxes[slots[$0]]!) }
+        )
     }
 }
 

@@ -15,6 +15,9 @@ enum Role: String, Codable, Sendable {
 /// What a case times.
 enum OperationKind: String, Codable, Sendable, CaseIterable {
     case encode, decode, save, load
+    /// Writing an archive as JSON to a sink that drops it: the CLI's `inspect --json` and
+    /// `load --json` without the terminal.
+    case print
     /// Floors.
     case memcpy, traverse, build, compress, decompress
 }

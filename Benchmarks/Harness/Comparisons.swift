@@ -28,7 +28,8 @@ enum Comparisons {
                         gridstoreSeconds: gridstoreSeconds,
                         otherSeconds: seconds,
                         ratio: gridstoreSeconds / seconds,
-                        otherScaledFrom: scaledFrom
+                        otherScaledFrom: scaledFrom,
+                        subject: gridstore.subject == "gridstore" ? nil : gridstore.subject
                     )
                 )
             }

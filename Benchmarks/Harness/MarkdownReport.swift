@@ -3,11 +3,14 @@
 import Foundation
 
 /// The results section of docs/BENCHMARKS.md, made from a report `--json` wrote: the run's facts,
-/// gridstore's own rows, gridstore against each peer and floor, and the targets.
+/// gridstore's own rows, its other ways of reading and printing, gridstore against each peer and
+/// floor, and the targets.
 enum MarkdownReport {
     static func render(_ report: Report) -> String {
         var text = facts(report) + "\n"
         text += "\n" + gridstoreRows(report).render()
+        let others = otherGridstoreRows(report)
+        if !others.rows.isEmpty { text += "\n" + others.render() }
         text += "\n" + comparisons(report).render()
         if !report.targets.isEmpty { text += "\n" + targets(report).render() }
         return text
@@ -37,7 +40,7 @@ enum MarkdownReport {
             rightAligned: Set(2..<8)
         )
         for workload in report.workloads {
-            let rows = workload.results.filter { $0.role == .gridstore }
+            let rows = workload.results.filter { $0.role == .gridstore && $0.subject == "gridstore" }
             var compressions: [String] = []
             for row in rows where !compressions.contains(row.compression) { compressions.append(row.compression) }
             for compression in compressions {
@@ -61,6 +64,29 @@ enum MarkdownReport {
         return table
     }
 
+    /// gridstore's rows other than its four operations (the schema-less read, `inspect --json`
+    /// and `load --json`): median, and peak memory over the archive where it was measured.
+    static func otherGridstoreRows(_ report: Report) -> MarkdownTable {
+        var table = MarkdownTable(
+            header: ["workload", "gridstore row", "operation", "compression", "median", "peak − before", "× archive"],
+            rightAligned: [4, 5, 6]
+        )
+        for workload in report.workloads {
+            for row in workload.results where row.role == .gridstore && row.subject != "gridstore" {
+                let memory = row.memory
+                table.rows.append([
+                    workload.name, row.subject, row.operation.rawValue, row.compression,
+                    row.status == .ok ? row.seconds.map { Format.seconds($0.median) } ?? "-" : row.status.rawValue,
+                    memory.map { Format.bytes($0.overBaselineBytes) } ?? "-",
+                    memory.flatMap { memory in
+                        row.bytes.map { Format.decimal(Double(memory.overBaselineBytes) / Double($0)) }
+                    } ?? "-",
+                ])
+            }
+        }
+        return table
+    }
+
     /// gridstore's median against each peer's and floor's.
     static func comparisons(_ report: Report) -> MarkdownTable {
         var table = MarkdownTable(
@@ -68,15 +94,10 @@ enum MarkdownReport {
             rightAligned: [4, 5]
         )
         for comparison in report.workloads.flatMap(\.comparisons) {
-            let reading =
-                comparison.againstRole == .floor
-                ? "\(Format.times(comparison.ratio)) the floor"
-                : comparison.ratio <= 1
-                    ? "\(Format.times(1 / comparison.ratio)) faster" : "\(Format.times(comparison.ratio)) slower"
             table.rows.append([
-                comparison.workload, comparison.operation.rawValue, comparison.compression,
-                comparison.against + (comparison.otherScaledFrom.map { " (scaled from \($0.grouped))" } ?? ""),
-                Format.seconds(comparison.gridstoreSeconds), Format.seconds(comparison.otherSeconds), reading,
+                comparison.workload, comparison.operation.rawValue, comparison.compression, comparison.label,
+                Format.seconds(comparison.gridstoreSeconds), Format.seconds(comparison.otherSeconds),
+                comparison.reading,
             ])
         }
         return table

@@ -133,6 +133,22 @@ struct Comparison: Codable, Sendable {
     var ratio: Double
     /// The other side ran at a smaller N and was scaled.
     var otherScaledFrom: Int?
+    /// gridstore's row, where the workload has several for the operation ("gridstore
+    /// (schema-less)"); nil: "gridstore".
+    var subject: String?
+
+    /// The other side as the tables name it: "NSKeyedUnarchiver (scaled from 20,000)", after
+    /// gridstore's row where that is not "gridstore".
+    var label: String {
+        (subject.map { "\($0): " } ?? "") + against + (otherScaledFrom.map { " (scaled from \($0.grouped))" } ?? "")
+    }
+
+    /// How the ratio reads: "26.2x faster", "1.5x slower", "5.66x the floor".
+    var reading: String {
+        againstRole == .floor
+            ? "\(Format.times(ratio)) the floor"
+            : ratio <= 1 ? "\(Format.times(1 / ratio)) faster" : "\(Format.times(ratio)) slower"
+    }
 }
 
 /// One target of the project, judged on this run.

@@ -55,7 +55,8 @@ enum TableRenderer {
         }
         if !report.targets.isEmpty {
             text +=
-                "\n== targets (judged on the \(Targets.workload), \(KeyedArchiveWorkload.name) and \(Targets.codableWorkload) workloads)\n\n"
+                "\n== targets (judged on the \(Targets.workload), \(KeyedArchiveWorkload.name), \(InspectWorkload.name) and "
+                    + "\(Targets.codableWorkload) workloads)\n\n"
             if report.count != Targets.count || report.sharedFraction != Targets.sharedFraction {
                 text +=
                     "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "
@@ -143,22 +144,18 @@ enum TableRenderer {
             leftAligned: [0, 1, 2, 6]
         )
         for comparison in workload.comparisons {
-            let reading =
-                comparison.againstRole == .floor
-                ? "\(Format.times(comparison.ratio)) the floor"
-                : comparison.ratio <= 1
-                    ? "\(Format.times(1 / comparison.ratio)) faster" : "\(Format.times(comparison.ratio)) slower"
             table.rows.append([
-                comparison.against + (comparison.otherScaledFrom.map { " (scaled from \($0.grouped))" } ?? ""),
-                comparison.operation.rawValue, comparison.compression, Format.seconds(comparison.gridstoreSeconds),
-                Format.seconds(comparison.otherSeconds), Format.ratio(comparison.ratio), reading,
+                comparison.label, comparison.operation.rawValue, comparison.compression,
+                Format.seconds(comparison.gridstoreSeconds), Format.seconds(comparison.otherSeconds),
+                Format.ratio(comparison.ratio), comparison.reading,
             ])
         }
         return table
     }
 
     /// Peak memory per operation; decode's and load's also over the graph they build, whose own
-    /// size the decode floor's probe measures (encode's and save's "before" holds the graph).
+    /// size the decode floor's probe measures (encode's and save's "before" holds the graph);
+    /// printing builds no graph to keep, so its "× archive" is peak − before over the archive.
     private static func memory(_ workload: WorkloadReport) -> TextTable {
         var table = TextTable(
             header: [
@@ -182,12 +179,13 @@ enum TableRenderer {
                 case .encode, .save: memory.overBaselineBytes
                 default: nil
                 }
+            let overArchive = overGraph ?? (result.operation == .print ? memory.overBaselineBytes : nil)
             table.rows.append([
                 subject + (memory.peakReset ? "" : " (peak not reset)"), result.compression,
                 Format.bytes(memory.baselineBytes), Format.bytes(memory.peakBytes),
                 Format.bytes(memory.overBaselineBytes), overGraph.map(Format.bytes) ?? "-",
                 result.bytes.map(Format.bytes) ?? "-",
-                overGraph.flatMap { over in result.bytes.map { Format.decimal(Double(over) / Double($0)) } } ?? "-",
+                overArchive.flatMap { over in result.bytes.map { Format.decimal(Double(over) / Double($0)) } } ?? "-",
             ])
         }
         return table

@@ -13,6 +13,14 @@ enum Targets {
 
     /// Reading an app's keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
     static let keyedReadSpeedup = 20.0
+    /// Reading the same archive with no model types (``ArchiveGraph``, every object's fields) this
+    /// many times faster than NSKeyedUnarchiver.
+    static let genericKeyedReadSpeedup = 20.0
+    /// `inspect --json` of the N-slot grid-state archive at most this many times `load --json`'s time.
+    static let inspectJSONTimeLimit = 2.0
+    /// `inspect --json`'s peak memory above what it started with, at most this many times the
+    /// archive: the JSON (about four times the archive) is never held.
+    static let inspectJSONMemoryLimit = 1.5
 
     /// The Codable bridge's targets, on the ``CodableGridStateWorkload`` (gridstore at
     /// N, the peers within their budget, scaled): each peer's operation and how many times faster
@@ -26,7 +34,8 @@ enum Targets {
 
     /// Whether a target reads `row`'s median: gridstore's encode and decode without compression
     /// on the grid states (against peers, floors, and at N/10 for growth), those peers, and the
-    /// uncompressed floors; on the codable workload every row; on the keyed one both reads.
+    /// uncompressed floors; on the codable and inspect workloads every row; on the keyed one the
+    /// reads.
     static func reads(_ row: Case) -> Bool {
         switch row.workload {
         case workload:
@@ -40,6 +49,8 @@ enum Targets {
             return true
         case KeyedArchiveWorkload.name:
             return row.operation == .decode && row.role != .floor
+        case InspectWorkload.name:
+            return true
         default:
             return false
         }
@@ -47,7 +58,7 @@ enum Targets {
 
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
         gridStateTargets(report, settings: settings) + decodeMemoryTargets(report) + keyedArchiveTargets(report)
-            + codableTargets(report)
+            + inspectTargets(report) + codableTargets(report)
     }
 
     /// Decode's and load's peak memory may exceed the graph's own size by this many archives.
@@ -109,27 +120,86 @@ enum Targets {
         }
     }
 
-    /// The keyed-archive read target, judged on the keyed workload's figures.
+    /// The keyed workload's read targets: typed and schema-less.
     private static func keyedArchiveTargets(_ report: Report) -> [TargetResult] {
         guard let keyed = report.workloads.first(where: { $0.name == KeyedArchiveWorkload.name }) else { return [] }
         let peer = "NSKeyedUnarchiver"
-        let comparison = keyed.comparisons.first { $0.operation == .decode && $0.against == peer }
-        let measured = comparison.map { 1 / $0.ratio }
-        let detail = comparison.map { comparison in
-            let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
-            return "\(Format.times(1 / comparison.ratio)) faster at N = \(keyed.records.grouped) "
-                + "(gridstore/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
+        func target(subject: String?, id: String, text: String, speedup: Double) -> TargetResult {
+            let comparison = keyed.comparisons.first {
+                $0.operation == .decode && $0.against == peer && $0.subject == subject
+            }
+            let measured = comparison.map { 1 / $0.ratio }
+            let detail = comparison.map { comparison in
+                let scaled = comparison.otherScaledFrom.map { ", \(peer) scaled from N = \($0.grouped)" } ?? ""
+                return "\(Format.times(1 / comparison.ratio)) faster at N = \(keyed.records.grouped) "
+                    + "(\(subject ?? "gridstore")/\(peer) = \(Format.ratio(comparison.ratio))\(scaled))"
+            }
+            return TargetResult(
+                id: id,
+                target: text,
+                measured: measured,
+                limit: speedup,
+                verdict: measured.map { $0 >= speedup ? .met : .missed } ?? .notMeasured,
+                detail: detail ?? whyMissing(keyed, .decode, "none", subject: subject ?? peer)
+            )
         }
         return [
-            TargetResult(
+            target(
+                subject: nil,
                 id: "keyed-read-vs-\(peer)",
-                target: "read a keyed archive ≥ \(Int(keyedReadSpeedup))x faster than \(peer)",
-                measured: measured,
-                limit: keyedReadSpeedup,
-                verdict: measured.map { $0 >= keyedReadSpeedup ? .met : .missed } ?? .notMeasured,
-                detail: detail ?? whyMissing(keyed, .decode, "none", subject: peer)
-            )
+                text: "read a keyed archive ≥ \(Int(keyedReadSpeedup))x faster than \(peer)",
+                speedup: keyedReadSpeedup
+            ),
+            target(
+                subject: KeyedArchiveWorkload.genericSubject,
+                id: "keyed-generic-read-vs-\(peer)",
+                text: "read a keyed archive with no model types ≥ \(Int(genericKeyedReadSpeedup))x faster than \(peer)",
+                speedup: genericKeyedReadSpeedup
+            ),
         ]
+    }
+
+    /// `inspect --json` against `load --json` of the same archive, and its memory.
+    private static func inspectTargets(_ report: Report) -> [TargetResult] {
+        guard let inspect = report.workloads.first(where: { $0.name == InspectWorkload.name }) else { return [] }
+        func row(_ subject: String) -> CaseResult? {
+            inspect.results.first { $0.subject == subject && $0.status == .ok }
+        }
+        let json = row(InspectWorkload.inspectSubject)
+        let load = row(InspectWorkload.loadSubject)
+        var time = TargetResult(
+            id: "inspect-json-vs-load-json",
+            target: "inspect --json within \(Format.decimal(inspectJSONTimeLimit))x the time of load --json",
+            measured: nil,
+            limit: inspectJSONTimeLimit,
+            verdict: .notMeasured,
+            detail: "needs both rows of the inspect workload"
+        )
+        if let jsonSeconds = json?.seconds?.median, let loadSeconds = load?.seconds?.median {
+            let ratio = jsonSeconds / loadSeconds
+            time.measured = ratio
+            time.verdict = ratio <= inspectJSONTimeLimit ? .met : .missed
+            time.detail =
+                "inspect --json \(Format.seconds(jsonSeconds)), load --json \(Format.seconds(loadSeconds)) "
+                + "at N = \(inspect.records.grouped) (ratio \(Format.ratio(ratio)))"
+        }
+        var memory = TargetResult(
+            id: "inspect-json-memory",
+            target: "inspect --json peak memory ≤ \(Format.decimal(inspectJSONMemoryLimit)) × archive (output streamed)",
+            measured: nil,
+            limit: inspectJSONMemoryLimit,
+            verdict: .notMeasured,
+            detail: json.map { $0.memoryError ?? "the memory group was not run" } ?? "the inspect --json row did not pass"
+        )
+        if let figures = json?.memory, let archive = json?.bytes {
+            let measured = Double(figures.overBaselineBytes) / Double(archive)
+            memory.measured = measured
+            memory.verdict = measured <= inspectJSONMemoryLimit ? .met : .missed
+            memory.detail =
+                "peak − before = \(Format.bytes(figures.overBaselineBytes)) = \(Format.decimal(measured)) × archive "
+                + "(\(Format.bytes(archive)))" + (figures.peakReset ? "" : "; peak not reset, includes setup")
+        }
+        return [time, memory]
     }
 
     private static func gridStateTargets(_ report: Report, settings: Settings) -> [TargetResult] {

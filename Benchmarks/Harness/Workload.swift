@@ -33,6 +33,7 @@ enum Workloads {
         .graph(ChainGraph.self),
         .graph(TreeGraph.self),
         .keyedArchive,
+        WorkloadEntry(name: InspectWorkload.name) { InspectWorkload(settings: $0) },
         WorkloadEntry(name: CodableGridStateWorkload.name) { CodableGridStateWorkload(settings: $0) },
     ]
 

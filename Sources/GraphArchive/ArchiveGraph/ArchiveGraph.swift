@@ -238,9 +238,13 @@ public final class ArchiveGraph {
             let classes = self.classes
             var builder = ValueBuilder()
             builder.objectHandler = { id, classIndex, fields in
-                let graphClass = classes[classIndex]
                 try body(
-                    ArchiveObject(id: id, className: graphClass.name, classChain: graphClass.chain, fields: fields)
+                    ArchiveObject(
+                        id: id,
+                        className: classes[classIndex].name,
+                        classChain: classes[classIndex].chain,
+                        fields: fields
+                    )
                 )
             }
             var budget = walkBudget()

@@ -14,7 +14,7 @@ import Foundation
 /// (NSString, NSMutableString, NSNumber, NSData, NSDate, NSNull) read as values, and an
 /// NSArray or NSDictionary referred to from one place only reads as an array or a dictionary;
 /// a collection referred to from several places stays one object.
-public indirect enum ArchiveValue: Hashable, Sendable {
+public enum ArchiveValue: Hashable, Sendable {
     /// nil (`$null` in a keyed archive), or NSNull.
     case null
     case bool(Bool)

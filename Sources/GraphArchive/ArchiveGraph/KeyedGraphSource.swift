@@ -110,10 +110,10 @@ struct KeyedGraphSource {
             try countReferences(in: value, &referrers, depth: 0, budget: &budget)
         }
         for uid in 1..<index.entryCount {
-            let object = try index.entryObject(uid)
-            switch object.type {
+            // The marker alone tells the plain values (most entries) apart.
+            switch try plist.marker(index.entryIndex(uid)) & 0xF0 {
             case BPlistMarker.dictionary:
-                try classifyDictionary(uid, object, &referrers, budget: &budget)
+                try classifyDictionary(uid, index.entryObject(uid), &referrers, budget: &budget)
             case BPlistMarker.array, BPlistMarker.set, BPlistMarker.uid:
                 kinds[uid] = .bare
             default:
@@ -140,8 +140,34 @@ struct KeyedGraphSource {
         _ referrers: inout [UInt8],
         budget: inout ExpansionBudget
     ) throws(GraphArchiveError) {
-        guard let classReference = try index.member(of: object, key: KeyedKey.classReference) else {
-            guard try index.member(of: object, key: KeyedKey.className) != nil else {
+        // One pass over the keys: the UIDs every value but $class holds are counted, and $class
+        // is found (or $classname, for a class definition).
+        var keys = plist.references(of: object)
+        var values = plist.references(of: object, from: object.count)
+        var classReference: Int?
+        var isDefinition = false
+        scratchKeys.removeAll(keepingCapacity: true)
+        for _ in 0..<object.count {
+            let keyID = try index.keyID(of: keys.next())
+            let value = try values.next()
+            switch keyID {
+            case KeyedKey.classReference:
+                classReference = value
+            case KeyedKey.className:
+                isDefinition = true
+            default:
+                scratchKeys.append(keyID)
+                // A UID, the usual value, is counted here; anything else may nest UIDs.
+                if let target = try plist.uidValue(value) {
+                    let referred = try index.checkedUID(target, in: value)
+                    if referrers[referred] < 2 { referrers[referred] += 1 }
+                } else {
+                    try countReferences(in: value, &referrers, depth: 0, budget: &budget)
+                }
+            }
+        }
+        guard let classReference else {
+            guard isDefinition else {
                 throw GraphArchiveError(
                     .corrupt,
                     "$objects[\(uid)] is a dictionary with neither $class nor $classname",
@@ -161,20 +187,8 @@ struct KeyedGraphSource {
         }
         let classIndex = try classEntry(index.checkedUID(definition, in: classReference))
         classOf[uid] = Int32(truncatingIfNeeded: classIndex)
-        // Every value but $class may hold UIDs.
-        var keys = plist.references(of: object)
-        var values = plist.references(of: object, from: object.count)
-        let mayBeValue = classes[classIndex].mayBeValue
-        scratchKeys.removeAll(keepingCapacity: true)
-        for _ in 0..<object.count {
-            let keyID = try index.keyID(of: keys.next())
-            let value = try values.next()
-            if keyID == KeyedKey.classReference { continue }
-            if mayBeValue { scratchKeys.append(keyID) }
-            try countReferences(in: value, &referrers, depth: 0, budget: &budget)
-        }
         kinds[uid] =
-            mayBeValue
+            classes[classIndex].mayBeValue
             ? try kind(ofInstance: object, className: classes[classIndex].name, memberKeys: scratchKeys) : .object
     }
 
