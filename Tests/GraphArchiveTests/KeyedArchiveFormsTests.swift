@@ -200,17 +200,29 @@ struct KeyedArchiveFormsTests {
         #expect(catalog.boxed == 7 && catalog.rawBytes == Data([9, 8, 7]))
     }
 
-    @Test(arguments: [("python-gridstates", 1), ("foundation-gridstates", 2), ("foundation-wide-references", 4)])
-    func referencesAndOffsetsOfEveryWidth(fixture: String, width: Int) throws {
-        let data = try keyedFixture(fixture)
-        #expect(plistWidths(data).reference == width)
-        if width == 4 { #expect(plistWidths(data).offset == 4) }
+    /// Apple's macOS archive has 1-byte references and offsets, Linux Foundation's 2-byte ones and,
+    /// past 65,535 objects and bytes, 4-byte ones; a Python-written file mixes 1-byte references
+    /// with 2-byte offsets.
+    @Test(arguments: [
+        ("apple:macOS-10.14/NSSet-Numbers", 1, 1), ("python-gridstates", 1, 2), ("foundation-classes", 2, 2),
+        ("foundation-wide-references", 4, 4),
+    ])
+    func referencesAndOffsetsOfEveryWidth(fixture: String, reference: Int, offset: Int) throws {
+        let data =
+            fixture.hasPrefix("apple:") ? try appleFixture(String(fixture.dropFirst(6))) : try keyedFixture(fixture)
+        #expect(plistWidths(data) == (offset, reference))
         let graph = try ArchiveGraph(data: data)
         _ = try graph.topLevelFields()
         try graph.forEachObject { _ in }
-        if width == 4 {
+        switch fixture {
+        case "apple:macOS-10.14/NSSet-Numbers":
+            let set = try GraphUnarchiver.unarchivedObject(ofType: Set<Int>.self, fromKeyedArchive: data)
+            #expect(set == [1, 2, 3, 4, 5])
+        case "foundation-wide-references":
             let numbers = try GraphUnarchiver.unarchivedObject(ofType: [Int].self, fromKeyedArchive: data)
             #expect(numbers == Array(0..<65_600))
+        default:
+            break
         }
     }
 
