@@ -2,10 +2,11 @@
 
 import FuzzSupport
 
-/// Reads the input as an NSKeyedArchiver binary property list (archive info, the keyed
-/// unarchiver and the any-archive detector). No checksum guards this format, so every mutation
-/// reaches the bplist scanner and the transcoder. The seeds are the keyed-archive test fixtures
-/// (Foundation- and Python-written, hostile ones included).
+/// Reads the input as an NSKeyedArchiver archive, binary or XML property list (archive info, the
+/// keyed unarchiver, the any-archive detector and ``ArchiveGraph``). No checksum guards this
+/// format, so every mutation reaches the bplist scanner or the XML parser and the transcoder. The
+/// seeds are the keyed-archive test fixtures (Foundation-, Apple- and Python-written, XML and
+/// hostile ones included); Dictionaries/FuzzKeyedArchive.dict gives the XML and keyed tokens.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeyedArchive(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     FuzzDecoding.decodeAllKeyed(Array(UnsafeRawBufferPointer(start: start, count: count)))
