@@ -60,6 +60,30 @@ struct InspectCLITests {
         #expect(result.errors.isEmpty)
     }
 
+    /// Every `$ gridstore inspect …` example of README.md and docs/CLI.md is what the tool prints
+    /// for that Apple fixture, line for line.
+    @Test func theDocsShowRealInspectOutput() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let sandbox = try ToolSandbox()
+        var examples = 0
+        for document in ["README.md", "docs/CLI.md"] {
+            let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+            for block in text.components(separatedBy: "```\n").enumerated().filter({ $0.offset % 2 == 1 }) {
+                var lines = block.element.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                guard let command = lines.first, command.hasPrefix("$ gridstore inspect ") else { continue }
+                lines.removeFirst()
+                var arguments = command.dropFirst("$ gridstore ".count).split(separator: " ").map(String.init)
+                arguments[arguments.count - 1] = appleFixtures + "/" + arguments[arguments.count - 1]
+                let result = try sandbox.run(arguments)
+                #expect(result.status == 0, "\(document): \(command): \(result.errors)")
+                #expect(result.output == lines.joined(separator: "\n"), "\(document): \(command)")
+                examples += 1
+            }
+        }
+        #expect(examples >= 4)
+    }
+
     @Test func sharedRecordsPrintOnceAndCyclesAreMarked() throws {
         let sandbox = try ToolSandbox()
         let shared = try sandbox.run(["inspect", "--file", fixtures + "/python-gridstates.plist"])
