@@ -62,28 +62,34 @@ let package = Package(
             exclude: ["baseline.json"],
             swiftSettings: sharedSwiftSettings
         ),
+        // Helpers every test target shares (scratch folders); no test of its own.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: sharedSwiftSettings
+        ),
         .testTarget(
             name: "GraphArchiveTests",
-            dependencies: ["GraphArchive"],
+            dependencies: ["GraphArchive", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "GridStoreTests",
-            dependencies: ["GridStore", "GraphArchive"],
+            dependencies: ["GridStore", "GraphArchive", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         // Parses command lines in-process (@testable import of the executable target) and runs
         // the built `gridstore` end to end.
         .testTarget(
             name: "GridStoreCLITests",
-            dependencies: ["GridStoreCLI", "GridStore", "GraphArchive"],
+            dependencies: ["GridStoreCLI", "GridStore", "GraphArchive", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         // The harness's own logic: flags, checks that catch wrong results, scaling, every case at small N.
         .testTarget(
             name: "BenchmarksTests",
-            dependencies: ["Benchmarks", "GridStore", "GraphArchive"],
+            dependencies: ["Benchmarks", "GridStore", "GraphArchive", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
     ],

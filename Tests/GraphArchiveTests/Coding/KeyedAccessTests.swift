@@ -1,0 +1,177 @@
+// Tests/GraphArchiveTests/Coding/KeyedAccessTests.swift - key order, unread keys, collection roots
+
+import Foundation
+import Testing
+
+@testable import GraphArchive
+
+/// Reads Record's keys backwards and skips one: the out-of-order and skip paths.
+final class Backwards: GraphCoding {
+    static var archivedTypeName: String { "Record" }
+    let date: String
+    let name: String
+    init(from unarchiver: GraphUnarchiver) throws {
+        date = try unarchiver.decode(String.self, forKey: "kEncodeKeyDate")
+        name = try unarchiver.decode(String.self, forKey: "kEncodeKeyName")
+        #expect(unarchiver.containsValue(forKey: "kEncodeKeyColor"))
+        #expect(!unarchiver.containsValue(forKey: "nope"))
+    }
+    func encode(with archiver: GraphArchiver) throws {}
+}
+
+/// Reads Record's keys in an order that depends on the record: the decoder's learned read
+/// order (kept from the last out-of-order record of a shape) must not be trusted blindly.
+final class Shuffled: GraphCoding {
+    static var archivedTypeName: String { "Record" }
+    let name: String
+    let color: Int
+    let date: String
+    init(from unarchiver: GraphUnarchiver) throws {
+        var name = ""
+        var color = -1
+        var date = ""
+        let orders = [["d", "n", "c"], ["c", "d", "n"], ["n", "c", "d"], ["d", "c", "n"]]
+        // The record's position picks the order; a present-key check in between exercises lookups.
+        let index = try unarchiver.decodeIfPresent(Int.self, forKey: "index") ?? 0
+        for step in orders[index % orders.count] {
+            switch step {
+            case "d": date = try unarchiver.decode(String.self, forKey: "kEncodeKeyDate")
+            case "c": color = try unarchiver.decode(Int.self, forKey: "kEncodeKeyColor")
+            default: name = try unarchiver.decode(String.self, forKey: "kEncodeKeyName")
+            }
+            #expect(try unarchiver.decodeIfPresent(String.self, forKey: "absent") == nil)
+        }
+        (self.name, self.color, self.date) = (name, color, date)
+    }
+    func encode(with archiver: GraphArchiver) throws {}
+}
+
+/// Record with its position, written first: what `Shuffled` reads its order from.
+final class Indexed: GraphCoding {
+    static var archivedTypeName: String { "Record" }
+    let record: Record
+    let index: Int
+    init(_ record: Record, index: Int) {
+        self.record = record
+        self.index = index
+    }
+    init(from unarchiver: GraphUnarchiver) throws {
+        index = try unarchiver.decode(Int.self, forKey: "index")
+        record = try Record(from: unarchiver)
+    }
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(index, forKey: "index")
+        try record.encode(with: archiver)
+    }
+}
+
+/// A struct holding objects, to check values carry references.
+struct Pair: GraphCoding, Equatable {
+    var left: Record
+    var right: Record?
+    init(left: Record, right: Record?) {
+        self.left = left
+        self.right = right
+    }
+    static func == (a: Pair, b: Pair) -> Bool { a.left === b.left && a.right === b.right }
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(left, forKey: "l")
+        try archiver.encode(right, forKey: "r")
+    }
+    init(from unarchiver: GraphUnarchiver) throws {
+        left = try unarchiver.decode(Record.self, forKey: "l")
+        right = try unarchiver.decode(Record?.self, forKey: "r")
+    }
+}
+
+@Suite("Keyed access")
+struct KeyedAccessTests {
+    @Test func keysReadOutOfOrderAndSkipped() throws {
+        let records = (0..<50).map { Record(name: "n\($0)", color: $0, date: "d\($0)") }
+        let data = try GraphArchiver.archivedData(withRootObject: records)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Backwards].self, from: data)
+        #expect(back.map(\.name) == records.map(\.name))
+        #expect(back.map(\.date) == records.map(\.date))
+    }
+
+    @Test func keysReadInAnOrderThatChangesFromRecordToRecord() throws {
+        let records = (0..<40).map { Indexed(Record(name: "n\($0)", color: $0, date: "d\($0)"), index: $0 / 3) }
+        let data = try GraphArchiver.archivedData(withRootObject: records)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Shuffled].self, from: data)
+        #expect(back.map(\.name) == records.map(\.record.name))
+        #expect(back.map(\.color) == records.map(\.record.color))
+        #expect(back.map(\.date) == records.map(\.record.date))
+    }
+
+    @Test func dictionaryRootKeepsSharing() throws {
+        let shared = Record(name: "s", color: 1, date: "d")
+        let root = ["a": shared, "b": shared, "c": Record(name: "t", color: 2, date: "e")]
+        let data = try GraphArchiver.archivedData(withRootObject: root)
+        #expect(try GraphUnarchiver.archiveInfo(from: data).rootElementCount == 3)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [String: Record].self, from: data)
+        #expect(back["a"] === back["b"])
+        #expect(back["c"]?.name == "t")
+    }
+
+    @Test func structsCarryObjectReferences() throws {
+        let shared = Record(name: "s", color: 1, date: "d")
+        let pairs = [Pair(left: shared, right: nil), Pair(left: shared, right: shared)]
+        let data = try GraphArchiver.archivedData(withRootObject: pairs)
+        // A struct's classes are not discovered from its type: register them.
+        #expect(
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Pair].self, from: data) }?.code
+                == .unknownType
+        )
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Pair].self,
+            from: data,
+            registry: GraphTypeRegistry([Record.self])
+        )
+        #expect(back[0].left === back[1].left && back[1].right === back[0].left)
+        #expect(back[0].right == nil)
+        let copy = try GraphArchiver.deepCopy(of: pairs)
+        #expect(copy[0].left !== shared && copy[0].left === copy[1].right)
+    }
+
+    @Test func valueTypeNameIsChecked() throws {
+        let data = try GraphArchiver.archivedData(withRootObject: Everything())
+        #expect(throws: GraphArchiveError.self) {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: Pair.self, from: data)
+        }
+    }
+
+    @Test func floatAndDoubleConversions() throws {
+        let double = try GraphArchiver.archivedData(withRootObject: 0.1)
+        #expect(try GraphUnarchiver.unarchivedObject(ofType: Double.self, from: double) == 0.1)
+        let error = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: Float.self, from: double) }
+        #expect(error?.code == .valueOutOfRange)
+        let exact = try GraphArchiver.archivedData(withRootObject: 0.5)
+        #expect(try GraphUnarchiver.unarchivedObject(ofType: Float.self, from: exact) == 0.5)
+        let float = try GraphArchiver.archivedData(withRootObject: Float(0.1))
+        #expect(try GraphUnarchiver.unarchivedObject(ofType: Double.self, from: float) == Double(Float(0.1)))
+    }
+
+    @Test func manyShapesOfOneType() throws {
+        // Records whose keys vary produce many shapes; shape ids past 127 need two varint bytes.
+        struct Sparse: GraphCoding, Equatable {
+            var fields: [String: Int]
+            init(fields: [String: Int]) { self.fields = fields }
+            func encode(with archiver: GraphArchiver) throws {
+                for key in fields.keys.sorted() { try archiver.encode(fields[key]!, forKey: key) }
+            }
+            init(from unarchiver: GraphUnarchiver) throws {
+                var fields: [String: Int] = [:]
+                for index in 0..<300 where unarchiver.containsValue(forKey: "k\(index)") {
+                    fields["k\(index)"] = try unarchiver.decode(Int.self, forKey: "k\(index)")
+                }
+                self.fields = fields
+            }
+        }
+        let values = (0..<300).map { Sparse(fields: ["k\($0)": $0, "k\(($0 + 1) % 300)": -$0]) }
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Sparse].self,
+            from: GraphArchiver.archivedData(withRootObject: values)
+        )
+        #expect(back == values)
+    }
+}

@@ -1,0 +1,134 @@
+// Tests/GraphArchiveTests/Internals/OutputBufferTests.swift - the encoder's output buffer and identity table
+
+import Foundation
+import Testing
+
+@testable import GraphArchive
+
+/// The one-call forms hand their output buffer to the `Data` they return, joining the archive's
+/// pieces inside the largest one; the identity table is sized ahead of a reference array.
+@Suite("Output buffer")
+struct OutputBufferTests {
+    /// Root arrays whose largest piece is the object section (distinct records), the top section
+    /// (many slots, two records), or neither (empty).
+    static func roots() -> [(label: String, slots: [Record])] {
+        let distinct = (0..<3000).map { Record(name: "record \($0)", color: $0, date: "2026-11-30T17:00:00Z") }
+        let two = [Record(name: "a", color: 1, date: "d"), Record(name: "b", color: 2, date: "e")]
+        return [
+            ("distinct records", distinct),
+            ("two records in 50,000 slots", (0..<50_000).map { two[$0 % 2] }),
+            ("one record", [two[0]]),
+            ("empty", []),
+        ]
+    }
+
+    #if Zstd
+    static let compressions: [ArchiveCompression] = [.none, .zstd(level: 3)]
+    #else
+    static let compressions: [ArchiveCompression] = [.none]
+    #endif
+
+    @Test(arguments: compressions)
+    func oneCallDataIsTheTwoStepArchive(compression: ArchiveCompression) throws {
+        let options = GraphArchiver.Options(compression: compression)
+        for (label, slots) in Self.roots() {
+            let oneCall = try GraphArchiver.archivedData(withRootObject: slots, options: options)
+            let archiver = GraphArchiver(options: options)
+            try archiver.encode(slots, forKey: GraphArchiver.rootKey)
+            try archiver.finishEncoding()
+            #expect(try archiver.encodedData == oneCall, "\(label)")
+            #expect(try archiver.encodedData == oneCall, "\(label): a second read")
+
+            let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: oneCall)
+            #expect(back.map(\.name) == slots.map(\.name), "\(label)")
+            if slots.count > 2 { #expect(back[0] === back[2] || slots[0] !== slots[2], "\(label)") }
+        }
+    }
+
+    @Test func codableEncoderOutputDecodes() throws {
+        let names = (0..<5000).map { "name \($0)" }
+        let data = try GraphArchiveEncoder().encode(names)
+        #expect(try GraphArchiveDecoder().decode([String].self, from: data) == names)
+    }
+
+    @Test func insertingMovesWhatFollowsUp() {
+        var writer = ByteWriter()
+        writer.writeBytes([1, 2, 3, 4] as [UInt8])
+        ([9, 8] as [UInt8]).withUnsafeBytes { writer.insert($0, at: 0) }
+        ([7] as [UInt8]).withUnsafeBytes { writer.insert($0, at: 3) }
+        ([6, 5] as [UInt8]).withUnsafeBytes { writer.insert($0, at: writer.count) }
+        [UInt8]().withUnsafeBytes { writer.insert($0, at: 1) }
+        #expect(writer.bytes == [9, 8, 1, 7, 2, 3, 4, 6, 5])
+        #expect(writer.takeData() == Data([9, 8, 1, 7, 2, 3, 4, 6, 5]))
+    }
+
+    /// A buffer past `largeThreshold` (advised onto huge pages) keeps every byte through its
+    /// growth, an insertion at its front, and the hand-over.
+    @Test func largeBufferKeepsItsBytes() {
+        var writer = ByteWriter()
+        let count = ByteWriter.largeThreshold * 3
+        for index in 0..<count { writer.writeByte(UInt8(truncatingIfNeeded: index &* 31)) }
+        ([0xAA, 0xBB] as [UInt8]).withUnsafeBytes { writer.insert($0, at: 0) }
+        let data = writer.takeData()
+        #expect(data.count == count + 2)
+        #expect(data.prefix(2) == Data([0xAA, 0xBB]))
+        let mismatch = data.dropFirst(2).enumerated().first { $0.element != UInt8(truncatingIfNeeded: $0.offset &* 31) }
+        #expect(mismatch == nil)
+    }
+
+    @Test func tableSizedForReferencesKeepsEveryIndex() {
+        var table = IdentityTable()
+        let objects = (0..<20_000).map { Record(name: "", color: $0, date: "") }
+        table.reserve(forReferences: objects.count / 2)
+        for (index, object) in objects.enumerated() {
+            #expect(table.indexOrInsert(object, next: UInt32(index)).inserted)
+            // Fewer references than keys already in: nothing to do.
+            if index == 15_000 { table.reserve(forReferences: 10) }
+        }
+        for (index, object) in objects.enumerated().reversed() {
+            let found = table.indexOrInsert(object, next: 99_999)
+            #expect(!found.inserted && found.index == UInt32(index))
+        }
+        #expect(table.count == objects.count)
+    }
+
+    @Test func objectAddressesAreTheArraysReferences() {
+        let objects = (0..<40).map { Record(name: "", color: $0, date: "") }
+        for positions in [0..<0, 0..<1, 3..<19, 16..<32, 39..<40, 0..<40] {
+            let addresses = objects.withObjectAddresses(in: positions) { Array($0) }
+            #expect(addresses == objects[positions].map { UInt(bitPattern: ObjectIdentifier($0)) }, "\(positions)")
+        }
+    }
+
+    @Test func touchingHomeSlotsChangesNothing() {
+        var table = IdentityTable()
+        let objects = (0..<1000).map { Record(name: "", color: $0, date: "") }
+        for (index, object) in objects.prefix(500).enumerated() { _ = table.indexOrInsert(object, next: UInt32(index)) }
+        _ = objects.withObjectAddresses(in: 0..<1000) { table.touchHomeSlots(of: $0) }
+        #expect(table.count == 500)
+        for (index, object) in objects.enumerated() {
+            let found = table.indexOrInsert(object, next: UInt32(index))
+            #expect(found.inserted == (index >= 500) && found.index == UInt32(index))
+        }
+    }
+
+    /// Lengths around the encoder's look-ahead batches (`referenceLookAhead`).
+    static let lookAheadLengths: [Int] = {
+        let batch = EncodingState.referenceLookAhead
+        return [1, batch - 1, batch, batch + 1, 2 * batch, 2 * batch + 1, 5 * batch + 3, 100]
+    }()
+
+    /// The encoder looks references up in batches of `referenceLookAhead`: every length around
+    /// the batch boundaries, with slots that repeat records of earlier and of the same batch.
+    @Test(arguments: lookAheadLengths)
+    func referenceArraysAcrossLookAheadBatches(length: Int) throws {
+        let batch = EncodingState.referenceLookAhead
+        let records = (0..<(3 * batch)).map { Record(name: "r\($0)", color: $0, date: "") }
+        let slots = (0..<length).map { records[($0 * 7 + $0 / batch) % records.count] }
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            from: GraphArchiver.archivedData(withRootObject: slots)
+        )
+        ReferenceBatchTests.expectSameSlots(back, as: slots)
+    }
+}

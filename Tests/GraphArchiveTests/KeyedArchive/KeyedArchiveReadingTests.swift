@@ -1,0 +1,416 @@
+// Tests/GraphArchiveTests/KeyedArchive/KeyedArchiveReadingTests.swift - NSKeyedArchiver archives read through GraphCoding
+//
+// The fixtures come from scripts/make-keyed-fixtures.py (plistlib, names as iOS apps write
+// them: "UAGridState") and scripts/make-keyed-fixtures.swift (Foundation's NSKeyedArchiver on
+// Linux, module-qualified names: "main.UAGridState").
+
+import Foundation
+import Testing
+
+@testable import GraphArchive
+
+// MARK: - The seed documents' models, as a library user declares them
+
+/// Four optional string fields under fixed keys: the shape of seeds 000/001 and 003.
+protocol FourStringFields: GraphCoding, AnyObject {
+    static var keys: [String] { get }
+    var fields: [String?] { get }
+    init(fields: [String?])
+}
+
+extension FourStringFields {
+    func encode(with archiver: GraphArchiver) throws {
+        for (key, field) in zip(Self.keys, fields) { try archiver.encode(field, forKey: key) }
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        self.init(fields: try Self.keys.map { try unarchiver.decodeIfPresent(String.self, forKey: $0) })
+    }
+}
+
+/// Seeds 000/001: `BIDFourLines` with "Field1"…"Field4" (archived under the app's class name).
+final class BIDFourLines: FourStringFields {
+    static let keys = ["Field1", "Field2", "Field3", "Field4"]
+    let fields: [String?]
+
+    init(fields: [String?]) { self.fields = fields }
+}
+
+/// Seed 003: `FourLines` with "field1"…"field4".
+final class FourLines: FourStringFields {
+    static let keys = ["field1", "field2", "field3", "field4"]
+    let fields: [String?]
+
+    init(fields: [String?]) { self.fields = fields }
+}
+
+/// Seed 002: the app's `BIDFourLines` holding an NSArray of lines under "kLinesKey".
+final class LinesModel: GraphCoding {
+    static var archivedTypeName: String { "BIDFourLines" }
+    var lines: [String]
+
+    init(lines: [String]) { self.lines = lines }
+
+    func encode(with archiver: GraphArchiver) throws { try archiver.encode(lines, forKey: "kLinesKey") }
+
+    init(from unarchiver: GraphUnarchiver) throws { lines = try unarchiver.decode([String].self, forKey: "kLinesKey") }
+}
+
+/// A ring node with a parent: every reference may close a cycle, so all decode later.
+final class RingNode: GraphCoding {
+    static var archivedTypeName: String { "Node" }
+    var label: Int
+    var next: RingNode?
+    var parent: RingNode?
+    var children: [RingNode] = []
+
+    init(label: Int) { self.label = label }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(label, forKey: "label")
+        try archiver.encodeLater(next, forKey: "next")
+        try archiver.encodeLater(parent, forKey: "parent")
+        try archiver.encode(children, forKey: "children")
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        label = try unarchiver.decode(Int.self, forKey: "label")
+        try unarchiver.decodeLater(RingNode?.self, forKey: "next") { [unowned self] in self.next = $0 }
+        try unarchiver.decodeLater(RingNode?.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+        try unarchiver.decodeLater([RingNode].self, forKey: "children") { [unowned self] in self.children = $0 }
+    }
+}
+
+/// The fixtures' "Values" instance: one field of each Foundation value kind.
+final class FoundationValues: GraphCoding {
+    static var archivedTypeName: String { "Values" }
+    var int = 0
+    var bigUnsigned: UInt64 = 0
+    var double = 0.0
+    var flag = false
+    var text = ""
+    var unicode = ""
+    var mutableText = ""
+    var bytes = Data()
+    var date = Date()
+    var numbers: [Int] = []
+    var tags: Set<String> = []
+    var table: [String: Int] = [:]
+    var nothing: String? = "not decoded"
+
+    init() {}
+
+    func encode(with archiver: GraphArchiver) throws {}
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        int = try unarchiver.decode(Int.self, forKey: "int")
+        bigUnsigned = try unarchiver.decode(UInt64.self, forKey: "bigUnsigned")
+        double = try unarchiver.decode(Double.self, forKey: "double")
+        flag = try unarchiver.decode(Bool.self, forKey: "flag")
+        text = try unarchiver.decode(String.self, forKey: "text")
+        unicode = try unarchiver.decode(String.self, forKey: "unicode")
+        mutableText = try unarchiver.decode(String.self, forKey: "mutableText")
+        bytes = try unarchiver.decode(Data.self, forKey: "bytes")
+        date = try unarchiver.decode(Date.self, forKey: "date")
+        numbers = try unarchiver.decode([Int].self, forKey: "numbers")
+        tags = try unarchiver.decode(Set<String>.self, forKey: "tags")
+        table = try unarchiver.decode([String: Int].self, forKey: "table")
+        nothing = try unarchiver.decode(String?.self, forKey: "nothing")
+    }
+}
+
+/// Reads a fixture from Fixtures/KeyedArchives.
+func keyedFixture(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
+    let url = try #require(
+        Bundle.module.url(forResource: name, withExtension: "plist", subdirectory: "Fixtures/KeyedArchives"),
+        "missing fixture \(name).plist",
+        sourceLocation: sourceLocation
+    )
+    return try Data(contentsOf: url)
+}
+
+/// A registry that reads the seed app's `UAGridState` as `Record`.
+let gridStateRegistry: GraphTypeRegistry = {
+    var registry = GraphTypeRegistry([Record.self])
+    registry.register(Record.self, forName: "UAGridState")
+    return registry
+}()
+
+@Suite("Keyed archives: reading")
+struct KeyedArchiveReadingTests {
+    // MARK: - The seeds' shapes
+
+    @Test func pythonGridStatesLoadWithSharing() throws {
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchive: keyedFixture("python-gridstates"),
+            registry: gridStateRegistry
+        )
+        #expect(records.map(\.name) == ["Living room", "Kitchen", "Living room", "Hall", "Living room"])
+        #expect(records.map(\.color) == [0xFF8800, 42, 0xFF8800, 0, 0xFF8800])
+        #expect(records[3].date == "2013-05-03 09:15")
+        #expect(records[0] === records[2] && records[0] === records[4])
+        #expect(records[0] !== records[1] && records[1] !== records[3])
+    }
+
+    @Test func foundationGridStatesLoadWithSharing() throws {
+        // Foundation wrote "main.UAGridState"; the registry knows "UAGridState": the reader
+        // falls back to the unqualified name.
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchive: keyedFixture("foundation-gridstates"),
+            registry: gridStateRegistry
+        )
+        #expect(records.count == 400)
+        for index in 0..<300 {
+            #expect(records[index].name == "grid \(index)")
+            #expect(records[index].date == "2013-05-\(10 + index % 20) 10:00")
+            #expect((0..<(1 << 24)).contains(records[index].color))
+        }
+        #expect(Set(records.map(ObjectIdentifier.init)).count == 300)
+        for record in records[300...] {
+            let index = try #require(Int(record.name.dropFirst(5)))
+            #expect(record === records[index])
+        }
+    }
+
+    @Test(arguments: ["python-fourlines-bid", "foundation-fourlines-bid"])
+    func bidFourLinesLoadUnderDataKey(fixture: String) throws {
+        // The seeds' flow: open, decode the root key, finish.
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([BIDFourLines.self])
+        )
+        let lines = try unarchiver.decode(BIDFourLines.self, forKey: "Data")
+        try unarchiver.finishDecoding()
+        #expect(lines.fields == ["first line", "second line", "third line", "fourth line"])
+    }
+
+    @Test(arguments: ["python-fourlines", "foundation-fourlines"])
+    func fourLinesLoadUnderDataKey(fixture: String) throws {
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([FourLines.self])
+        )
+        let lines = try unarchiver.decode(FourLines.self, forKey: "Data")
+        #expect(lines.fields == ["first line", "second line", "third line", "fourth line"])
+    }
+
+    @Test(arguments: ["python-lines", "foundation-lines"])
+    func linesArrayLoadsUnderRootKey(fixture: String) throws {
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([LinesModel.self])
+        )
+        #expect(try unarchiver.decode(LinesModel.self, forKey: "kRootKey").lines == ["one", "two", "three", "four"])
+    }
+
+    // MARK: - Values, sharing and cycles
+
+    @Test(arguments: ["python-values", "foundation-values"])
+    func foundationValueKindsDecode(fixture: String) throws {
+        let values = try GraphUnarchiver.unarchivedObject(
+            ofType: FoundationValues.self,
+            fromKeyedArchive: keyedFixture(fixture)
+        )
+        #expect(values.int == -7)
+        #expect(values.bigUnsigned == UInt64.max)
+        #expect(values.double == 2.5)
+        #expect(values.flag)
+        #expect(values.text == "plain ASCII")
+        #expect(values.unicode == "grüße, 世界 🌍")
+        #expect(values.mutableText == "mutable")
+        #expect(values.bytes == Data([0, 1, 2, 255]))
+        #expect(values.date == Date(timeIntervalSinceReferenceDate: 400_000_000.5))
+        #expect(values.numbers == [1, 2, 3])
+        #expect(values.tags == ["a", "b"])
+        #expect(values.table == ["one": 1, "two": 2])
+        #expect(values.nothing == nil)
+    }
+
+    @Test func foundationOnlyValueKindsDecode() throws {
+        // The root's other keys, read through a second model of the same class name.
+        final class Extras: GraphCoding {
+            static var archivedTypeName: String { "Values" }
+            let int64: Int64
+            let float: Float
+            let nested: [[Int]]
+            func encode(with archiver: GraphArchiver) throws {}
+            init(from unarchiver: GraphUnarchiver) throws {
+                int64 = try unarchiver.decode(Int64.self, forKey: "int64")
+                float = try unarchiver.decode(Float.self, forKey: "float")
+                nested = try unarchiver.decode([[Int]].self, forKey: "nested")
+            }
+        }
+        let extras = try GraphUnarchiver.unarchivedObject(
+            ofType: Extras.self,
+            fromKeyedArchive: keyedFixture("foundation-values")
+        )
+        #expect(extras.int64 == .min)
+        #expect(extras.float == 1.25)
+        #expect(extras.nested == [[1, 2], [3]])
+    }
+
+    @Test(arguments: ["python-ring", "foundation-ring"])
+    func cyclesComeBackAsTheSameInstances(fixture: String) throws {
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: keyedFixture(fixture),
+            registry: GraphTypeRegistry([RingNode.self])
+        )
+        let first = try unarchiver.decode(RingNode.self, forKey: "root")
+        let parent = try unarchiver.decode(RingNode.self, forKey: "parent")
+        let ring = [first, try #require(first.next), try #require(first.next?.next)]
+        #expect(ring.map(\.label) == [0, 1, 2])
+        #expect(ring[2].next === first)
+        #expect(parent.label == 99)
+        #expect(parent.parent == nil)
+        #expect(parent.children.count == 3 && zip(parent.children, ring).allSatisfy { $0 === $1 })
+        #expect(ring.allSatisfy { $0.parent === parent && $0.children.isEmpty })
+        for node in ring { node.next = nil }
+        parent.children = []
+    }
+
+    @Test func unknownClassIsRefusedByName() throws {
+        #expect {
+            try GraphUnarchiver.unarchivedObject(
+                ofType: [Record].self,
+                fromKeyedArchive: keyedFixture("python-hostile-unknown-class"),
+                registry: gridStateRegistry
+            )
+        } throws: { error in
+            (error as? GraphArchiveError)?.code == .unknownType && "\(error)".contains("UAEvilPayload")
+        }
+    }
+
+    @Test func classNamesFallBackAlongClassesList() throws {
+        // An app subclass the registry does not know decodes as its registered superclass.
+        let data = keyedArchive(
+            top: ["root": .uid(1)],
+            objects: [
+                .dictionary([
+                    "kEncodeKeyName": .uid(3), "kEncodeKeyColor": .integer(7), "kEncodeKeyDate": .uid(3),
+                    "$class": .uid(2),
+                ]),
+                .dictionary([
+                    "$classname": .string("UASpecialGridState"),
+                    "$classes": .array([.string("UASpecialGridState"), .string("UAGridState"), .string("NSObject")]),
+                ]),
+                .string("same"),
+            ]
+        )
+        let record = try GraphUnarchiver.unarchivedObject(
+            ofType: Record.self,
+            fromKeyedArchive: data,
+            registry: gridStateRegistry
+        )
+        #expect(record.name == "same" && record.color == 7 && record.date == "same")
+    }
+
+    @Test func registryNamesDecideWhatIsCreated() throws {
+        // Without the "UAGridState" registration the seed archive's class is unknown.
+        #expect {
+            try GraphUnarchiver.unarchivedObject(
+                ofType: [Record].self,
+                fromKeyedArchive: keyedFixture("python-gridstates")
+            )
+        } throws: { ($0 as? GraphArchiveError)?.code == .unknownType }
+    }
+
+    @Test func anyArchiveOpensBothFormats() throws {
+        let keyed = try keyedFixture("python-gridstates")
+        let native = try GraphArchiver.archivedData(withRootObject: [Record(name: "n", color: 1, date: "d")])
+        for data in [keyed, native] {
+            let unarchiver = try GraphUnarchiver(forReadingAnyArchive: data, registry: gridStateRegistry)
+            #expect(try !unarchiver.decode([Record].self, forKey: "root").isEmpty)
+        }
+        #expect(ArchiveKind.detect(keyed) == .keyedArchive)
+        #expect(ArchiveKind.detect(native) == .gridstore)
+        #expect(ArchiveKind.detect(Data("hello".utf8)) == .unknown)
+        #expect(KeyedArchive.isKeyedArchive(keyed) && !KeyedArchive.isKeyedArchive(native))
+    }
+
+    @Test func keyedArchiveInfoCountsObjectsAndSharing() throws {
+        let data = try keyedFixture("python-gridstates")
+        let info = try KeyedArchive.archiveInfo(fromKeyedArchive: data)
+        #expect(info.objectCount == 3)
+        #expect(info.referenceCount == 5)
+        #expect(info.sharedReferenceCount == 2)
+        #expect(info.rootElementCount == 5)
+        #expect(info.typeNames == ["UAGridState"])
+        #expect(info.topLevelKeys == ["root"])
+        #expect(info.archiveBytes == data.count)
+        #expect(info.formatVersion == "NSKeyedArchiver 100000")
+    }
+
+    @Test func keyedArchiveConvertsToANativeArchive() throws {
+        let native = try KeyedArchive.archiveData(fromKeyedArchive: keyedFixture("python-gridstates"))
+        #expect(ArchiveKind.detect(native) == .gridstore)
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            from: native,
+            registry: gridStateRegistry
+        )
+        #expect(records.count == 5 && records[0] === records[4])
+    }
+}
+
+// MARK: - Building keyed archives in tests
+
+/// A property list value, for building keyed archives by hand.
+indirect enum PlistValue {
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case bool(Bool)
+    case data([UInt8])
+    case uid(Int)
+    case array([PlistValue])
+    case dictionary(KeyValuePairs<String, PlistValue>)
+
+    /// Adds this value to `writer` and returns its object index.
+    func write(to writer: inout BPlistWriter) -> Int {
+        switch self {
+        case .string(let value): return writer.string(value)
+        case .integer(let value): return writer.integer(value)
+        case .real(let value): return writer.double(value)
+        case .bool(let value): return writer.bool(value)
+        case .data(let value): return writer.data(value)
+        case .uid(let value): return writer.uid(value)
+        case .array(let elements):
+            let references = elements.map { $0.write(to: &writer) }
+            let start = writer.stackPosition
+            for reference in references { writer.push(reference) }
+            return writer.closeArray(from: start)
+        case .dictionary(let pairs):
+            let references = pairs.map { (writer.string($0.key), $0.value.write(to: &writer)) }
+            let start = writer.stackPosition
+            for (key, value) in references {
+                writer.push(key)
+                writer.push(value)
+            }
+            return writer.closeDictionary(from: start)
+        }
+    }
+}
+
+/// The binary property list of `value`.
+func bplist(_ value: PlistValue) -> Data {
+    var writer = BPlistWriter()
+    let top = value.write(to: &writer)
+    return writer.finish(top: top).withUnsafeBytes { Data($0) }
+}
+
+/// A keyed archive of `$top` and `$objects` (after "$null", so the first entry is UID 1).
+func keyedArchive(
+    top: KeyValuePairs<String, PlistValue>,
+    objects: [PlistValue],
+    archiver: String = "NSKeyedArchiver",
+    version: Int64 = 100_000
+) -> Data {
+    bplist(
+        .dictionary([
+            "$archiver": .string(archiver), "$version": .integer(version), "$top": .dictionary(top),
+            "$objects": .array([.string("$null")] + objects),
+        ])
+    )
+}
