@@ -30,22 +30,32 @@ extension GridStoreTool {
         // Any graph, not only grid states: objects of any class, their sharing and, from a keyed
         // archive, how it stored each value (see ArchiveGraph.gridstoreArchiveData).
         let graph = try withArchive(inputName) { try openGraph(source, options: decoding) }
-        let data = try withArchive(inputName) {
-            form.format == .gridstore
-                ? try graph.gridstoreArchiveData(compression: form.compression)
-                : try graph.keyedArchiveData(options: GridStateArchive.keyedOptions)
-        }
+        let written: Int
         if toStandardOutput {
+            let data = try withArchive(inputName) {
+                form.format == .gridstore
+                    ? try graph.gridstoreArchiveData(compression: form.compression)
+                    : try graph.keyedArchiveData(options: GridStateArchive.keyedOptions)
+            }
             try OutputBuffer.write(data)
+            written = data.count
         } else {
-            try withArchive(outputName) {
-                try AtomicFile.write(to: options.output) { sink in try sink.write([UInt8](data)) }
+            do {
+                written =
+                    form.format == .gridstore
+                    ? try graph.writeGridstoreArchive(toFile: options.output, compression: form.compression)
+                    : try graph.writeKeyedArchive(toFile: options.output, options: GridStateArchive.keyedOptions)
+            } catch let error as GraphArchiveError {
+                // Saving fails on OUT; the conversion (its memory budget, a value OUT's format
+                // cannot hold) on what IN holds.
+                let failedOn = [.ioError, .fileNotFound].contains(error.code) ? outputName : inputName
+                written = try withArchive(failedOn) { throw error }
             }
         }
         progress.finish()
         try console.summary(
             "converted \(try contents(of: graph)) from \(inputName) to \(outputName): "
-                + "\(counted(data.count, "byte")), \(describe(form))",
+                + "\(counted(written, "byte")), \(describe(form))",
             onStandardError: toStandardOutput
         )
     }

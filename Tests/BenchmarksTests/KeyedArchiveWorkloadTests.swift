@@ -27,7 +27,7 @@ struct KeyedArchiveWorkloadTests {
         let graph = keyed.graph(300)
         let data = try keyed.foundationArchive(300)
         // Foundation's own output: a binary plist with the module-qualified class name.
-        #expect(KeyedArchive.isKeyedArchive(data))
+        #expect(ArchiveKind.detect(data) == .keyedArchive)
         #expect(data.range(of: Data(KeyedArchiveWorkload.className.utf8)) != nil)
         let states = try KeyedArchiveWorkload.read(data)
         try graph.verify(states)

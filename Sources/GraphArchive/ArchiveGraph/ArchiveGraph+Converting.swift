@@ -23,11 +23,14 @@ extension ArchiveGraph {
         return try NativeGraphWriter.write(self, compression: compression).takeData()
     }
 
-    /// Writes the graph as a gridstore archive at `path`, atomically (see ``AtomicFile``); see
-    /// ``gridstoreArchiveData(compression:)``.
-    public func writeGridstoreArchive(toFile path: String, compression: ArchiveCompression = .none) throws {
+    /// Writes the graph as a gridstore archive at `path`, atomically (see
+    /// <doc:HostileInput#Saving>); see ``gridstoreArchiveData(compression:)``.
+    ///
+    /// - Returns: The size of the archive written, in bytes.
+    @discardableResult
+    public func writeGridstoreArchive(toFile path: String, compression: ArchiveCompression = .none) throws -> Int {
         try checkRoomToWrite()
-        try AtomicFile.write(NativeGraphWriter.write(self, compression: compression), to: path)
+        return try AtomicFile.write(NativeGraphWriter.write(self, compression: compression), to: path)
     }
 
     /// The graph as an NSKeyedArchiver archive (a binary property list) that Foundation's
@@ -45,9 +48,14 @@ extension ArchiveGraph {
 
     /// Writes the graph as an NSKeyedArchiver archive at `path`, atomically; see
     /// ``keyedArchiveData(options:)``.
-    public func writeKeyedArchive(toFile path: String, options: KeyedArchive.Options = KeyedArchive.Options()) throws {
+    ///
+    /// - Returns: The size of the archive written, in bytes.
+    @discardableResult
+    public func writeKeyedArchive(toFile path: String, options: KeyedArchive.Options = KeyedArchive.Options()) throws
+        -> Int
+    {
         try checkRoomToWrite()
-        try KeyedArchive.write(KeyedArchiveWriter.write(self, classNames: options.classNames), to: path)
+        return try KeyedArchive.write(KeyedArchiveWriter.write(self, classNames: options.classNames), to: path)
     }
 
     /// Throws `.limitExceeded`, before anything is written, when the memory budget of

@@ -318,7 +318,7 @@ public final class GraphArchiver {
         }
     }
 
-    /// Writes the finished archive to `path` atomically (see ``AtomicFile``).
+    /// Writes the finished archive to `path` atomically (see <doc:HostileInput#Saving>).
     public func write(toFile path: String) throws {
         guard let output else {
             throw GraphArchiveError(.invalidState, "write(toFile:) called before finishEncoding()")

@@ -73,8 +73,8 @@ public struct GraphArchiveEncoder: Sendable {
         try archive(value).takeData()
     }
 
-    /// Archives `value` and saves it to `path` atomically (see ``AtomicFile``): the file is
-    /// either its previous content or the whole new archive.
+    /// Archives `value` and saves it to `path` atomically (see <doc:HostileInput#Saving>): the
+    /// file is either its previous content or the whole new archive.
     ///
     /// - Throws: what ``encode(_:)`` throws, and ``GraphArchiveError`` (`.ioError`,
     ///   `.fileNotFound` for a missing folder) from saving.

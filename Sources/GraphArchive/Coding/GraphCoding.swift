@@ -160,10 +160,12 @@ extension GraphCoding {
     public static var archivedSubclasses: [any GraphCoding.Type] { [] }
 
     // Structs are inline value records.
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         try archiver.writeValueRecord(self)
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Self {
         try unarchiver.readValueRecord(Self.self)
     }
@@ -171,19 +173,23 @@ extension GraphCoding {
 
 extension GraphCoding where Self: AnyObject {
     // Class instances are object references: written once, shared on the way back.
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         try archiver.writeObjectReference(self, conditional: false)
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Self {
         try unarchiver.readObjectReference(Self.self)
     }
 
+    @_documentation(visibility: internal)
     public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool {
         try archiver.writeReferenceArray(array)
         return true
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeObjectArray<Element>(
         _: Element.Type,
         count: Int,
@@ -193,6 +199,7 @@ extension GraphCoding where Self: AnyObject {
         try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self).reinterpreted(as: Element.self)
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         registry.register(self)
     }

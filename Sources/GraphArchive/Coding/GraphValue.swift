@@ -12,11 +12,15 @@ import Foundation
 /// Adopt ``GraphCoding`` rather than this protocol; its underscored requirements are the
 /// engine's plumbing and not API.
 public protocol GraphValue {
+    @_documentation(visibility: internal)
     func _encodeGraphValue(to archiver: GraphArchiver) throws
+    @_documentation(visibility: internal)
     static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Self
+    @_documentation(visibility: internal)
     /// Writes `array` as a packed array of references and returns true if `Self` is a class;
     /// returns false, having written nothing, otherwise.
     static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool
+    @_documentation(visibility: internal)
     /// Decodes a packed array of `count` references as `[Element]`, where `Element` is `Self`
     /// (classes only; for other types an empty array, or else an error the unarchiver turns
     /// into a type mismatch). `capacity` is the most elements the input can hold. Generic
@@ -27,13 +31,16 @@ public protocol GraphValue {
         capacity: Int,
         from unarchiver: GraphUnarchiver
     ) throws -> [Element]
+    @_documentation(visibility: internal)
     /// Adds the archivable classes this type is built from to `registry`.
     static func _registerGraphTypes(in registry: inout GraphTypeRegistry)
 }
 
 extension GraphValue {
+    @_documentation(visibility: internal)
     public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool { false }
 
+    @_documentation(visibility: internal)
     public static func _decodeObjectArray<Element>(
         _: Element.Type,
         count: Int,
@@ -44,6 +51,7 @@ extension GraphValue {
         return []
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {}
 }
 
@@ -54,57 +62,72 @@ struct ObjectsWhereValuesWereAskedFor: Error {}
 // MARK: - Primitives
 
 extension Bool: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws { archiver.state.writeBool(self) }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Bool {
         try unarchiver.state.readBool()
     }
 }
 
 extension String: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws { archiver.state.writeString(self) }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> String {
         try unarchiver.state.readString()
     }
 }
 
 extension Double: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws { archiver.state.writeDouble(self) }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Double {
         try unarchiver.state.readDouble()
     }
 }
 
 extension Float: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws { archiver.state.writeFloat(self) }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Float {
         try unarchiver.state.readFloat()
     }
 }
 
 extension Date: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         archiver.state.writeDate(timeIntervalSinceReferenceDate)
     }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Date {
         Date(timeIntervalSinceReferenceDate: try unarchiver.state.readDate())
     }
 }
 
 extension Data: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws { archiver.state.writeBytes(self) }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Data {
         Data(try unarchiver.state.readByteArray())
     }
 }
 
+@_documentation(visibility: internal)
 /// Every fixed-width integer stores the same way: sign and magnitude in the smallest width
 /// (FORMAT.md §6.2), checked against the requested type's range on the way back.
 public protocol _GraphInteger: FixedWidthInteger, GraphValue {}
 
 extension _GraphInteger {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         archiver.state.writeInteger(self)
     }
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Self {
         try unarchiver.state.readInteger(Self.self)
     }
@@ -124,6 +147,7 @@ extension UInt64: _GraphInteger {}
 // MARK: - Containers
 
 extension Optional: GraphValue where Wrapped: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         switch self {
         case .none: archiver.state.writeNil()
@@ -131,67 +155,81 @@ extension Optional: GraphValue where Wrapped: GraphValue {
         }
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Wrapped? {
         if try unarchiver.state.readNilIfPresent() { return nil }
         return try Wrapped._decodeGraphValue(from: unarchiver)
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         Wrapped._registerGraphTypes(in: &registry)
     }
 }
 
 extension Array: GraphValue where Element: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         try archiver.writeArray(self)
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> [Element] {
         try unarchiver.readArray(Element.self)
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         Element._registerGraphTypes(in: &registry)
     }
 }
 
 extension ContiguousArray: GraphValue where Element: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         try archiver.writeArray(Array(self))
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> ContiguousArray<Element> {
         ContiguousArray(try unarchiver.readArray(Element.self))
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         Element._registerGraphTypes(in: &registry)
     }
 }
 
 extension Set: GraphValue where Element: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         try archiver.writeArray(Array(self))
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Set<Element> {
         Set(try unarchiver.readArray(Element.self))
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         Element._registerGraphTypes(in: &registry)
     }
 }
 
 extension Dictionary: GraphValue where Key: GraphValue, Value: GraphValue {
+    @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
         try archiver.writeDictionary(self)
     }
 
+    @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> [Key: Value] {
         try unarchiver.readDictionary(Key.self, Value.self)
     }
 
+    @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         Key._registerGraphTypes(in: &registry)
         Value._registerGraphTypes(in: &registry)

@@ -34,16 +34,16 @@ import Darwin
 /// file is never removed. When SIGTERM, SIGINT or SIGHUP ends the process during a save (their
 /// action being the default), the temporary file is removed and the process then ends by the
 /// signal (see `TemporaryFileCleanup`).
-public enum AtomicFile {
+enum AtomicFile {
     /// Writes bytes to the temporary file; handed to the closure of ``write(to:_:)``.
     public struct Sink: ~Copyable {
         fileprivate let descriptor: Int32
         fileprivate let path: String
         /// Bytes written so far.
-        public private(set) var count = 0
+        private(set) var count = 0
 
         /// Appends `bytes`, retrying short writes.
-        public mutating func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
+        mutating func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
             try AtomicFile.writeAll(bytes, to: descriptor, path: path)
             count += bytes.count
         }
@@ -55,7 +55,7 @@ public enum AtomicFile {
             Appender(descriptor: descriptor, path: path)
         }
 
-        public mutating func write(_ bytes: [UInt8]) throws(GraphArchiveError) {
+        mutating func write(_ bytes: [UInt8]) throws(GraphArchiveError) {
             // Array.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
             let result: Result<Void, GraphArchiveError> = bytes.withUnsafeBytes { raw in
                 Result { () throws(GraphArchiveError) in try write(raw) }
@@ -64,7 +64,7 @@ public enum AtomicFile {
         }
 
         /// Writes `bytes` at `offset` without moving the append position (to patch a header).
-        public func write(_ bytes: [UInt8], at offset: Int) throws(GraphArchiveError) {
+        func write(_ bytes: [UInt8], at offset: Int) throws(GraphArchiveError) {
             let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
             guard written == bytes.count else { throw SystemError.error(errno, "cannot write", path) }
         }
@@ -104,11 +104,12 @@ public enum AtomicFile {
         }
     }
 
-    /// Replaces `path` with what `body` writes.
+    /// Replaces `path` with what `body` writes; returns the new file's size in bytes.
     ///
     /// - Throws: `.ioError` or `.fileNotFound` (missing folder) with the system's message, or
     ///   what `body` throws; in every case the previous file at `path` is left as it was.
-    public static func write(to path: String, _ body: (inout Sink) throws -> Void) throws {
+    @discardableResult
+    static func write(to path: String, _ body: (inout Sink) throws -> Void) throws -> Int {
         let target = try SymbolicLinks.finalTarget(of: path)
         var info = stat()
         let existing: stat? = stat(target, &info) == 0 ? info : nil
@@ -120,11 +121,14 @@ public enum AtomicFile {
         removeStaleTemporaries(in: folder, name: name)
         let (descriptor, temporary, cleanupSlot) = try createTemporary(in: folder, name: name, for: path)
         defer { TemporaryFileCleanup.unregister(cleanupSlot) }
+        var written = stat()
         do {
             var sink = Sink(descriptor: descriptor, path: path)
             try body(&sink)
             if let existing { keepOwnerAndMode(of: existing, on: descriptor) }
             guard fsync(descriptor) == 0 else { throw SystemError.error(errno, "cannot flush", path) }
+            // The size from the file itself: a compressed payload's appender is not counted in the sink.
+            guard fstat(descriptor, &written) == 0 else { throw SystemError.error(errno, "cannot read the size of", path) }
             // Renamed while still open, so its lock keeps other saves' cleanup away until then.
             guard rename(temporary, target) == 0 else { throw SystemError.error(errno, "cannot replace", path) }
         } catch {
@@ -139,6 +143,7 @@ public enum AtomicFile {
             fsync(folderDescriptor)
             close(folderDescriptor)
         }
+        return Int(written.st_size)
     }
 
     /// Creates and locks a new temporary file for `name` in `folder`; returns it open, its path,
@@ -188,7 +193,8 @@ public enum AtomicFile {
         _ = fchmod(descriptor, existing.st_mode & 0o7777)
     }
 
-    static func write(_ output: ArchiveOutput, to path: String) throws {
+    @discardableResult
+    static func write(_ output: ArchiveOutput, to path: String) throws -> Int {
         try write(to: path) { sink in try output.write(to: &sink) }
     }
 

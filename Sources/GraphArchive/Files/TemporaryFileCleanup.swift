@@ -20,7 +20,7 @@ import Darwin
 /// process still ends by that signal, as its parent expects. A signal the program handles or
 /// ignores is left alone: its handler decides (`GridStateDataSource.saveOnTermination` saves
 /// first and lets the save in progress finish); a temporary file a killed save leaves anyway is
-/// removed by the next save in the folder (see ``AtomicFile``).
+/// removed by the next save in the folder (see `AtomicFile`).
 ///
 /// The handler may only call async-signal-safe functions and read memory that is never freed:
 /// the paths live in fixed slots allocated once, each with a state a save moves from free to

@@ -48,12 +48,6 @@ public enum KeyedArchive {
         }
     }
 
-    /// Whether `data` starts like a keyed archive (a binary or XML property list). Cheap: looks
-    /// at the first eight bytes only; opening the archive checks the rest.
-    public static func isKeyedArchive(_ data: Data) -> Bool {
-        ArchiveKind.detect(data) == .keyedArchive
-    }
-
     // MARK: - Writing
 
     /// Archives `rootObject` under the key "root" as an NSKeyedArchiver archive: what
@@ -71,7 +65,8 @@ public enum KeyedArchive {
     }
 
     /// Archives `rootObject` under "root" as an NSKeyedArchiver archive and saves it to `path`
-    /// atomically (see ``AtomicFile``): the `archiveRootObject(_:toFile:)` that iOS apps use.
+    /// atomically (see <doc:HostileInput#Saving>): the `archiveRootObject(_:toFile:)` that iOS
+    /// apps use.
     public static func archiveRootObject<T: GraphValue>(
         _ rootObject: T,
         toFile path: String,
@@ -84,16 +79,20 @@ public enum KeyedArchive {
     }
 
     // MARK: - Converting
+    //
+    // Named by direction, as ArchiveGraph's writers are: the base name says what is produced
+    // (`gridstoreArchiveData`, `writeGridstoreArchive`, `keyedArchiveData`, `writeKeyedArchive`),
+    // the first label what is read (`fromKeyedArchive`, `fromGridstoreArchiveFile`).
 
     /// The gridstore archive holding what keyed archive `data` holds, without creating any
     /// object (no registry needed): class instances become objects named by `$classname`, and
     /// the conversion is lossless (see ``ArchiveGraph/gridstoreArchiveData(compression:)``):
-    /// ``keyedArchiveData(fromArchive:options:decodingOptions:)`` of the result gives back the
-    /// same graph.
+    /// ``keyedArchiveData(fromGridstoreArchive:options:decodingOptions:)`` of the result gives
+    /// back the same graph.
     ///
     /// - Throws: What ``ArchiveGraph/init(data:options:)`` throws for a bad keyed archive, and
     ///   compression errors.
-    public static func archiveData(
+    public static func gridstoreArchiveData(
         fromKeyedArchive data: Data,
         compression: ArchiveCompression = .none,
         options: GraphUnarchiver.Options = .init()
@@ -102,8 +101,8 @@ public enum KeyedArchive {
     }
 
     /// Converts the keyed archive at `input` into a gridstore archive saved atomically at
-    /// `output`; see ``archiveData(fromKeyedArchive:compression:options:)``.
-    public static func writeArchive(
+    /// `output`; see ``gridstoreArchiveData(fromKeyedArchive:compression:options:)``.
+    public static func writeGridstoreArchive(
         fromKeyedArchiveFile input: String,
         toFile output: String,
         compression: ArchiveCompression = .none,
@@ -119,7 +118,7 @@ public enum KeyedArchive {
     /// - Throws: What reading the gridstore archive throws, and `.invalidValue` for nil inside
     ///   an array or dictionary.
     public static func keyedArchiveData(
-        fromArchive data: Data,
+        fromGridstoreArchive data: Data,
         options: Options = Options(),
         decodingOptions: GraphUnarchiver.Options = .init()
     ) throws -> Data {
@@ -133,7 +132,7 @@ public enum KeyedArchive {
 
     /// Converts the gridstore archive at `input` into a keyed archive saved atomically at `output`.
     public static func writeKeyedArchive(
-        fromArchiveFile input: String,
+        fromGridstoreArchiveFile input: String,
         toFile output: String,
         options: Options = Options(),
         decodingOptions: GraphUnarchiver.Options = .init()
@@ -145,7 +144,8 @@ public enum KeyedArchive {
         )
     }
 
-    static func write(_ plist: borrowing ByteWriter, to path: String) throws {
+    @discardableResult
+    static func write(_ plist: borrowing ByteWriter, to path: String) throws -> Int {
         try AtomicFile.write(to: path) { sink in
             try plist.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
         }

@@ -13,7 +13,6 @@ import Foundation
 ///
 /// let unarchiver = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry([BIDFourLines.self]))
 /// let lines = try unarchiver.decode(BIDFourLines.self, forKey: "Data")
-/// try unarchiver.finishDecoding()
 /// ```
 ///
 /// Creating an unarchiver checks the whole archive (header, checksum, tables) and builds every
@@ -405,10 +404,6 @@ public final class GraphUnarchiver {
         }
     }
 
-    /// Ends decoding. Present for the seeds' flow; the archive was fully checked when opened.
-    public func finishDecoding() throws {
-    }
-
     // MARK: - Plumbing called by the GraphValue conformances
 
     func readObjectReference<T: GraphCoding & AnyObject>(_: T.Type) throws -> T {
@@ -614,9 +609,7 @@ public final class GraphUnarchiver {
     /// objects may be handed to the root array (see `DecodedObjects`).
     func decodeRoot<T: GraphValue>(_: T.Type) throws -> T {
         state.handsOverObjects = true
-        let value = try decode(T.self, forKey: GraphArchiver.rootKey)
-        try finishDecoding()
-        return value
+        return try decode(T.self, forKey: GraphArchiver.rootKey)
     }
 }
 

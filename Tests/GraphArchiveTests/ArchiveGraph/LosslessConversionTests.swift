@@ -104,7 +104,7 @@ struct LosslessConversionTests {
     }
 
     @Test func gridStatesConvertedFromKeyedReadTyped() throws {
-        let native = try KeyedArchive.archiveData(fromKeyedArchive: keyedFixture("foundation-gridstates"))
+        let native = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyedFixture("foundation-gridstates"))
         let records = try GraphUnarchiver.unarchivedObject(
             ofType: [Record].self,
             from: native,

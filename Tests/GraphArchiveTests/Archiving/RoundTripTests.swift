@@ -234,7 +234,6 @@ struct RoundTripTests {
         let one = try unarchiver.decode(Record.self, forKey: "Data")
         let two = try unarchiver.decode([Record].self, forKey: "kRootKey")
         #expect(try unarchiver.decode(Int.self, forKey: "answer") == 42)
-        try unarchiver.finishDecoding()
         #expect(two[0] === one && two[1] === one)
     }
 

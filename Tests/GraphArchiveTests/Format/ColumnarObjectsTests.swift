@@ -334,11 +334,11 @@ struct ColumnarObjectsTests {
         let records = sampleRecords(40, sharedFraction: 0.5)
         let native = try GraphArchiver.archivedData(withRootObject: records)
         let keyed = try KeyedArchive.keyedArchiveData(
-            fromArchive: native,
+            fromGridstoreArchive: native,
             options: KeyedArchiveWritingTests.uaGridState
         )
-        let compressed = try KeyedArchive.archiveData(fromKeyedArchive: keyed, compression: .zstd)
-        let plain = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
+        let compressed = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyed, compression: .zstd)
+        let plain = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyed)
         #expect(compressed[10] == 0x07)
         let loaded = try LoadedArchive.load(ArchiveBytes(copying: compressed), options: .init())
         #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)))
@@ -350,7 +350,7 @@ struct ColumnarObjectsTests {
         expectSameRecords(back, records)
         // And back to a keyed archive from the compressed one.
         #expect(
-            try KeyedArchive.keyedArchiveData(fromArchive: compressed, options: KeyedArchiveWritingTests.uaGridState)
+            try KeyedArchive.keyedArchiveData(fromGridstoreArchive: compressed, options: KeyedArchiveWritingTests.uaGridState)
                 == keyed
         )
     }

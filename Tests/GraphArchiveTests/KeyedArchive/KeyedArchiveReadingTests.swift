@@ -182,7 +182,6 @@ struct KeyedArchiveReadingTests {
             registry: GraphTypeRegistry([BIDFourLines.self])
         )
         let lines = try unarchiver.decode(BIDFourLines.self, forKey: "Data")
-        try unarchiver.finishDecoding()
         #expect(lines.fields == ["first line", "second line", "third line", "fourth line"])
     }
 
@@ -326,7 +325,6 @@ struct KeyedArchiveReadingTests {
         #expect(ArchiveKind.detect(keyed) == .keyedArchive)
         #expect(ArchiveKind.detect(native) == .gridstore)
         #expect(ArchiveKind.detect(Data("hello".utf8)) == .unknown)
-        #expect(KeyedArchive.isKeyedArchive(keyed) && !KeyedArchive.isKeyedArchive(native))
     }
 
     @Test func keyedArchiveInfoCountsObjectsAndSharing() throws {
@@ -343,7 +341,7 @@ struct KeyedArchiveReadingTests {
     }
 
     @Test func keyedArchiveConvertsToANativeArchive() throws {
-        let native = try KeyedArchive.archiveData(fromKeyedArchive: keyedFixture("python-gridstates"))
+        let native = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyedFixture("python-gridstates"))
         #expect(ArchiveKind.detect(native) == .gridstore)
         let records = try GraphUnarchiver.unarchivedObject(
             ofType: [Record].self,

@@ -368,9 +368,9 @@ struct KeyedArchiveWritingTests {
     @Test func nativeArchivesConvertToKeyedAndBack() throws {
         let records = sharedRecords(50)
         let native = try GraphArchiver.archivedData(withRootObject: records)
-        let keyed = try KeyedArchive.keyedArchiveData(fromArchive: native, options: Self.uaGridState)
+        let keyed = try KeyedArchive.keyedArchiveData(fromGridstoreArchive: native, options: Self.uaGridState)
         #expect(ArchiveKind.detect(keyed) == .keyedArchive)
-        let again = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
+        let again = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyed)
         let back = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: again, registry: gridStateRegistry)
         #expect(back.map(\.name) == records.map(\.name))
         #expect(back[50] === back[0] && back[51] === back[7])
@@ -412,9 +412,9 @@ struct KeyedArchiveWritingTests {
 
         // File conversions in both directions.
         let native = folder.appendingPathComponent("grid.gridstore").path
-        try KeyedArchive.writeArchive(fromKeyedArchiveFile: path, toFile: native)
+        try KeyedArchive.writeGridstoreArchive(fromKeyedArchiveFile: path, toFile: native)
         let keyed = folder.appendingPathComponent("grid.plist").path
-        try KeyedArchive.writeKeyedArchive(fromArchiveFile: native, toFile: keyed, options: Self.uaGridState)
+        try KeyedArchive.writeKeyedArchive(fromGridstoreArchiveFile: native, toFile: keyed, options: Self.uaGridState)
         #expect(
             try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: native, registry: gridStateRegistry)
                 .count == 30

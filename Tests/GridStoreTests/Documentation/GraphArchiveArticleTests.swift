@@ -526,8 +526,8 @@ enum KeyedArchivesArticle {
         assert(either.map(\.name) == contacts.map(\.name))
 
         let keyed = try Data(contentsOf: URL(fileURLWithPath: path))
-        let native = try KeyedArchive.archiveData(fromKeyedArchive: keyed)
-        let keyedAgain = try KeyedArchive.keyedArchiveData(fromArchive: native, options: options)
+        let native = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyed)
+        let keyedAgain = try KeyedArchive.keyedArchiveData(fromGridstoreArchive: native, options: options)
         return (contacts, keyedAgain)
     }
 
