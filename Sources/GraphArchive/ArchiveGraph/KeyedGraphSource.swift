@@ -271,21 +271,7 @@ struct KeyedGraphSource {
     private mutating func classEntry(_ uid: Int) throws(GraphArchiveError) -> Int {
         if classOf[uid] >= 0 && kinds[uid] == .classDefinition { return Int(classOf[uid]) }
         let (name, object) = try index.classDefinition(uid)
-        var chain: [String]?
-        if let listReference = try index.member(of: object, key: KeyedKey.classes) {
-            let list = try plist.object(listReference)
-            guard list.type == BPlistMarker.array else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "$classes of $objects[\(uid)] is a \(BPlistMarker.describe(list.marker)), not an array",
-                    offset: plist.offset(of: list.index)
-                )
-            }
-            var names: [String] = []
-            var elements = plist.references(of: list)
-            for _ in 0..<list.count { names.append(try plist.string(plist.object(elements.next()))) }
-            chain = names
-        }
+        let chain = try index.classChain(of: object, uid: uid)
         let mayBeValue = name == "NSNull" || Self.valueNames[name] != nil || Self.collectionNames[name] != nil
         classes.append(ClassEntry(name: name, chain: chain, mayBeValue: mayBeValue))
         classOf[uid] = Int32(truncatingIfNeeded: classes.count - 1)
@@ -518,7 +504,7 @@ struct KeyedGraphSource {
             default:
                 throw GraphArchiveError(
                     .corrupt,
-                    "property list object \(object.index) is a \(BPlistMarker.describe(object.marker)), which holds no value",
+                    "property list object \(object.index) is \(BPlistMarker.describeWithArticle(object.marker)), which holds no value",
                     offset: plist.offset(of: object.index)
                 )
             }

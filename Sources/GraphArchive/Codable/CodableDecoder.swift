@@ -303,7 +303,7 @@ final class CodableDecoder: CodableContainerSource {
     private func subclassInstance<T>(_ subclass: any (AnyObject & Decodable).Type, as _: T.Type) throws -> T {
         let built = try subclass.init(from: self)
         guard let value = built as? T else {
-            throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not a \(T.self)")
+            throw GraphArchiveError(.typeMismatch, "\(type(of: built)) is not \(withIndefiniteArticle("\(T.self)"))")
         }
         return value
     }
@@ -329,7 +329,7 @@ final class CodableDecoder: CodableContainerSource {
             throw GraphArchiveError(
                 .typeMismatch,
                 "expected \(T.self), found an object of class \(name), "
-                    + "registered as \(registered), which is not a \(T.self)"
+                    + "registered as \(registered), which is not \(withIndefiniteArticle("\(T.self)"))"
             )
         }
         return registered

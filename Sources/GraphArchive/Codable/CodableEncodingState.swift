@@ -358,8 +358,8 @@ struct CodableEncodingState: ~Copyable {
         case let existing:
             record(
                 invalid(
-                    "\(frames[frame].valueType) asked for a \(kind) container "
-                        + "after a \(existing) one for the same value",
+                    "\(frames[frame].valueType) asked for \(withIndefiniteArticle("\(kind)")) container "
+                        + "after \(withIndefiniteArticle("\(existing)")) one for the same value",
                     value: (),
                     at: frame
                 )

@@ -93,8 +93,8 @@ struct ArchiveFile: ~Copyable {
     }
 
     /// Reads a property list whole. A binary one's magic and trailer (the last 32 bytes) are
-    /// checked against the file's size first, so a foreign, damaged or extended file fails
-    /// before its body is read; an XML one has no trailer and is read as it is.
+    /// checked against the file's size first, and an XML one's last bytes, so a foreign,
+    /// damaged or extended file fails before its body is read.
     ///
     /// - Throws: `.ioError`, `.badMagic`, and the trailer's errors (`.corrupt`, `.limitExceeded`).
     func readPropertyList(maximumObjectCount: Int, memory: inout MemoryBudget) throws(GraphArchiveError) -> ArchiveBytes {
@@ -110,11 +110,44 @@ struct ArchiveFile: ~Copyable {
                 var reader = trailer.reader()
                 _ = try BPlist.Trailer.read(&reader, byteCount: size, maximumObjectCount: maximumObjectCount)
             }
-        } else if start.count == BPlist.magic.count && !PropertyListInput.isXML(start) {
+        } else if PropertyListInput.isXML(start) {
+            try checkXMLEnd()
+        } else if start.count == BPlist.magic.count {
             throw BPlist.badMagic
         }
         try memory.charge(MemoryBudget.chunk(size), for: "reading the \(size)-byte keyed archive file")
         return try readAll()
+    }
+
+    /// An XML property list ends with the closing tag of its value (then only comments,
+    /// processing instructions and white space): a file whose last byte other than white space
+    /// is not `>` (one cut short, or extended with zeros) fails before its body is read.
+    ///
+    /// - Throws: `.corrupt`, `.ioError`.
+    private func checkXMLEnd() throws(GraphArchiveError) {
+        var end = size
+        // Back over trailing white space, a piece at a time; a real file has little of it.
+        while end > 0 {
+            let start = max(0, end - 512)
+            let piece = try ArchiveBytes(count: end - start) { (buffer) throws(GraphArchiveError) -> Int in
+                try read(into: buffer, at: start)
+            }
+            .copyBytes(0..<(end - start))
+            guard piece.count == end - start else {
+                throw GraphArchiveError(.truncated, "\(path) ended while it was being read", offset: start + piece.count)
+            }
+            if let last = piece.lastIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+                guard piece[last] == UInt8(ascii: ">") else {
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "XML property list ends with byte 0x\(String(piece[last], radix: 16)), not with the closing tag of its value",
+                        offset: start + last
+                    )
+                }
+                return
+            }
+            end = start
+        }
     }
 
     /// Reads up to `buffer.count` bytes from `offset`, fewer only at the end of the file.

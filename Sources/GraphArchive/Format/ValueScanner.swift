@@ -134,3 +134,42 @@ extension ByteWriter {
         writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
     }
 }
+
+extension ValueScanner {
+    /// Moves `reader` past one tagged value as ``skipValue(_:depth:)`` does, adding to
+    /// `references` the object references it holds (FORMAT.md §6.4; each slot of a reference
+    /// array, §6.5): what the header's `referenceCount` counts, for `verify`.
+    func skipValue(
+        _ reader: inout ByteReader,
+        depth: Int = 0,
+        countingReferencesInto references: inout Int
+    ) throws(GraphArchiveError) {
+        var content = reader
+        let tag = try content.readByte()
+        switch tag {
+        case ValueTag.objectReference:
+            references += 1
+        case ValueTag.referenceArray:
+            references += try content.readCount()
+        case ValueTag.array, ValueTag.dictionary:
+            try checkDepth(depth, at: reader.offset)
+            let count = try content.readCount()
+            reader = content
+            for _ in 0..<(tag == ValueTag.dictionary ? 2 * count : count) {
+                try skipValue(&reader, depth: depth + 1, countingReferencesInto: &references)
+            }
+            return
+        case ValueTag.valueRecord:
+            try checkDepth(depth, at: reader.offset)
+            reader = content
+            let shape = try readShape(&reader)
+            for _ in 0..<shapeValueCounts[shape] {
+                try skipValue(&reader, depth: depth + 1, countingReferencesInto: &references)
+            }
+            return
+        default:
+            break
+        }
+        try skipValue(&reader, depth: depth)
+    }
+}

@@ -26,6 +26,11 @@ enum BPlistMarker {
     static let set: UInt8 = 0xC0
     static let dictionary: UInt8 = 0xD0
 
+    /// ``describe(_:)`` after its article: "an array", "a UID", "an integer".
+    static func describeWithArticle(_ marker: UInt8) -> String {
+        withIndefiniteArticle(describe(marker))
+    }
+
     /// A name for the object a marker starts, for error messages.
     static func describe(_ marker: UInt8) -> String {
         switch marker & 0xF0 {
@@ -536,7 +541,7 @@ struct BPlist {
         default:
             throw GraphArchiveError(
                 .typeMismatch,
-                "expected a string, found \(BPlistMarker.describe(object.marker)) (object \(object.index))",
+                "expected a string, found \(BPlistMarker.describeWithArticle(object.marker)) (object \(object.index))",
                 offset: Int(offsets[object.index])
             )
         }

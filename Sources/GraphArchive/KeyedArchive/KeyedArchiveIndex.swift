@@ -108,7 +108,7 @@ struct KeyedArchiveIndex {
         guard root.type == BPlistMarker.dictionary else {
             throw GraphArchiveError(
                 .badMagic,
-                "not an NSKeyedArchiver archive: the property list holds a \(BPlistMarker.describe(root.marker)), not a dictionary",
+                "not an NSKeyedArchiver archive: the property list holds \(BPlistMarker.describeWithArticle(root.marker)), not a dictionary",
                 offset: plist.offset(of: root.index)
             )
         }
@@ -307,11 +307,14 @@ struct KeyedArchiveIndex {
     private mutating func classDetail(_ uid: Int) throws(GraphArchiveError) -> Int {
         if kinds[uid] == .classDefinition { return Int(details[uid]) }
         let (name, object) = try classDefinition(uid)
+        // Read whether or not a registry needs them: a damaged `$classes` fails every reader,
+        // `verify` included.
+        let classes = try classChain(of: object, uid: uid)
         let detail: Int
         if let foundation = KeyedEntryKind.foundationClasses[name] {
             detail = -1 - Int(foundation.rawValue)
         } else {
-            detail = typeID(try modelTypeName(name, definition: object))
+            detail = typeID(modelTypeName(name, superclasses: classes ?? []))
         }
         kinds[uid] = .classDefinition
         details[uid] = Int32(truncatingIfNeeded: detail)
@@ -338,19 +341,31 @@ struct KeyedArchiveIndex {
     /// The name a model class is known by: `$classname`, unless a registry is given and knows
     /// the class (or value type) only by its unqualified name ("MyApp.Record" → "Record") or by
     /// a superclass in `$classes`, as NSKeyedUnarchiver falls back along `$classes`.
-    private mutating func modelTypeName(_ name: String, definition: BPlistObject) throws(GraphArchiveError) -> String {
+    private func modelTypeName(_ name: String, superclasses: [String]) -> String {
         guard let registry, !isKnown(name, registry) else { return name }
-        var superclasses: [String] = []
-        if let classesReference = try member(of: definition, key: KeyedKey.classes) {
-            let classes = try plist.object(classesReference)
-            if classes.type == BPlistMarker.array {
-                for position in 0..<classes.count {
-                    superclasses.append(try plist.string(plist.object(plist.reference(in: classes, at: position))))
-                }
-            }
-        }
         return GraphTypeRegistry.lookupNames(for: name, superclasses: superclasses).first { isKnown($0, registry) }
             ?? name
+    }
+
+    /// The `$classes` of class definition `definition` (entry `uid`): the class and its
+    /// superclasses, most derived first; nil where the definition has none.
+    ///
+    /// - Throws: `.corrupt` unless it is an array of strings (a UID, dangling or not, is not).
+    mutating func classChain(of definition: BPlistObject, uid: Int) throws(GraphArchiveError) -> [String]? {
+        guard let reference = try member(of: definition, key: KeyedKey.classes) else { return nil }
+        let classes = try plist.object(reference)
+        guard classes.type == BPlistMarker.array else {
+            throw GraphArchiveError(
+                .corrupt,
+                "$classes of $objects[\(uid)] is \(BPlistMarker.describeWithArticle(classes.marker)), not an array",
+                offset: plist.offset(of: classes.index)
+            )
+        }
+        var names: [String] = []
+        for position in 0..<classes.count {
+            names.append(try plist.string(plist.object(plist.reference(in: classes, at: position))))
+        }
+        return names
     }
 
     private func isKnown(_ name: String, _ registry: GraphTypeRegistry) -> Bool {
@@ -394,7 +409,7 @@ struct KeyedArchiveIndex {
         default:
             throw GraphArchiveError(
                 .corrupt,
-                "dictionary key is a \(BPlistMarker.describe(object.marker)), not a string",
+                "dictionary key is \(BPlistMarker.describeWithArticle(object.marker)), not a string",
                 offset: plist.offset(of: index)
             )
         }
@@ -553,7 +568,7 @@ struct KeyedArchiveIndex {
         guard container.type == BPlistMarker.array || container.type == BPlistMarker.set else {
             throw GraphArchiveError(
                 .corrupt,
-                "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(container.marker)), not an array",
+                "\(KeyedKey.names[key]) of $objects[\(uid)] is \(BPlistMarker.describeWithArticle(container.marker)), not an array",
                 offset: plist.offset(of: container.index)
             )
         }

@@ -557,7 +557,7 @@ struct KeyedArchiveReader: ~Copyable {
     private func wrongType(_ value: BPlistObject, in uid: Int, key: Int) -> GraphArchiveError {
         GraphArchiveError(
             .corrupt,
-            "\(KeyedKey.names[key]) of $objects[\(uid)] is a \(BPlistMarker.describe(value.marker))",
+            "\(KeyedKey.names[key]) of $objects[\(uid)] is \(BPlistMarker.describeWithArticle(value.marker))",
             offset: index.plist.offset(of: value.index)
         )
     }
@@ -645,7 +645,7 @@ struct KeyedArchiveReader: ~Copyable {
             default:
                 throw GraphArchiveError(
                     .corrupt,
-                    "keyed archive stores a \(BPlistMarker.describe(object.marker)) where a UID or a plain value belongs (object \(object.index))",
+                    "keyed archive stores \(BPlistMarker.describeWithArticle(object.marker)) where a UID or a plain value belongs (object \(object.index))",
                     offset: plist.offset(of: object.index)
                 )
             }

@@ -120,9 +120,10 @@ extension GraphUnarchiver {
             throw GraphArchiveError(.corrupt, "header claims \(objectCount) objects, more than the payload can hold", offset: 32)
         }
         let scanner = ValueScanner(shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
+        var references = 0
         for _ in 0..<tables.topCount {
             _ = try reader.readCount()
-            try scanner.skipValue(&reader)
+            try scanner.skipValue(&reader, countingReferencesInto: &references)
         }
         for index in 0..<objectCount {
             let offset = reader.offset
@@ -131,11 +132,18 @@ extension GraphUnarchiver {
                 throw GraphArchiveError(.corrupt, "object #\(index) is recorded with a value type", offset: offset)
             }
             for _ in 0..<tables.shapeKeyCount[shape] {
-                try scanner.skipValue(&reader)
+                try scanner.skipValue(&reader, countingReferencesInto: &references)
             }
         }
         guard reader.isAtEnd else {
             throw GraphArchiveError(.trailingGarbage, "unexpected bytes after the last object", offset: reader.offset)
+        }
+        guard UInt64(references) == loaded.header.referenceCount else {
+            throw GraphArchiveError(
+                .corrupt,
+                "header's referenceCount is \(loaded.header.referenceCount), but the archive holds \(references) object references",
+                offset: 40
+            )
         }
         return info
     }

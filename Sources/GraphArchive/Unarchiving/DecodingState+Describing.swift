@@ -45,7 +45,7 @@ extension DecodingState {
         case ValueTag.valueRecord:
             guard let shape = try? scanner.readShape(&walker) else { return ValueTag.describe(tag) }
             let name = tables.typeNames[tables.shapeType[shape]]
-            return "\(Self.article(name)) \(name) value"
+            return "\(withIndefiniteArticle(name)) value"
         default:
             return ValueTag.describe(tag)
         }
@@ -55,7 +55,7 @@ extension DecodingState {
     /// cannot be found.
     func describeObject(_ index: Int) -> String {
         guard let name = objectTypeNames(of: [index])[index] else { return "object #\(index)" }
-        return "\(Self.article(name)) \(name) object (#\(index))"
+        return "\(withIndefiniteArticle(name)) object (#\(index))"
     }
 
     /// Whether the value at `offset` is an object or an array of objects itself (not a value
@@ -70,10 +70,6 @@ extension DecodingState {
 
     /// The elements of a reference array whose classes an error names at most.
     private static let describedReferences = 16
-
-    private static func article(_ name: String) -> String {
-        name.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
-    }
 
     /// The archived type name of each object of `indexes`, read from its record. Error paths
     /// only: it walks the object table from its start.

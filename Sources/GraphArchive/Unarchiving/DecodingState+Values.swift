@@ -234,7 +234,7 @@ extension DecodingState {
         if let typed = object as? T { return typed }
         throw GraphArchiveError(
             .typeMismatch,
-            "expected \(T.self), found object #\(index), a \(type(of: object)), which is neither \(T.self) nor a subclass of it",
+            "expected \(T.self), found object #\(index), \(withIndefiniteArticle("\(type(of: object))")), which is neither \(T.self) nor a subclass of it",
             offset: offset,
             keyPath: keyPath()
         )

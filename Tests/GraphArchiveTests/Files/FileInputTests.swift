@@ -111,6 +111,39 @@ struct FileInputTests {
         }
     }
 
+    /// An XML keyed archive has no trailer: its last bytes, which must close its value, are
+    /// checked before its body is read.
+    @Test func extendedXMLKeyedArchiveFailsOnItsEndBeforeItsBodyIsRead() async throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>$archiver</key><string>NSKeyedArchiver</string><key>$version</key><integer>100000</integer>
+            <key>$top</key><dict><key>root</key><dict><key>CF$UID</key><integer>1</integer></dict></dict>
+            <key>$objects</key><array><string>$null</string><string>hi</string></array>
+            </dict></plist>
+            <!-- a comment may follow -->\n\n
+            """
+        try await withTemporaryFolderAsync { folder in
+            let path = folder + "/extended.plist"
+            try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
+            #expect(try KeyedArchive.archiveInfo(fromKeyedArchiveFile: path).topLevelKeys == ["root"])
+            #expect(truncate(path, 3 << 30) == 0)
+            await #expect(processExitsWith: .success) { [path = path as String] in
+                limitAddressSpaceGrowth(to: 256 << 20)
+                for (name, read) in fileReaders where !name.contains("(fromFile:)") && !name.contains("verify(file:)") {
+                    guard !name.contains("detect") else {
+                        #expect((try? read(path)) != nil)
+                        continue
+                    }
+                    let error = archiveError { try read(path) }
+                    #expect(error?.code == .corrupt, "\(name)")
+                    #expect(error?.message == "XML property list ends with byte 0x0, not with the closing tag of its value", "\(name)")
+                    #expect(error?.offset == (3 << 30) - 1, "\(name)")
+                }
+            }
+        }
+    }
+
     /// A file of another kind is refused on its first bytes, not read whole first.
     @Test func foreignFileIsRefusedOnItsFirstBytes() async throws {
         try await withTemporaryFolderAsync { folder in

@@ -282,6 +282,44 @@ struct KeyedArchiveCorruptInputTests {
         }
     }
 
+    /// `$classes` that is not an array of names fails every reader, `verify` included, even
+    /// where no registry would look past `$classname`.
+    @Test(arguments: [
+        (PlistValue.uid(99), .corrupt, "$classes of $objects[2] is a UID, not an array"),
+        (.integer(7), .corrupt, "$classes of $objects[2] is an integer, not an array"),
+        (.array([.string("UAGridState"), .uid(99)]), .typeMismatch, "expected a string, found a UID"),
+    ] as [(PlistValue, GraphArchiveError.Code, String)])
+    func damagedClassesFailsVerify(classes: PlistValue, code: GraphArchiveError.Code, message: String) throws {
+        let archive = keyedArchive(
+            top: ["root": .uid(1)],
+            objects: [
+                .dictionary(["kEncodeKeyName": .string("a"), "$class": .uid(2)]),
+                .dictionary(["$classname": .string("UAGridState"), "$classes": classes]),
+            ]
+        )
+        try withTemporaryFolder { folder in
+            let path = folder + "/damaged.plist"
+            try archive.write(to: URL(fileURLWithPath: path))
+            expectRefused(code, mentioning: message) { _ = try GraphUnarchiver.verify(anyArchiveFile: path) }
+        }
+        #expect(throws: GraphArchiveError.self) { _ = try KeyedArchive.archiveInfo(fromKeyedArchive: archive) }
+    }
+
+    @Test func propertyListKindsAreNamedWithTheirArticle() {
+        expectRefused(.badMagic, mentioning: "the property list holds an array, not a dictionary") {
+            _ = try GraphUnarchiver(forReadingKeyedArchive: bplist(.array([])), registry: GraphTypeRegistry())
+        }
+        expectRefused(.corrupt, mentioning: "keyed archive stores an array where a UID or a plain value belongs") {
+            _ = try decodeKeyed(
+                Record.self,
+                objects: [
+                    .dictionary(["kEncodeKeyName": .array([]), "$class": .uid(2)]),
+                    .dictionary(["$classname": .string("UAGridState")]),
+                ]
+            )
+        }
+    }
+
     /// A class definition for NSString.
     var stringClass: PlistValue { .dictionary(["$classname": .string("NSString")]) }
 

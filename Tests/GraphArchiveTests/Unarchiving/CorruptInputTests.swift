@@ -310,6 +310,17 @@ struct CorruptInputTests {
         }
     }
 
+    /// The header's `referenceCount` must be the number of references the archive holds.
+    @Test(arguments: [0, 1, 3] as [UInt64])
+    func referenceCountThatDisagreesWithTheReferencesFailsVerify(referenceCount: UInt64) throws {
+        let archive = HandBuilt.sharedRecords(referenceCount: referenceCount)
+        expectArchiveError(
+            .corrupt,
+            mentioning: "header's referenceCount is \(referenceCount), but the archive holds 2 object references"
+        ) { _ = try GraphUnarchiver.verify(archive.data) }
+        #expect(try GraphUnarchiver.verify(HandBuilt.sharedRecords(referenceCount: 2).data).objectCount == 1)
+    }
+
     @Test func referenceArrayStepsBeforeObjectZero() {
         let archive = HandBuilt.sharedRecords(root: [ValueTag.referenceArray, 2, 2, 3])  // deltas +1, then -2
         expectArchiveError(.badObjectReference, mentioning: "before object 0") {
