@@ -24,7 +24,7 @@ struct NativeGraphSource {
 
     /// Opens and checks `bytes` as a gridstore archive.
     ///
-    /// - Throws: What reading any gridstore archive throws (``GraphUnarchiver/archiveInfo(from:options:)``),
+    /// - Throws: What reading any gridstore archive throws (``GraphUnarchiver/archiveInfo(from:options:)-(Data,_)``),
     ///   and `.corrupt` for a top-level section that is not well formed.
     init(bytes: ArchiveBytes, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
         try self.init(loaded: LoadedArchive.load(bytes, options: options), options: options)

@@ -77,7 +77,7 @@ public struct GraphArchiveDecoder: Sendable {
     /// decompressed as it is read, without holding the compressed file in memory.
     ///
     /// - Throws: ``GraphArchiveError`` `.fileNotFound` or `.ioError` when the file cannot be
-    ///   read, and what ``decode(_:from:)`` throws (a file larger than
+    ///   read, and what ``decode(_:from:)-(_,Data)`` throws (a file larger than
     ///   ``GraphUnarchiver/Options/maximumArchiveBytes`` is a `DecodingError`).
     public func decode<T: Decodable>(_ type: T.Type, fromFile path: String) throws -> T {
         try decode(type) { () throws(GraphArchiveError) in try LoadedArchive.load(file: path, options: options) }

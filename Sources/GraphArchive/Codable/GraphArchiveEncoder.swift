@@ -16,8 +16,8 @@ import Foundation
 /// ```
 ///
 /// What it writes is an ordinary archive (same header, checksum, tables, compression, limits;
-/// the value under the root key `"root"`), so ``GraphUnarchiver/archiveInfo(from:options:)``,
-/// ``GraphUnarchiver/verify(_:options:)`` and the `gridstore` tool read it. Within it:
+/// the value under the root key `"root"`), so ``GraphUnarchiver/archiveInfo(from:options:)-(Data,_)``,
+/// ``GraphUnarchiver/verify(_:options:)-(Data,_)`` and the `gridstore` tool read it. Within it:
 ///
 /// - **Class instances are objects.** An instance met several times is written once and
 ///   referenced by index; ``GraphArchiveDecoder`` restores one instance (`===`) for all of them.

@@ -16,7 +16,7 @@ extension KeyedDecodingContainer {
     ///
     /// Only ``GraphArchiveDecoder`` supports this call. The assignments run in the order they
     /// were asked for, after the root value is decoded and before
-    /// ``GraphArchiveDecoder/decode(_:from:)`` returns, the way
+    /// ``GraphArchiveDecoder/decode(_:from:)-(_,Data)`` returns, the way
     /// ``GraphUnarchiver/decodeLater(_:forKey:assign:)`` runs them after the last object. By
     /// then every object the root value reaches through plain `decode` calls exists, and the
     /// value is decoded as usual, so a reference returns the one instance (`===`). An object

@@ -146,7 +146,7 @@ public protocol GraphCoding: GraphValue {
     /// decoding along with it. Default: none.
     ///
     /// Decoding creates only registered classes, and the one-call decodes
-    /// (``GraphUnarchiver/unarchivedObject(ofType:from:registry:options:)`` and the like)
+    /// (``GraphUnarchiver/unarchivedObject(ofType:from:registry:options:)-(_,Data,_,_)`` and the like)
     /// register the classes of the type asked for: listing the subclasses here lets a `[Note]`
     /// come back holding `Checklist`s. Declare it `class var` in the base class; the list is
     /// followed recursively, so a subclass may list its own subclasses. Alternatively, put the

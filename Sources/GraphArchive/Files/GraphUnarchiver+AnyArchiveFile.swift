@@ -36,8 +36,8 @@ extension GraphUnarchiver {
     }
 
     /// What the archive at `path` holds, a gridstore archive or an NSKeyedArchiver one, read
-    /// through one open file; see ``archiveInfo(from:options:)`` and
-    /// ``KeyedArchive/archiveInfo(fromKeyedArchive:options:)``. A keyed archive carries no
+    /// through one open file; see ``archiveInfo(from:options:)-(Data,_)`` and
+    /// ``KeyedArchive/archiveInfo(fromKeyedArchive:options:)-(Data,_)``. A keyed archive carries no
     /// checksum: its ``ArchiveInfo/checksumVerified`` is false, and its whole structure was
     /// checked instead.
     public static func archiveInfo(fromAnyArchiveFile path: String, options: Options = Options()) throws -> ArchiveInfo
@@ -52,7 +52,7 @@ extension GraphUnarchiver {
     }
 
     /// Checks every byte of the archive at `path`, a gridstore archive or an NSKeyedArchiver
-    /// one, read through one open file; see ``verify(_:options:)``. A keyed archive's trailer,
+    /// one, read through one open file; see ``verify(_:options:)-(Data,_)``. A keyed archive's trailer,
     /// offset table, objects and UID references are checked (it has no checksum).
     public static func verify(anyArchiveFile path: String, options: Options = Options()) throws -> ArchiveInfo {
         let file = try ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes)

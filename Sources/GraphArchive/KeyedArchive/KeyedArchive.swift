@@ -162,7 +162,7 @@ public enum KeyedArchive {
         try archiveInfo(bytes: ArchiveBytes(copying: data), options: options)
     }
 
-    /// What the keyed archive at `path` holds; see ``archiveInfo(fromKeyedArchive:options:)``.
+    /// What the keyed archive at `path` holds; see ``archiveInfo(fromKeyedArchive:options:)-(Data,_)``.
     public static func archiveInfo(fromKeyedArchiveFile path: String, options: GraphUnarchiver.Options = .init()) throws
         -> ArchiveInfo
     {

@@ -63,7 +63,7 @@ extension GraphUnarchiver {
         try archiveInfo(loaded: LoadedArchive.load(ArchiveBytes(copying: data), options: options), options: options)
     }
 
-    /// Reads what the archive at `path` holds; see ``archiveInfo(from:options:)``.
+    /// Reads what the archive at `path` holds; see ``archiveInfo(from:options:)-(Data,_)``.
     public static func archiveInfo(fromFile path: String, options: Options = Options()) throws -> ArchiveInfo {
         try archiveInfo(loaded: LoadedArchive.load(file: path, options: options), options: options)
     }
@@ -97,14 +97,14 @@ extension GraphUnarchiver {
 
     /// Checks every byte of archive `data` against the format: header, checksum, tables, every
     /// value of every object and every reference, without creating objects or needing a
-    /// registry. Returns what ``archiveInfo(from:options:)`` returns.
+    /// registry. Returns what ``archiveInfo(from:options:)-(Data,_)`` returns.
     ///
     /// - Throws: the first problem found, with its byte offset.
     public static func verify(_ data: Data, options: Options = Options()) throws -> ArchiveInfo {
         try verify(loaded: LoadedArchive.load(ArchiveBytes(copying: data), options: options), options: options)
     }
 
-    /// Checks the archive at `path`; see ``verify(_:options:)``.
+    /// Checks the archive at `path`; see ``verify(_:options:)-(Data,_)``.
     public static func verify(file path: String, options: Options = Options()) throws -> ArchiveInfo {
         try verify(loaded: LoadedArchive.load(file: path, options: options), options: options)
     }
