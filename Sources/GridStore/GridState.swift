@@ -34,19 +34,14 @@ public final class GridState: GraphCoding {
         set { storedDate = newValue }
     }
 
-    // The fields live in private storage behind the public accessors. A stored `public var`
-    // of a class is checked for exclusive access at run time on every read (swift_beginAccess,
-    // 9% of a 1M-record encode by perf), because code in another module could hold a long
-    // modify access to it; private storage lets the whole-module optimizer see every access
-    // and drop the checks. Callers see the same `var`s.
-    //
-    // The strings are declared unchecked as well: `encodeFields` borrows them `inout`, a
-    // modify access the optimizer cannot prove free of conflicts, so it would be checked at
-    // run time again. It is free of them: the only call made during it is the archiver's
-    // copy of the string's bytes, which never reaches a record.
-    @exclusivity(unchecked) private var storedName: String
+    // A library's public class keeps its fields private behind public accessors: Swift checks
+    // every access to a public stored property for exclusivity at run time, since code in
+    // another module could be modifying it, while private storage lets the optimizer see every
+    // access and drop the checks. A model in an app's own module needs none of this: plain
+    // `var`s, as in the README.
+    private var storedName: String
     private var storedColor: Int
-    @exclusivity(unchecked) private var storedDate: String
+    private var storedDate: String
 
     public init(name: String, color: Int, date: String) {
         storedName = name
@@ -55,25 +50,11 @@ public final class GridState: GraphCoding {
     }
 
     public func encode(with archiver: GraphArchiver) throws {
-        try Self.encodeFields(name: &storedName, color: storedColor, date: &storedDate, with: archiver)
+        try archiver.encode(storedName, forKey: Key.name)
+        try archiver.encode(storedColor, forKey: Key.color)
+        try archiver.encode(storedDate, forKey: Key.date)
     }
 
-    // Passing a class's stored `var` to a function copies the value out: a retain and a
-    // release of each string's buffer per record, atomic, and 11% of a 1M-record encode. An
-    // `inout` argument is the property's own storage, lent for the call, so its strings are
-    // read where they are. (Nothing is written to them.)
-    private static func encodeFields(
-        name: inout String,
-        color: Int,
-        date: inout String,
-        with archiver: GraphArchiver
-    ) throws {
-        try archiver.encode(name, forKey: Key.name)
-        try archiver.encode(color, forKey: Key.color)
-        try archiver.encode(date, forKey: Key.date)
-    }
-
-    // `borrowing`, as the protocol declares it: no retain of the unarchiver per record.
     public init(from unarchiver: borrowing GraphUnarchiver) throws {
         storedName = try unarchiver.decode(String.self, forKey: Key.name)
         storedColor = try unarchiver.decode(Int.self, forKey: Key.color)

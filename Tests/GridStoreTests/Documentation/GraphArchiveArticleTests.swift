@@ -173,6 +173,24 @@ enum WritingModelsArticle {
         }
     }
 
+    public final class Swatch: GraphCoding {
+        public var name: String {
+            get { storedName }
+            set { storedName = newValue }
+        }
+        private var storedName: String
+
+        public init(name: String) { storedName = name }
+
+        public func encode(with archiver: GraphArchiver) throws {
+            try archiver.encode(storedName, forKey: "name")
+        }
+
+        public init(from unarchiver: borrowing GraphUnarchiver) throws {
+            storedName = try unarchiver.decode(String.self, forKey: "name")
+        }
+    }
+
     class Vehicle: GraphCoding {
         class var archivedSubclasses: [any GraphCoding.Type] { [Truck.self] }
 
@@ -650,6 +668,15 @@ struct GraphArchiveArticleTests {
 
         let legacy = try Article.legacyName(pages)
         #expect(legacy.map(\.text) == ["one", "two", "one"])
+    }
+
+    @Test func aLibraryClassWithPrivateStorageRoundTrips() throws {
+        let swatch = WritingModelsArticle.Swatch(name: "Ochre")
+        let data = try GraphArchiver.archivedData(withRootObject: [swatch, swatch])
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [WritingModelsArticle.Swatch].self, from: data)
+        #expect(back[0].name == "Ochre" && back[0] === back[1])
+        back[0].name = "Umber"
+        #expect(back[1].name == "Umber")
     }
 
     @Test func subclassesComeBackAsTheirOwnClass() throws {
