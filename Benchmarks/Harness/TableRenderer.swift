@@ -55,8 +55,7 @@ enum TableRenderer {
         }
         if !report.targets.isEmpty {
             text +=
-                "\n== targets (judged on the \(Targets.workload), \(KeyedArchiveWorkload.name), \(InspectWorkload.name) and "
-                    + "\(Targets.codableWorkload) workloads)\n\n"
+                "\n== targets\n\n"
             if report.count != Targets.count || report.sharedFraction != Targets.sharedFraction {
                 text +=
                     "  (the targets are set for N = \(Targets.count.grouped), F = \(Targets.sharedFraction); "

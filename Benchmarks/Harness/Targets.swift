@@ -11,8 +11,20 @@ enum Targets {
     /// The exponent of time against N above which cost counts as growing faster than linear.
     static let linearExponentLimit = 1.1
 
+    /// The graph workloads judged against their floors, on memory and on growth; the grid
+    /// states' target ids carry no workload name, the others' start with it.
+    static let graphWorkloads = [GridStateGraph.name, ChainGraph.name, TreeGraph.name]
+    /// Encode within this many times the encode floor, decode within this many the decode floor.
+    static let floorLimits: [(OperationKind, Double)] = [(.encode, 3), (.decode, 2)]
+
     /// Reading an app's keyed archive (100,000 records) this many times faster than NSKeyedUnarchiver.
     static let keyedReadSpeedup = 20.0
+    /// Reading it within this many times the decode floor (building the same graph from arrays).
+    static let keyedReadFloorLimit = 3.0
+    /// Writing a keyed archive this many times faster than NSKeyedArchiver.
+    static let keyedWriteSpeedup = 50.0
+    /// The Codable bridge within this many times the native path's time on the same graph.
+    static let codableNativeLimit = 1.5
     /// Reading the same archive with no model types (``ArchiveGraph``, every object's fields) this
     /// many times faster than NSKeyedUnarchiver.
     static let genericKeyedReadSpeedup = 20.0
@@ -33,22 +45,22 @@ enum Targets {
     ]
 
     /// Whether a target reads `row`'s median: gridstore's encode and decode without compression
-    /// on the grid states (against peers, floors, and at N/10 for growth), those peers, and the
-    /// uncompressed floors; on the codable and inspect workloads every row; on the keyed one the
-    /// reads.
+    /// on the graph workloads (against floors, and on the grid states against peers and at N/10
+    /// for growth), the grid states' peers, and the uncompressed floors; on the codable and
+    /// inspect workloads every row; on the keyed one the reads, the read's floor and both writes.
     static func reads(_ row: Case) -> Bool {
+        let isCodec = row.operation == .encode || row.operation == .decode
         switch row.workload {
-        case workload:
-            let isCodec = row.operation == .encode || row.operation == .decode
+        case workload, ChainGraph.name, TreeGraph.name:
             return switch row.role {
             case .gridstore: isCodec && row.compression == "none"
-            case .peer: isCodec && row.group != "plist"
+            case .peer: row.workload == workload && isCodec && row.group != "plist"
             case .floor: row.compression == "-"
             }
         case codableWorkload:
             return true
         case KeyedArchiveWorkload.name:
-            return row.operation == .decode && row.role != .floor
+            return isCodec || row.role == .floor
         case InspectWorkload.name:
             return true
         default:
@@ -57,53 +69,133 @@ enum Targets {
     }
 
     static func judge(_ report: Report, settings: Settings) -> [TargetResult] {
-        gridStateTargets(report, settings: settings) + decodeMemoryTargets(report) + keyedArchiveTargets(report)
-            + inspectTargets(report) + codableTargets(report)
+        gridStateTargets(report, settings: settings) + floorTargets(report) + decodeMemoryTargets(report)
+            + linearTargets(report) + keyedArchiveTargets(report) + inspectTargets(report) + codableTargets(report)
     }
 
     /// Decode's and load's peak memory may exceed the graph's own size by this many archives.
     static let decodeMemoryArchives = 1.0
 
     /// Decode's and load's peak memory over the graph they build, against the archive's size,
-    /// at each compression: the graph's own size is what building it from flat arrays takes
-    /// (the decode floor's memory probe). Judged on the grid states; the other shapes' figures
-    /// are in their memory tables.
+    /// at each compression, on every graph workload: the graph's own size is what building it
+    /// from flat arrays takes (the decode floor's memory probe).
     private static func decodeMemoryTargets(_ report: Report) -> [TargetResult] {
-        guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
-        return report.compressions.flatMap { compression in
-            [OperationKind.decode, .load].map { operation in
-                let row = gridstoreRow(grid, operation, compression)
-                var measured: Double?
-                var detail = row.map { $0.memoryError ?? "the memory group was not run" }
-                    ?? whyMissing(grid, operation, compression)
-                if row?.memory != nil && grid.graphBytes == nil {
-                    detail = "the graph's own size was not measured (the floors were not run)"
+        graphReports(report).flatMap { graph in
+            report.compressions.flatMap { compression in
+                [OperationKind.decode, .load].map { operation in
+                    let row = gridstoreRow(graph, operation, compression)
+                    var measured: Double?
+                    var detail = row.map { $0.memoryError ?? "the memory group was not run" }
+                        ?? whyMissing(graph, operation, compression)
+                    if row?.memory != nil && graph.graphBytes == nil {
+                        detail = "the graph's own size was not measured (the floors were not run)"
+                    }
+                    if let memory = row?.memory, let archive = row?.bytes, let graphBytes = graph.graphBytes {
+                        let overGraph = memory.overBaselineBytes - graphBytes
+                        measured = Double(overGraph) / Double(archive)
+                        detail =
+                            "peak − before = \(Format.bytes(memory.overBaselineBytes)), over the graph's "
+                            + "\(Format.bytes(graphBytes)): \(Format.bytes(overGraph)) = "
+                            + "\(Format.decimal(measured!)) × archive (\(Format.bytes(archive)))"
+                            + (memory.peakReset ? "" : "; peak not reset, includes setup")
+                    }
+                    return result(
+                        idPrefix(graph.name) + "\(operation.rawValue)-memory-\(compression)",
+                        "\(graph.name): peak memory while \(operation == .decode ? "decoding" : "loading") "
+                            + "(\(compression)) ≤ graph + \(decodeMemoryArchives) × archive",
+                        limit: decodeMemoryArchives,
+                        measured,
+                        detail
+                    )
                 }
-                if let memory = row?.memory, let archive = row?.bytes, let graph = grid.graphBytes {
-                    let overGraph = memory.overBaselineBytes - graph
-                    measured = Double(overGraph) / Double(archive)
-                    detail =
-                        "peak − before = \(Format.bytes(memory.overBaselineBytes)), over the graph's "
-                        + "\(Format.bytes(graph)): \(Format.bytes(overGraph)) = \(Format.decimal(measured!)) × archive "
-                        + "(\(Format.bytes(archive)))" + (memory.peakReset ? "" : "; peak not reset, includes setup")
+            }
+        }
+    }
+
+    /// Encode and decode without compression against their floors, on every graph workload.
+    private static func floorTargets(_ report: Report) -> [TargetResult] {
+        graphReports(report).flatMap { graph in
+            floorLimits.map { operation, limit in
+                let comparison = graph.comparisons.first {
+                    $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
                 }
-                return TargetResult(
-                    id: "\(operation.rawValue)-memory-\(compression)",
-                    target: "peak memory while \(operation == .decode ? "decoding" : "loading") (\(compression)) "
-                        + "≤ graph + \(decodeMemoryArchives) × archive",
-                    measured: measured,
-                    limit: decodeMemoryArchives,
-                    verdict: measured.map { $0 <= decodeMemoryArchives ? .met : .missed } ?? .notMeasured,
-                    detail: detail
+                return result(
+                    idPrefix(graph.name) + "\(operation.rawValue)-vs-floor",
+                    "\(graph.name): \(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
+                    limit: limit,
+                    comparison?.ratio,
+                    comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
+                        ?? whyMissing(graph, operation, "none")
                 )
             }
         }
     }
 
-    /// The Codable bridge's speed targets, judged on the codable workload's figures.
+    /// Cost linear in N on every workload gridstore ran at two sizes (the grid states' probe at
+    /// N/10, or the sweep).
+    private static func linearTargets(_ report: Report) -> [TargetResult] {
+        let workloads = report.workloads.map(\.name).filter { name in
+            name == workload || report.growth.contains { $0.workload == name }
+        }
+        return workloads.flatMap { name in
+            [OperationKind.encode, .decode].map { operation in
+                let growth = report.growth.first { $0.workload == name && $0.operation == operation }
+                return result(
+                    idPrefix(name) + "linear-\(operation.rawValue)",
+                    "\(name): \(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
+                    limit: linearExponentLimit,
+                    growth?.exponent,
+                    growth.map {
+                        "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
+                    } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
+                )
+            }
+        }
+    }
+
+    /// The graph workloads this run reported.
+    private static func graphReports(_ report: Report) -> [WorkloadReport] {
+        report.workloads.filter { graphWorkloads.contains($0.name) }
+    }
+
+    /// Target ids of the grid states carry no workload name; the others start with theirs.
+    private static func idPrefix(_ name: String) -> String {
+        name == workload ? "" : "\(name)-"
+    }
+
+    /// A target's result; `measured` nil means not measured, and `detail` then says why.
+    private static func result(
+        _ id: String,
+        _ target: String,
+        limit: Double,
+        atLeast: Bool = false,
+        _ measured: Double?,
+        _ detail: String
+    ) -> TargetResult {
+        let verdict: TargetResult.Verdict =
+            measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed } ?? .notMeasured
+        return TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail)
+    }
+
+    /// The Codable bridge's speed targets, judged on the codable workload's figures, and against
+    /// the native path on the same graph (the grid-state workload's rows of the same run).
     private static func codableTargets(_ report: Report) -> [TargetResult] {
         guard let codable = report.workloads.first(where: { $0.name == codableWorkload }) else { return [] }
-        return codableSpeedups.map { operation, peer, speedup in
+        let native = report.workloads.first { $0.name == workload }
+        let againstNative = [OperationKind.encode, .decode].map { operation in
+            let bridge = gridstoreRow(codable, operation, "none")?.seconds?.median
+            let path = native.flatMap { gridstoreRow($0, operation, "none") }?.seconds?.median
+            let ratio = bridge.flatMap { bridge in path.map { bridge / $0 } }
+            return result(
+                "codable-\(operation.rawValue)-vs-native",
+                "codable: \(operation.rawValue) within \(codableNativeLimit)x of the native path on the same graph",
+                limit: codableNativeLimit,
+                ratio,
+                ratio.map { "bridge/native = \(Format.ratio($0)) (\(workload) \(operation.rawValue), no compression)" }
+                    ?? (native == nil ? "needs the \(workload) workload in the same run" : whyMissing(codable, operation, "none"))
+            )
+        }
+        return againstNative + codableSpeedups.map { operation, peer, speedup in
             let comparison = codable.comparisons.first { $0.operation == operation && $0.against == peer }
             let measured = comparison.map { 1 / $0.ratio }
             let detail = comparison.map { comparison in
@@ -143,7 +235,30 @@ enum Targets {
                 detail: detail ?? whyMissing(keyed, .decode, "none", subject: subject ?? peer)
             )
         }
+        let floor = keyed.comparisons.first { $0.operation == .decode && $0.againstRole == .floor && $0.subject == nil }
+        let writer = "NSKeyedArchiver"
+        let write = keyed.comparisons.first { $0.operation == .encode && $0.against == writer && $0.subject == nil }
         return [
+            result(
+                "keyed-read-vs-floor",
+                "read a keyed archive within \(Int(keyedReadFloorLimit))x of the decode floor",
+                limit: keyedReadFloorLimit,
+                floor?.ratio,
+                floor.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
+                    ?? whyMissing(keyed, .decode, "none")
+            ),
+            result(
+                "keyed-write-vs-\(writer)",
+                "write a keyed archive ≥ \(Int(keyedWriteSpeedup))x faster than \(writer)",
+                limit: keyedWriteSpeedup,
+                atLeast: true,
+                write.map { 1 / $0.ratio },
+                write.map { comparison in
+                    let scaled = comparison.otherScaledFrom.map { ", \(writer) scaled from N = \($0.grouped)" } ?? ""
+                    return "\(Format.times(1 / comparison.ratio)) faster at N = \(keyed.records.grouped) "
+                        + "(gridstore/\(writer) = \(Format.ratio(comparison.ratio))\(scaled))"
+                } ?? whyMissing(keyed, .encode, "none", subject: writer)
+            ),
             target(
                 subject: nil,
                 id: "keyed-read-vs-\(peer)",
@@ -205,20 +320,8 @@ enum Targets {
     private static func gridStateTargets(_ report: Report, settings: Settings) -> [TargetResult] {
         guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
         var targets: [TargetResult] = []
-        /// Adds a target; `measured` nil means not measured, and `detail` then says why.
-        func add(
-            _ id: String,
-            _ target: String,
-            limit: Double,
-            atLeast: Bool = false,
-            _ measured: Double?,
-            _ detail: String
-        ) {
-            let verdict: TargetResult.Verdict =
-                measured.map { atLeast ? $0 >= limit : $0 <= limit }.map { $0 ? .met : .missed } ?? .notMeasured
-            targets.append(
-                TargetResult(id: id, target: target, measured: measured, limit: limit, verdict: verdict, detail: detail)
-            )
+        func add(_ id: String, _ target: String, limit: Double, atLeast: Bool = false, _ measured: Double?, _ detail: String) {
+            targets.append(result(id, target, limit: limit, atLeast: atLeast, measured, detail))
         }
         for (operation, peer, speedup) in [
             (OperationKind.encode, "NSKeyedArchiver", 300.0), (.encode, "JSONEncoder", 20),
@@ -237,19 +340,6 @@ enum Targets {
                 atLeast: true,
                 comparison.map { 1 / $0.ratio },
                 detail ?? whyMissing(grid, operation, "none", subject: peer)
-            )
-        }
-        for (operation, limit) in [(OperationKind.encode, 3.0), (.decode, 2.0)] {
-            let comparison = grid.comparisons.first {
-                $0.operation == operation && $0.againstRole == .floor && $0.compression == "none"
-            }
-            add(
-                "\(operation.rawValue)-vs-floor",
-                "\(operation.rawValue) within \(Int(limit))x of the \(operation.rawValue) floor",
-                limit: limit,
-                comparison?.ratio,
-                comparison.map { "gridstore/floor = \(Format.ratio($0.ratio)) (\($0.against))" }
-                    ?? "gridstore or a floor row was not run or did not pass"
             )
         }
         // Compressed: zstd's own time is part of the floor, and gridstore compresses on a thread
@@ -298,18 +388,6 @@ enum Targets {
                 limit: 1.5,
                 measured,
                 detail
-            )
-        }
-        for operation in [OperationKind.encode, .decode] {
-            let growth = report.growth.first { $0.workload == workload && $0.operation == operation }
-            add(
-                "linear-\(operation.rawValue)",
-                "\(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
-                limit: linearExponentLimit,
-                growth?.exponent,
-                growth.map {
-                    "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
-                } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
             )
         }
         return targets

@@ -367,7 +367,55 @@ struct HarnessTests {
         #expect(verdicts["codable-decode-vs-JSONDecoder"] == .missed)
         #expect(verdicts["codable-encode-vs-PropertyListEncoder (binary)"] == .met)
         #expect(verdicts["codable-decode-vs-PropertyListDecoder (binary)"] == .notMeasured)
-        #expect(verdicts.count == 4, "no grid-state targets without the grid-state workload")
+        #expect(verdicts["codable-encode-vs-native"] == .notMeasured, "the native path is the grid-state workload's")
+        #expect(verdicts.count == 6, "no grid-state targets without the grid-state workload")
+    }
+
+    @Test func everyGraphShapeIsJudgedAgainstItsFloorsAndTheBridgeAgainstTheNativePath() {
+        let settings = Settings()
+        var report = Report(settings: settings, arguments: [])
+        func workload(_ name: String, _ results: [CaseResult], _ comparisons: [Comparison] = []) -> WorkloadReport {
+            WorkloadReport(name: name, summary: "", recordName: "r", records: 10, results: results, comparisons: comparisons)
+        }
+        func floor(_ name: String, _ operation: OperationKind, ratio: Double) -> Comparison {
+            Comparison(
+                workload: name,
+                operation: operation,
+                compression: "none",
+                against: "floor",
+                againstRole: .floor,
+                gridstoreSeconds: ratio,
+                otherSeconds: 1,
+                ratio: ratio
+            )
+        }
+        report.workloads = [
+            workload(
+                GridStateGraph.name,
+                [
+                    measuredRow(GridStateGraph.name, "gridstore", .gridstore, .encode, "none", seconds: 1, bytes: 1),
+                    measuredRow(GridStateGraph.name, "gridstore", .gridstore, .decode, "none", seconds: 1, bytes: 1),
+                ]
+            ),
+            workload(ChainGraph.name, [], [floor(ChainGraph.name, .encode, ratio: 2.9), floor(ChainGraph.name, .decode, ratio: 5)]),
+            workload(TreeGraph.name, [], [floor(TreeGraph.name, .decode, ratio: 1.5)]),
+            workload(
+                CodableGridStateWorkload.name,
+                [
+                    measuredRow(CodableGridStateWorkload.name, "gridstore", .gridstore, .encode, "none", seconds: 1.4, bytes: 1),
+                    measuredRow(CodableGridStateWorkload.name, "gridstore", .gridstore, .decode, "none", seconds: 3, bytes: 1),
+                ]
+            ),
+        ]
+        let targets = Dictionary(uniqueKeysWithValues: Targets.judge(report, settings: settings).map { ($0.id, $0) })
+        #expect(targets["chain-encode-vs-floor"]?.verdict == .met)
+        #expect(targets["chain-decode-vs-floor"]?.verdict == .missed)
+        #expect(targets["cycles-encode-vs-floor"]?.verdict == .notMeasured)
+        #expect(targets["cycles-decode-vs-floor"]?.verdict == .met)
+        #expect(targets["chain-decode-memory-none"] != nil && targets["cycles-load-memory-none"] != nil)
+        #expect(targets["codable-encode-vs-native"]?.measured == 1.4)
+        #expect(targets["codable-encode-vs-native"]?.verdict == .met)
+        #expect(targets["codable-decode-vs-native"]?.verdict == .missed)
     }
 
     @Test func compressedRowsAreJudgedAgainstTheirFloorsWithZstdAlone() {
