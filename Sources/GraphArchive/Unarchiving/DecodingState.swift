@@ -45,6 +45,11 @@ struct DecodingState: ~Copyable {
     /// The class of each object in `objects`, so a typed lookup need not read the object itself
     /// (on a large graph that read is a cache miss per reference).
     var objectClasses = PlainStack<ObjectIdentifier>()
+    /// The object whose initializer runs (construction builds them in index order).
+    var objectBeingBuilt = 0
+    /// The `decodeLater` assignments waiting for objects still to be built (here rather than
+    /// in the unarchiver, whose stored properties pay an exclusivity check per access).
+    var pendingAssignments = PendingAssignments()
     var container = DecodingContainer(kind: .top)
     /// The enclosing containers, innermost last (a `PlainStack`: no uniqueness check per change).
     var stack = PlainStack<DecodingContainer>()

@@ -63,7 +63,6 @@ public final class GraphUnarchiver {
         unsafeMutableAddress { storage.pointer }
     }
     private let bytes: ArchiveBytes
-    private var deferred: [() throws -> Void] = []
     private var isConstructing = true
 
     // MARK: - Creating
@@ -280,10 +279,15 @@ public final class GraphUnarchiver {
                     offset: state.reader.offset
                 )
             }
+            state.objectBeingBuilt = index
             let object = try type.init(from: self)
             try state.closeRecord()
             state.objects.append(object)
             state.objectClasses.append(ObjectIdentifier(type))
+            // Those waiting for the last object run after the check for trailing bytes below.
+            if state.pendingAssignments.hasWaiting(for: index) && index < state.objectCount - 1 {
+                try runPendingAssignments(waitingFor: index)
+            }
         }
         if state.objectCount > 0 { state.endNested() }
         isConstructing = false
@@ -295,10 +299,38 @@ public final class GraphUnarchiver {
                 offset: state.reader.offset
             )
         }
-        if !deferred.isEmpty {
-            let work = deferred
-            deferred = []
-            for assignment in work { try assignment() }
+        if state.objectCount > 0 { try runPendingAssignments(waitingFor: state.objectCount - 1) }
+    }
+
+    /// Runs the `decodeLater` assignments waiting for object `object`, just built, then goes
+    /// on reading where construction stopped.
+    private func runPendingAssignments(waitingFor object: Int) throws {
+        let resume = state.reader.offset
+        let wasConstructing = isConstructing
+        isConstructing = false
+        while let assignment = state.pendingAssignments.next(waitingFor: object) {
+            try assignment()
+            state.memory.release(MemoryBudget.deferredAssignment)
+        }
+        isConstructing = wasConstructing
+        state.reader.offset = resume
+    }
+
+    /// The object after which a deferred value can be decoded: the one it refers to if it is
+    /// one reference, the object being built for nil or an object built already (so that no
+    /// assignment runs while an initializer does), else the last object.
+    private func objectAwaited(byValueAt offset: Int) -> Int {
+        let last = state.objectCount - 1
+        var reader = state.reader
+        reader.offset = offset
+        switch try? reader.readByte() {
+        case ValueTag.null:
+            return state.objectBeingBuilt
+        case ValueTag.objectReference:
+            guard let index = try? reader.readVarint(), index <= UInt64(last) else { return last }
+            return max(state.objectBeingBuilt, Int(index))
+        default:
+            return last
         }
     }
 
@@ -372,8 +404,12 @@ public final class GraphUnarchiver {
     /// }
     /// ```
     ///
-    /// Assignments run in the order they were requested, after the last object is built and
-    /// before the unarchiver's initializer returns. Outside object initializers it runs at once.
+    /// An assignment runs once the objects its value may refer to are built, and never while an
+    /// initializer runs: for one reference, as soon as its object exists; for nil, right after
+    /// the object asking; for any other value (an array, a struct), after the last object. So a
+    /// graph's back links are not all held until its end. Those waiting for the same object run
+    /// in the order they were requested, and all before the unarchiver's initializer returns.
+    /// Outside object initializers it runs at once.
     ///
     /// - Throws: `.keyNotFound` if the key is absent; decoding errors are thrown by the
     ///   unarchiver's initializer when the assignment runs.
@@ -389,9 +425,18 @@ public final class GraphUnarchiver {
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
         // Where the value sits, kept as three numbers: the key path is built only for an error.
         let place = (shape: state.container.shape, object: state.container.objectIndex, key: state.container.current)
+        if !state.pendingAssignments.isPrepared {
+            try state.charge(
+                PendingAssignments.tableBytes(objectCount: state.objectCount),
+                for: "the table of deferred assignments",
+                at: offset
+            )
+            state.pendingAssignments.prepare(objectCount: state.objectCount)
+        }
+        let awaited = objectAwaited(byValueAt: offset)
         try state.scanner.skipValue(&state.reader, depth: state.stack.count)
         state.finishValue()
-        deferred.append { [unowned self] in
+        state.pendingAssignments.add(after: awaited) { [unowned self] in
             self.state.reader.offset = offset
             let value: T
             do {
