@@ -29,7 +29,7 @@ enum Comparisons {
                         otherSeconds: seconds,
                         ratio: gridstoreSeconds / seconds,
                         otherScaledFrom: scaledFrom,
-                        subject: gridstore.subject == "gridstore" ? nil : gridstore.subject
+                        subject: results.isMainGridstoreRow(gridstore) ? nil : gridstore.subject
                     )
                 )
             }

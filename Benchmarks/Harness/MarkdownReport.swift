@@ -33,14 +33,19 @@ enum MarkdownReport {
 
     /// gridstore's medians, one line per workload and compression: the four operations, the
     /// archive's size per record and the memory a save needs beyond the graph.
+    /// The operations of the table of gridstore's own rows.
+    static let mainOperations: [OperationKind] = [.encode, .decode, .save, .load]
+
     static func gridstoreRows(_ report: Report) -> MarkdownTable {
-        let operations: [OperationKind] = [.encode, .decode, .save, .load]
+        let operations = mainOperations
         var table = MarkdownTable(
             header: ["workload", "compression"] + operations.map(\.rawValue) + ["bytes/record", "save: peak − before"],
             rightAligned: Set(2..<8)
         )
         for workload in report.workloads {
-            let rows = workload.results.filter { $0.role == .gridstore && $0.subject == "gridstore" }
+            let rows = workload.results.filter {
+                workload.results.isMainGridstoreRow($0) && operations.contains($0.operation)
+            }
             var compressions: [String] = []
             for row in rows where !compressions.contains(row.compression) { compressions.append(row.compression) }
             for compression in compressions {
@@ -64,7 +69,7 @@ enum MarkdownReport {
         return table
     }
 
-    /// gridstore's rows other than its four operations (the schema-less read, `inspect --json`
+    /// gridstore's rows the first table has no place for (the schema-less read, `inspect --json`
     /// and `load --json`): median, and peak memory over the archive where it was measured.
     static func otherGridstoreRows(_ report: Report) -> MarkdownTable {
         var table = MarkdownTable(
@@ -72,7 +77,10 @@ enum MarkdownReport {
             rightAligned: [4, 5, 6]
         )
         for workload in report.workloads {
-            for row in workload.results where row.role == .gridstore && row.subject != "gridstore" {
+            for row in workload.results
+            where row.role == .gridstore
+                && (!workload.results.isMainGridstoreRow(row) || !mainOperations.contains(row.operation))
+            {
                 let memory = row.memory
                 table.rows.append([
                     workload.name, row.subject, row.operation.rawValue, row.compression,

@@ -52,6 +52,17 @@ struct MemoryFigures: Codable, Sendable {
 }
 
 /// One measured row.
+extension Array where Element == CaseResult {
+    /// Whether `row` is gridstore's first row for its operation and compression here: the one the
+    /// tables call "gridstore". A later one (the keyed workload's schema-less read) is named by
+    /// its subject.
+    func isMainGridstoreRow(_ row: CaseResult) -> Bool {
+        row.role == .gridstore
+            && first { $0.role == .gridstore && $0.operation == row.operation && $0.compression == row.compression }?
+                .subject == row.subject
+    }
+}
+
 struct CaseResult: Codable, Sendable {
     var workload: String
     var subject: String
@@ -133,8 +144,8 @@ struct Comparison: Codable, Sendable {
     var ratio: Double
     /// The other side ran at a smaller N and was scaled.
     var otherScaledFrom: Int?
-    /// gridstore's row, where the workload has several for the operation ("gridstore
-    /// (schema-less)"); nil: "gridstore".
+    /// gridstore's row when it is not the workload's first for the operation and compression
+    /// ("gridstore (schema-less)"); nil: the first, which the tables call "gridstore".
     var subject: String?
 
     /// The other side as the tables name it: "NSKeyedUnarchiver (scaled from 20,000)", after

@@ -133,4 +133,18 @@ struct InspectWorkloadTests {
         // The four operations' table has no line for a workload without them.
         #expect(!text.contains("| inspect | none | - | - | - | - |"))
     }
+
+    /// The codable workload names its one gridstore row per operation after the coder: still
+    /// the main row, shown in the first table and compared with no prefix.
+    @Test func aWorkloadsFirstGridstoreRowIsItsMainRowWhateverItsSubject() {
+        let text = MarkdownReport.render(
+            BaselineTests.report([
+                BaselineTests.row("GraphArchiveEncoder", .encode, seconds: 0.2, bytes: 40_000),
+                BaselineTests.row("JSONEncoder", .encode, seconds: 1, role: .peer),
+            ])
+        )
+        #expect(text.contains("| w | none | 200.00 ms | - | - | - | 40.00 | - |"))
+        #expect(text.contains("| w | encode | none | JSONEncoder | 200.00 ms | 1.000 s | 5x faster |"))
+        #expect(!text.contains("gridstore row"))
+    }
 }
