@@ -98,6 +98,7 @@ struct ArchiveFile: ~Copyable {
     ///
     /// - Throws: `.ioError`, `.badMagic`, and the trailer's errors (`.corrupt`, `.limitExceeded`).
     func readPropertyList(maximumObjectCount: Int, memory: inout MemoryBudget) throws(GraphArchiveError) -> ArchiveBytes {
+        memory.limitToInput(bytes: size)
         let start = try prefix()
         if BPlist.hasMagic(start) {
             if size >= BPlist.magic.count + 1 + BPlist.trailerSize {

@@ -422,13 +422,20 @@ struct KeyedArchiveIndex {
     private mutating func shortKeyID(_ words: KeyWords, _ index: Int) throws(GraphArchiveError) -> Int {
         let mask = keySlots.count - 1
         var slot = words.hash & mask
-        while keySlots[slot] >= 0 {
+        var probes = 0
+        // A key not found within `maximumProbes` slots is looked up by name (`addKey`): keys
+        // crafted to collide cost a bounded search each, never a scan of a long cluster.
+        while keySlots[slot] >= 0 && probes < Self.maximumProbes {
             let id = Int(keySlots[slot])
             if keyWords[id] == words { return id }
             slot = (slot + 1) & mask
+            probes += 1
         }
         return addKey(try plist.string(plist.object(index)))
     }
+
+    /// Slots a key lookup or insertion tries before it falls back to the table by name.
+    private static let maximumProbes = 32
 
     /// The id of key `name`, added to the tables if new.
     private mutating func addKey(_ name: String) -> Int {
@@ -447,11 +454,18 @@ struct KeyedArchiveIndex {
         return id
     }
 
+    /// Puts key `id` in the fast table; a key whose slots are all taken within
+    /// `maximumProbes` stays out of it and is found by name.
     private mutating func insertKey(_ id: Int, _ words: KeyWords) {
         let mask = keySlots.count - 1
         var slot = words.hash & mask
-        while keySlots[slot] >= 0 { slot = (slot + 1) & mask }
-        keySlots[slot] = Int32(truncatingIfNeeded: id)
+        for _ in 0..<Self.maximumProbes {
+            if keySlots[slot] < 0 {
+                keySlots[slot] = Int32(truncatingIfNeeded: id)
+                return
+            }
+            slot = (slot + 1) & mask
+        }
     }
 
     private mutating func rehashKeys(capacity: Int) {
@@ -601,10 +615,18 @@ struct KeyWords: Equatable {
     }
 
     var hash: Int {
-        let mixed =
+        var mixed =
             (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
             ^ UInt64(length)
-        return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
+        // A multiplication carries only low bits upward, and tables index by the low bits: mix
+        // the high bits down (MurmurHash3's finalizer), or keys that differ in their last bytes
+        // ("k1000000", "k1000001", …) share slots and every probe walks their cluster.
+        mixed ^= mixed >> 33
+        mixed &*= 0xFF51_AFD7_ED55_8CCD
+        mixed ^= mixed >> 33
+        mixed &*= 0xC4CE_B9FE_1A85_EC53
+        mixed ^= mixed >> 33
+        return Int(truncatingIfNeeded: mixed)
     }
 }
 

@@ -124,6 +124,7 @@ struct KeyedArchiveReader: ~Copyable {
         compression: ArchiveCompression = .none,
         memory: inout MemoryBudget
     ) throws(GraphArchiveError) -> ArchiveOutput {
+        memory.limitToInput(bytes: bytes.count)
         let prefix = bytes.copyBytes(0..<min(8, bytes.count))
         if PropertyListInput.isXML(prefix) {
             try memory.charge(2 * MemoryBudget.chunk(bytes.count), for: "the binary form of the XML property list")

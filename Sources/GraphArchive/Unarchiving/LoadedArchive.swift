@@ -30,6 +30,7 @@ struct LoadedArchive {
         memory: MemoryBudget? = nil
     ) throws(GraphArchiveError) -> LoadedArchive {
         var memory = memory ?? MemoryBudget(options)
+        memory.limitToInput(bytes: bytes.count)
         // Files are checked before they are read; bytes handed over in memory obey the same limit.
         guard bytes.count <= options.maximumArchiveBytes else {
             throw GraphArchiveError(
@@ -94,6 +95,7 @@ struct LoadedArchive {
         -> LoadedArchive
     {
         var memory = MemoryBudget(options)
+        memory.limitToInput(bytes: file.size)
         guard file.size > ArchiveHeader.size else { return try load(file.readAll(), options: options, memory: memory) }
         let headerBytes = try ArchiveBytes(count: ArchiveHeader.size) { (buffer) throws(GraphArchiveError) -> Int in
             try file.read(into: buffer, at: 0)

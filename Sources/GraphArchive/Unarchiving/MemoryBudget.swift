@@ -28,6 +28,23 @@ struct MemoryBudget {
     private var isResolved: Bool
     /// Where the limit comes from, for the error: "maximumMemoryBytes (…)" or the machine's.
     private(set) var source: String
+    /// The size of the input being decoded (the file, or the bytes handed over), once known.
+    private var inputBytes: Int?
+
+    /// Without a chosen limit, a decode commits at most this many bytes per byte of its input
+    /// (and at least ``minimumInputAllowance``): a small file that claims or describes far more
+    /// than any archive its size holds (a 21 KB archive of 40 million identical records) fails
+    /// before that memory is committed, whatever the machine could give. Real archives need
+    /// 10 to 50 times their size; ``GraphUnarchiver/Options/maximumMemoryBytes`` lifts this.
+    static let expansionPerInputByte = 1024
+    /// What any input may commit without a chosen limit, however small it is.
+    static let minimumInputAllowance = 256 << 20
+
+    /// What an input of `bytes` bytes may commit without a chosen limit.
+    static func inputAllowance(_ bytes: Int) -> Int {
+        let (product, overflow) = bytes.multipliedReportingOverflow(by: expansionPerInputByte)
+        return overflow ? Int.max : max(product, minimumInputAllowance)
+    }
 
     var used: Int { limit - remaining }
 
@@ -106,6 +123,29 @@ struct MemoryBudget {
             source = "the memory budget (\(Self.describe(limit))), derived from \(available.limitingFactor)"
         }
         remaining = limit - used
+        applyInputAllowance()
+    }
+
+    /// Holds a budget without a chosen limit to ``inputAllowance(_:)`` of the input, `bytes`
+    /// long; the first input a decode names counts (a keyed archive's, not the payload it is
+    /// transcoded to).
+    mutating func limitToInput(bytes: Int) {
+        guard inputBytes == nil else { return }
+        inputBytes = bytes
+        if isResolved { applyInputAllowance() }
+    }
+
+    /// Lowers a limit derived from the machine to what the input allows, if that is less.
+    private mutating func applyInputAllowance() {
+        guard chosen == nil, let inputBytes else { return }
+        let allowance = Self.inputAllowance(inputBytes)
+        guard allowance < limit else { return }
+        let used = self.used
+        limit = max(allowance, used)
+        remaining = limit - used
+        source =
+            "the memory budget for an input of \(Self.describe(inputBytes)) (\(Self.expansionPerInputByte) times "
+            + "its size, at least \(Self.describe(Self.minimumInputAllowance)))"
     }
 
     /// Gives back `bytes` charged earlier (a buffer freed while decoding goes on).

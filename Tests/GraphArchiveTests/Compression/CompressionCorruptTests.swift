@@ -53,6 +53,14 @@ func loadErrors(_ archive: [UInt8], options: GraphUnarchiver.Options = .init()) 
     return [fromData, fromFile]
 }
 
+/// A memory limit chosen above what the bombs below claim, so that their payload buffer is
+/// allocated and their structure checked while it is decompressed.
+private var generousBudget: GraphUnarchiver.Options {
+    var options = GraphUnarchiver.Options()
+    options.maximumMemoryBytes = 4 << 30
+    return options
+}
+
 @Suite("Compression: damaged and hostile archives")
 struct CompressionCorruptTests {
     let records = sampleRecords(1000)
@@ -166,10 +174,11 @@ struct CompressionCorruptTests {
     }
 
     /// A 33 KB frame of run-length blocks that inflates to 1 GiB of one byte repeated: a size the
-    /// frame can hold and the default budget allows, so the buffer is allocated. Its structure is
-    /// checked as it is decompressed: the first object blocks are nonsense, and decoding stops
-    /// there, with the buffer's pages never touched (the child's peak resident memory grows by
-    /// far less than the gigabyte it would if the frame were inflated whole first).
+    /// frame can hold. With a memory limit chosen that allows it, the buffer is allocated; its
+    /// structure is checked as it is decompressed: the first object blocks are nonsense, and
+    /// decoding stops there, with the buffer's pages never touched (the child's peak resident
+    /// memory grows by far less than the gigabyte it would if the frame were inflated whole
+    /// first).
     @Test(arguments: [0x00, 0x41] as [UInt8])
     func bombOfGarbageFailsInItsFirstBlocks(fill: UInt8) async throws {
         var frame = handMadeFrame(contentSize: nil, blocks: 8192)
@@ -179,13 +188,29 @@ struct CompressionCorruptTests {
         await #expect(processExitsWith: .success) { [bomb = bomb as [UInt8]] in
             var before = rusage()
             getrusage(RUSAGE_SELF.rawValue, &before)
-            for error in try loadErrors(bomb) {
+            for error in try loadErrors(bomb, options: generousBudget) {
                 #expect(error?.code == .corrupt, "\(String(describing: error))")
                 #expect(error?.message.contains("object block") == true, "\(String(describing: error))")
             }
             var after = rusage()
             getrusage(RUSAGE_SELF.rawValue, &after)
             #expect(after.ru_maxrss - before.ru_maxrss < 64 << 10, "grew by \(after.ru_maxrss - before.ru_maxrss) KiB")
+        }
+    }
+
+    /// Without a chosen limit, the same 33 KB bomb is refused on its header: 1 GiB is more than
+    /// any archive of its size needs (1024 times its size, at least 256 MiB), whatever the
+    /// machine could give.
+    @Test func bombIsRefusedOnItsHeaderByTheBudgetForItsSize() throws {
+        let frame = handMadeFrame(contentSize: nil, blocks: 8192)
+        let bomb = try resealed(archive, stored: frame, payloadLength: 1 << 30)
+        for error in try loadErrors(bomb) {
+            #expect(error?.code == .limitExceeded, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("the memory budget for an input of 32.1 KiB (1024 times its size") == true,
+                "\(String(describing: error))"
+            )
+            #expect(error?.offset == 16)
         }
     }
 
@@ -207,7 +232,7 @@ struct CompressionCorruptTests {
         await #expect(processExitsWith: .success) { [bomb = bomb as [UInt8]] in
             var before = rusage()
             getrusage(RUSAGE_SELF.rawValue, &before)
-            for error in try loadErrors(bomb) {
+            for error in try loadErrors(bomb, options: generousBudget) {
                 #expect(error?.code == .corrupt)
                 #expect(error?.message == "1073741820 bytes left over after the top section")
                 #expect(error?.offset == 4)

@@ -120,6 +120,37 @@ struct MemoryBudgetTests {
         #expect(error?.offset == 32)
     }
 
+    /// Without a chosen limit, a decode commits at most 1024 times its input's size (at least
+    /// 256 MiB): a 15 KB archive that describes 40 million records fails at the 256 MiB mark
+    /// however much memory the machine has. A chosen limit replaces that allowance.
+    @Test func defaultBudgetIsBoundedByTheInputsSize() throws {
+        var small = MemoryBudget(GraphUnarchiver.Options())
+        small.limitToInput(bytes: 15_000)
+        try small.charge(200 << 20, for: "what 15 KB may take")
+        let error = archiveError { try small.charge(100 << 20, for: "the objects") }
+        #expect(error?.code == .limitExceeded)
+        #expect(
+            error?.message
+                == "decoding needs more memory than the memory budget for an input of 14.6 KiB (1024 times its size, "
+                + "at least 256.0 MiB) allows: the objects needs 100.0 MiB after 200.0 MiB already committed"
+        )
+        var large = MemoryBudget(GraphUnarchiver.Options())
+        large.limitToInput(bytes: 1 << 20)
+        let fits = large.tryCharge(300 << 20)  // 1 MiB of input may take up to 1 GiB
+        let passes = large.tryCharge(800 << 20)
+        #expect(fits && !passes)
+        var chosen = MemoryBudget(budget(1 << 30))
+        chosen.limitToInput(bytes: 15_000)
+        let chosenFits = chosen.tryCharge(900 << 20)
+        #expect(chosenFits)
+        // The first input named counts: a keyed archive's, not the payload it becomes.
+        var keyed = MemoryBudget(GraphUnarchiver.Options())
+        keyed.limitToInput(bytes: 15_000)
+        keyed.limitToInput(bytes: 1 << 30)
+        let keyedFits = keyed.tryCharge(300 << 20)
+        #expect(!keyedFits)
+    }
+
     /// A compressed payload is charged, whole, before its buffer is allocated.
     @Test(.enabled(if: ArchiveCompression.isZstdAvailable))
     func compressedPayloadIsChargedBeforeItIsDecompressed() throws {
