@@ -18,7 +18,8 @@ extension GridStateDataSource {
     /// After this call, a normal exit (`exit()` or the end of `main`) and the signals SIGTERM,
     /// SIGINT and SIGHUP first save the store if it has unsaved changes (``hasUnsavedChanges``).
     /// After a signal the process then ends as that signal asks, so the parent still sees
-    /// "terminated by SIGTERM". An unchanged store is not written, so a process that ends before
+    /// "terminated by SIGTERM"; if a save failed, it exits with status 1 instead, so that the
+    /// usual ending never hides a lost save. An unchanged store is not written, so a process that ends before
     /// its ``load()`` finished cannot replace the archive with an empty one.
     ///
     /// It installs the process's handlers for those three signals (replacing earlier ones) and
@@ -71,16 +72,20 @@ enum TerminationSaver {
         }
     }
 
-    /// Saves every registered store that has unsaved changes.
-    static func saveAll(_ reason: GridStateDataSource.TerminationSave) {
+    /// Saves every registered store that has unsaved changes; false if any save failed.
+    @discardableResult
+    static func saveAll(_ reason: GridStateDataSource.TerminationSave) -> Bool {
+        var allSaved = true
         for registration in registrations.withLock({ $0 }) where registration.store.hasUnsavedChanges {
             do {
                 try registration.store.save()
                 registration.report(reason, .success(registration.store.count))
             } catch {
                 registration.report(reason, .failure(error))
+                allSaved = false
             }
         }
+        return allSaved
     }
 
     private static func installOnce() {
@@ -138,7 +143,11 @@ enum TerminationSaver {
             return  // the pipe broke: nothing more to watch
         }
         let signal = Int32(byte)
-        saveAll(.signal(signal))
+        guard saveAll(.signal(signal)) else {
+            // Ending by the signal would look like the usual, saved ending: a failed save ends
+            // with status 1, its error already reported. _exit: the exit save must not run again.
+            _exit(1)
+        }
         // Restore the default action and deliver the signal again, so the process ends the way
         // the sender asked (exit status 128 + signal in shells).
         Foundation.signal(signal, SIG_DFL)

@@ -80,6 +80,25 @@ struct SaveOnExitTests {
         #expect(states[0] === states[2])
     }
 
+    /// A save on a signal that fails is not hidden behind the usual ending by the signal: the
+    /// error is printed and the status is 1. The archive's folder is replaced by a file, which
+    /// fails the save even for root.
+    @Test func failedSaveOnASignalExitsOneWithTheError() throws {
+        let sandbox = try ToolSandbox()
+        let session = try RunningSession(sandbox, file: "folder/s.gridstore", errors: "errors")
+        #expect(session.nextLine() == "loaded 0")
+        try session.send(Self.records[0])
+        #expect(session.nextLine() == "added 1")
+        try FileManager.default.removeItem(atPath: sandbox.path("folder"))
+        #expect(FileManager.default.createFile(atPath: sandbox.path("folder"), contents: Data("a file".utf8)))
+        kill(session.process.processIdentifier, SIGTERM)
+        sandbox.waitWithTimeout(session.process)
+        #expect(session.process.terminationReason == .exit)
+        #expect(session.process.terminationStatus == 1)
+        let errors = String(decoding: sandbox.bytes(of: "errors") ?? Data(), as: UTF8.self)
+        #expect(errors.hasPrefix("gridstore: error: could not save folder/s.gridstore (on signal 15): "), "\(errors)")
+    }
+
     @Test func endOfInputSavesAndExitsZero() throws {
         let sandbox = try ToolSandbox()
         #expect(try sandbox.run(["save", "--file", "s.gridstore", "--generate", "2"]).status == 0)
