@@ -45,8 +45,11 @@ public final class GraphUnarchiver {
         /// ``AvailableMemory`` says this process can still commit (the least of physical memory,
         /// the address space left under `RLIMIT_AS` or `RLIMIT_DATA`, and what its control
         /// group's memory limit leaves) less a reserve for the rest of the program: an eighth,
-        /// at least 96 MiB. A value set here replaces that, but decoding still stops where the
-        /// address space left under `RLIMIT_AS` would, past which every allocation fails.
+        /// at least 96 MiB; and at most 1024 times the size of the input (the file or the bytes
+        /// decoded), at least 256 MiB, so that a small file that describes far more than any
+        /// archive its size holds fails before that memory is committed. A value set here
+        /// replaces both, but decoding still stops where the address space left under
+        /// `RLIMIT_AS` would, past which every allocation fails.
         public var maximumMemoryBytes: Int? = nil
 
         public init() {}
