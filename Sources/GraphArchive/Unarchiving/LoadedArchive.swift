@@ -172,6 +172,17 @@ struct LoadedArchive {
             for: "decompressing the \(header.payloadLength)-byte payload the header declares",
             offset: 16
         )
+        // Every reader keeps a table entry an object; a header whose objects cannot fit beside
+        // the payload fails here, before a tiny file spends seconds decompressing a huge payload.
+        // The decoder charges the table for real once the payload is read.
+        let (table, overflow) = Int(clamping: header.objectCount)
+            .multipliedReportingOverflow(by: MemoryBudget.objectTableBytes)
+        try memory.charge(
+            overflow ? Int.max : table,
+            for: "the \(header.objectCount) objects the header declares",
+            offset: 32
+        )
+        memory.release(table)
     }
 
     /// A decompressed payload made ready to scan: a columnar object section (FORMAT.md §5.5) is

@@ -214,6 +214,23 @@ struct CompressionCorruptTests {
         }
     }
 
+    /// A 33 KB archive whose header declares 40 million objects is refused on its header, before
+    /// its payload is decompressed: their table alone is more than an input of its size may cost.
+    @Test func headerDeclaringMillionsOfObjectsIsRefusedBeforeDecompressing() throws {
+        let frame = handMadeFrame(contentSize: nil, blocks: 1024)
+        let stored = try resealed(archive, stored: frame, payloadLength: 64 << 20)
+        let bytes = ArchiveBytes(copying: stored)
+        var reader = bytes.reader()
+        var header = try ArchiveHeader.decode(from: &reader)
+        header.objectCount = 40_000_000
+        let bomb: [UInt8] = header.encoded() + frame
+        for error in try loadErrors(bomb) {
+            #expect(error?.code == .limitExceeded, "\(String(describing: error))")
+            #expect(error?.message.contains("the 40000000 objects the header declares") == true)
+            #expect(error?.offset == 32)
+        }
+    }
+
     /// An archive without objects whose frame inflates to zeros: the tables (no keys, types,
     /// shapes or top-level values) end after 4 bytes, and the rest is refused at once.
     @Test func bombAfterEmptyTablesFailsAtOnce() async throws {
