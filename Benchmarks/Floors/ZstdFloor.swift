@@ -3,7 +3,7 @@
 import Foundation
 
 #if Zstd
-import CZstd
+internal import CZstd
 #endif
 
 /// Compresses and decompresses with libzstd alone, with the engine's settings (level, frame

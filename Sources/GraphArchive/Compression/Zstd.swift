@@ -1,7 +1,7 @@
 // Sources/GraphArchive/Compression/Zstd.swift - facts about the linked libzstd, and its one error conversion
 
 #if Zstd
-import CZstd
+internal import CZstd
 
 /// The linked libzstd: its level range, its frame bounds, and the conversion of its error codes.
 enum Zstd {

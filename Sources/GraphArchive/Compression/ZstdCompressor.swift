@@ -1,7 +1,7 @@
-// Sources/GraphArchive/Internals/ZstdCompressor.swift - a zstd compression context writing one frame
+// Sources/GraphArchive/Compression/ZstdCompressor.swift - a zstd compression context writing one frame
 
 #if Zstd
-import CZstd
+internal import CZstd
 
 /// A zstd compression context that writes one frame, fed in pieces; freed when the value ends.
 ///

@@ -1,7 +1,7 @@
-// Sources/GraphArchive/Internals/ZstdDecompressor.swift - a zstd decompression context reading one frame
+// Sources/GraphArchive/Compression/ZstdDecompressor.swift - a zstd decompression context reading one frame
 
 #if Zstd
-import CZstd
+internal import CZstd
 
 /// A zstd decompression context that decodes one frame, fed in pieces, into a fixed output
 /// buffer; freed when the value ends.
