@@ -640,18 +640,16 @@ struct CodableEncodingState: ~Copyable {
         engine.out.setByte(ValueTag.array, at: start - 2)
         let count = frames[frame].count
         guard count > 0 else { return }
-        let indexes = engine.out.withUnsafeBytes { raw in
-            ByteReader.withReader(over: raw) { reader in
-                reader.offset = start
-                var indexes: [Int] = []
-                var previous = -1
-                for _ in 0..<count {
-                    // These deltas were written above and cannot be malformed.
-                    previous = (try? ValueScanner.nextReferenceIndex(&reader, previous: previous)) ?? 0
-                    indexes.append(previous)
-                }
-                return indexes
+        let indexes = engine.out.withReader { reader in
+            reader.offset = start
+            var indexes: [Int] = []
+            var previous = -1
+            for _ in 0..<count {
+                // These deltas were written above and cannot be malformed.
+                previous = (try? ValueScanner.nextReferenceIndex(&reader, previous: previous)) ?? 0
+                indexes.append(previous)
             }
+            return indexes
         }
         engine.out.truncate(to: start)
         for index in indexes { writeReference(index) }

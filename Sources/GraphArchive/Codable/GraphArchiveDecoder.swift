@@ -66,10 +66,8 @@ public struct GraphArchiveDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         // Read where `data` holds it, not copied: the decoder's input is closed before `data`'s
         // bytes are released (see `ArchiveBytes(borrowing:)`).
-        try data.withUnsafeBytes { bytes in
-            try decode(type) { () throws(GraphArchiveError) in
-                try LoadedArchive.load(ArchiveBytes(borrowing: bytes), options: options)
-            }
+        try ArchiveBytes.lending(data) { bytes in
+            try decode(type) { () throws(GraphArchiveError) in try LoadedArchive.load(bytes, options: options) }
         }
     }
 

@@ -54,14 +54,14 @@ enum PayloadCompression {
         return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
             var decompressor = try ZstdDecompressor(outputCount: payloadLength)
             // What the frame produced so far, checked before more is decoded.
-            let checkProduced = { (count: Int) throws(GraphArchiveError) -> Void in
-                if let check { try check(UnsafeRawBufferPointer(rebasing: output[0..<count]), false) }
+            let checkProduced = { (produced: UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void in
+                try check?(produced, false)
             }
             try feed { (piece) throws(GraphArchiveError) in
                 try decompressor.decompress(piece, into: output, produced: checkProduced)
             }
             try decompressor.finish(outputCount: payloadLength)
-            try check?(UnsafeRawBufferPointer(rebasing: output[0..<decompressor.produced]), true)
+            try check?(decompressor.producedBytes(of: output), true)
             return decompressor.produced
         }
         #else

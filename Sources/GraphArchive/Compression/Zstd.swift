@@ -29,7 +29,7 @@ enum Zstd {
     ///
     /// - Throws: `.corrupt` if `frameStart` does not begin with a zstd frame header.
     static func contentSize(frameStart: [UInt8]) throws(GraphArchiveError) -> UInt64? {
-        let size = frameStart.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
+        let size = ZSTD_getFrameContentSize(frameStart, frameStart.count)
         if size == ZSTD_CONTENTSIZE_UNKNOWN { return nil }
         guard size != ZSTD_CONTENTSIZE_ERROR else {
             throw GraphArchiveError(

@@ -45,7 +45,7 @@ struct ZstdDecompressor: ~Copyable {
 
     /// Decodes `input`, the next piece of the frame, into `output` after the bytes produced so far.
     /// Pass the same `output` every time. `produced` is called after each call of zstd with
-    /// the count produced so far, to check what it holds before more is decoded.
+    /// the bytes of `output` produced so far, to check them before more is decoded.
     ///
     /// - Throws: `.compressionFailed` with zstd's message (a damaged frame, a failed content
     ///   checksum); `.corrupt` if the frame holds more than `output` or bytes follow the frame;
@@ -53,7 +53,7 @@ struct ZstdDecompressor: ~Copyable {
     mutating func decompress(
         _ input: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer,
-        produced check: (Int) throws(GraphArchiveError) -> Void = { _ in }
+        produced check: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void = { _ in }
     ) throws(GraphArchiveError) {
         var consumed = 0
         while consumed < input.count {
@@ -61,8 +61,13 @@ struct ZstdDecompressor: ~Copyable {
             try decompressAll(UnsafeRawBufferPointer(rebasing: input[consumed..<(consumed + count)]), into: output)
             consumed += count
             step = min(step * 2, 1 << 20)
-            try check(produced)
+            try check(producedBytes(of: output))
         }
+    }
+
+    /// The bytes of `output` written so far.
+    func producedBytes(of output: UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: output[0..<produced])
     }
 
     private mutating func decompressAll(

@@ -155,17 +155,9 @@ struct ArchiveFile: ~Copyable {
     ///
     /// - Throws: `.ioError` with the system's message.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(GraphArchiveError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let result = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.error(errno, "cannot read", path)
-            }
-            if result == 0 { break }
-            done += result
+        try SystemError.converting("cannot read", path) { () throws(SystemCallFailure) in
+            try FileDescriptorIO.read(from: descriptor, into: buffer, at: offset)
         }
-        return done
     }
 
     /// Calls `body` with the bytes of `range`, in order, in pieces of at most `pieceSize`
@@ -178,19 +170,7 @@ struct ArchiveFile: ~Copyable {
         pieceSize: Int = 1 << 18,
         _ body: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) {
-        try withUnsafeTemporaryAllocation(byteCount: min(pieceSize, max(range.count, 1)), alignment: 16) {
-            (buffer) throws(GraphArchiveError) in
-            var offset = range.lowerBound
-            while offset < range.upperBound {
-                let wanted = min(buffer.count, range.upperBound - offset)
-                let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
-                guard count == wanted else {
-                    throw GraphArchiveError(.truncated, "\(path) ended while it was being read", offset: offset + count)
-                }
-                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                offset += count
-            }
-        }
+        try FileDescriptorIO.forEachPiece(of: range, in: descriptor, path: path, pieceSize: pieceSize, body)
     }
 }
 

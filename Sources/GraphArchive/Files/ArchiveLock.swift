@@ -131,7 +131,7 @@ public final class ArchiveLock: Sendable {
         // Note who holds it, for the error of whoever waits next; the lock works without.
         let text = Array("\(getpid())\n".utf8)
         if ftruncate(descriptor, 0) == 0 {
-            _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            _ = try? FileDescriptorIO.write(text, to: descriptor, at: 0)
         }
         return descriptor
     }
@@ -156,10 +156,10 @@ public final class ArchiveLock: Sendable {
 
     /// The process id the lock file holds, if any.
     private static func owner(_ descriptor: Int32) -> Int? {
-        var bytes = [UInt8](repeating: 0, count: 24)
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: bytes[0..<count], as: UTF8.self)
+        guard let bytes = try? FileDescriptorIO.read(from: descriptor, count: 24, at: 0), !bytes.isEmpty else {
+            return nil
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
         return Int(text.trimmingSuffix(while: { $0 == "\n" }))
     }
 

@@ -44,8 +44,18 @@ enum AtomicFile {
 
         /// Appends `bytes`, retrying short writes.
         mutating func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
-            try AtomicFile.writeAll(bytes, to: descriptor, path: path)
+            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
+                try FileDescriptorIO.writeAll(bytes, to: descriptor)
+            }
             count += bytes.count
+        }
+
+        /// Appends everything `writer` holds.
+        mutating func write(_ writer: borrowing ByteWriter) throws(GraphArchiveError) {
+            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
+                try FileDescriptorIO.writeAll(writer, to: descriptor)
+            }
+            count += writer.count
         }
 
         /// An appender for code that cannot borrow the sink: a payload compressed while its
@@ -56,17 +66,17 @@ enum AtomicFile {
         }
 
         mutating func write(_ bytes: [UInt8]) throws(GraphArchiveError) {
-            // Array.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
-            let result: Result<Void, GraphArchiveError> = bytes.withUnsafeBytes { raw in
-                Result { () throws(GraphArchiveError) in try write(raw) }
+            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
+                try FileDescriptorIO.writeAll(bytes, to: descriptor)
             }
-            try result.get()
+            count += bytes.count
         }
 
         /// Writes `bytes` at `offset` without moving the append position (to patch a header).
         func write(_ bytes: [UInt8], at offset: Int) throws(GraphArchiveError) {
-            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-            guard written == bytes.count else { throw SystemError.error(errno, "cannot write", path) }
+            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
+                try FileDescriptorIO.write(bytes, to: descriptor, at: offset)
+            }
         }
     }
 
@@ -81,26 +91,9 @@ enum AtomicFile {
         }
 
         func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
-            try AtomicFile.writeAll(bytes, to: descriptor, path: path)
-        }
-    }
-
-    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes.
-    private static func writeAll(
-        _ bytes: UnsafeRawBufferPointer,
-        to descriptor: Int32,
-        path: String
-    ) throws(GraphArchiveError) {
-        guard var next = bytes.baseAddress else { return }
-        var left = bytes.count
-        while left > 0 {
-            let written = systemWrite(descriptor, next, left)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.error(errno, "cannot write", path)
+            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
+                try FileDescriptorIO.writeAll(bytes, to: descriptor)
             }
-            next += written
-            left -= written
         }
     }
 
@@ -229,17 +222,9 @@ enum AtomicFile {
     /// a process that ended. Checked by lock, not by process id, which says nothing about a
     /// writer in another PID namespace (a container sharing the folder).
     static func removeStaleTemporaries(in folder: String, name: String) {
-        guard let directory = opendir(folder) else { return }
-        defer { closedir(directory) }
         let prefix = temporaryPrefix(for: name)
-        while let entry = readdir(directory) {
-            // d_name is NUL-terminated inside the entry, which may be shorter than the declared
-            // 256 bytes: read up to the NUL only (reading the whole array overflowed, per ASan).
-            let entryName = withUnsafePointer(to: &entry.pointee.d_name) { field in
-                field.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
-            }
-            guard entryName.hasPrefix(prefix) else { continue }
-            removeIfUnlocked(folder + "/" + entryName)
+        FileDescriptorIO.forEachEntryName(in: folder) { entryName in
+            if entryName.hasPrefix(prefix) { removeIfUnlocked(folder + "/" + entryName) }
         }
     }
 

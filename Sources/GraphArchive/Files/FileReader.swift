@@ -40,12 +40,11 @@ enum SystemError {
         }
         return GraphArchiveError(.ioError, "\(action) \(path): \(reason)")
     }
-}
 
-#if canImport(Darwin)
-let systemWrite = Darwin.write
-#elseif canImport(Musl)
-let systemWrite = Musl.write
-#else
-let systemWrite = Glibc.write
-#endif
+    /// What `call` returns; its failure as the public error, saying `action` and `path`.
+    static func converting<R>(_ action: String, _ path: String, _ call: () throws(SystemCallFailure) -> R)
+        throws(GraphArchiveError) -> R
+    {
+        do { return try call() } catch { throw Self.error(error.code, action, path) }
+    }
+}

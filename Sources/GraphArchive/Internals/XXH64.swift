@@ -146,3 +146,10 @@ extension UInt64 {
         (self << count) | (self >> (64 - count))
     }
 }
+
+extension ArchiveBytes {
+    /// The XXH64 checksum of the bytes in `range`.
+    func checksum(_ range: Range<Int>) -> UInt64 {
+        withUnsafeBytes(range) { XXH64.hash($0) }
+    }
+}

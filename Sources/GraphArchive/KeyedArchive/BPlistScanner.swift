@@ -98,7 +98,7 @@ struct BPlist {
     static let trailerSize = 32
 
     /// A reader over the whole property list. Its bytes are owned by the caller (an
-    /// `ArchiveBytes` it holds, or `Data` inside `withUnsafeBytes`) for the plist's lifetime.
+    /// `ArchiveBytes` it holds, or `Data` lent through `ArchiveBytes.lending`) for the plist's lifetime.
     let reader: ByteReader
     /// Where the offset table starts: no object may reach past it.
     let objectsEnd: Int

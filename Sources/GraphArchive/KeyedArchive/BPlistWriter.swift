@@ -201,7 +201,7 @@ struct BPlistWriter: ~Copyable {
         )
         output.writeBytes(BPlist.magic)
         let scalarBase = output.count
-        scalars.withUnsafeBytes { output.writeBytes($0) }
+        output.writeBytes(of: scalars)
         var containerOffsets: [Int] = []
         containerOffsets.reserveCapacity(containerMarkers.count)
         for container in containerMarkers.indices {

@@ -127,7 +127,7 @@ public enum KeyedArchive {
             classNames: options.classNames,
             options: decodingOptions
         )
-        .withUnsafeBytes { Data($0) }
+        .takeData()
     }
 
     /// Converts the gridstore archive at `input` into a keyed archive saved atomically at `output`.
@@ -147,7 +147,7 @@ public enum KeyedArchive {
     @discardableResult
     static func write(_ plist: borrowing ByteWriter, to path: String) throws -> Int {
         try AtomicFile.write(to: path) { sink in
-            try plist.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
+            try sink.write(plist)
         }
     }
 
@@ -196,7 +196,7 @@ extension GraphArchiver {
     /// - Throws: `.invalidState` before ``finishEncoding()``, `.invalidValue` for nil inside an
     ///   array or dictionary.
     public func keyedArchiveData(options: KeyedArchive.Options = KeyedArchive.Options()) throws -> Data {
-        try keyedArchive(options: options).withUnsafeBytes { Data($0) }
+        try keyedArchive(options: options).takeData()
     }
 
     /// Saves the finished archive as an NSKeyedArchiver archive at `path`, atomically.

@@ -171,23 +171,17 @@ struct KeyedArchiveReader: ~Copyable {
                 compression: compression
             )
         }
-        // Data.withUnsafeBytes rethrows untyped errors; carry the typed result out instead.
-        let result = data.withUnsafeBytes { (raw) -> Result<ArchiveOutput, GraphArchiveError> in
-            ByteReader.withReader(over: raw) { (reader: inout ByteReader) -> Result<ArchiveOutput, GraphArchiveError> in
-                Result { () throws(GraphArchiveError) -> ArchiveOutput in
-                    var memory = MemoryBudget(options)
-                    return try transcode(
-                        plist: BPlist.scan(reader, maximumObjectCount: options.maximumObjectCount),
-                        registry: registry,
-                        valueTypeNames: valueTypeNames,
-                        options: options,
-                        compression: compression,
-                        memory: &memory
-                    )
-                }
-            }
+        return try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) -> ArchiveOutput in
+            var memory = MemoryBudget(options)
+            return try transcode(
+                plist: BPlist.scan(bytes.reader(), maximumObjectCount: options.maximumObjectCount),
+                registry: registry,
+                valueTypeNames: valueTypeNames,
+                options: options,
+                compression: compression,
+                memory: &memory
+            )
         }
-        return try result.get()
     }
 
     private static func transcode(

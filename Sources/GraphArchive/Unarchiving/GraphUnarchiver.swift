@@ -621,9 +621,9 @@ public final class GraphUnarchiver {
         // The archive is read where `data` holds it, not copied (see `ArchiveBytes(borrowing:)`).
         // The unarchiver is closed before `data`'s bytes are released, so one that a decoding
         // initializer kept can no longer read them.
-        try data.withUnsafeBytes { bytes in
+        try ArchiveBytes.lending(data) { bytes in
             let unarchiver = try GraphUnarchiver(
-                bytes: ArchiveBytes(borrowing: bytes),
+                bytes: bytes,
                 registry: registry.including(T.self),
                 options: options,
                 root: RootRequest(T.self)

@@ -43,7 +43,7 @@ struct LoadedArchive {
         let payloadStart = reader.offset
         let storedRange = payloadStart..<bytes.count
         try checkStoredPayload(header, available: storedRange.count, payloadStart: payloadStart, options: options) {
-            isOwnOutput ? header.payloadChecksum : bytes.withUnsafeBytes(storedRange) { XXH64.hash($0) }
+            isOwnOutput ? header.payloadChecksum : bytes.checksum(storedRange)
         }
         guard header.flags.contains(.zstdPayload) else {
             return LoadedArchive(
