@@ -85,7 +85,8 @@ enum Targets {
                 [OperationKind.decode, .load].map { operation in
                     let row = gridstoreRow(graph, operation, compression)
                     var measured: Double?
-                    var detail = row.map { $0.memoryError ?? "the memory group was not run" }
+                    var detail =
+                        row.map { $0.memoryError ?? "the memory group was not run" }
                         ?? whyMissing(graph, operation, compression)
                     if row?.memory != nil && graph.graphBytes == nil {
                         detail = "the graph's own size was not measured (the floors were not run)"
@@ -192,24 +193,26 @@ enum Targets {
                 limit: codableNativeLimit,
                 ratio,
                 ratio.map { "bridge/native = \(Format.ratio($0)) (\(workload) \(operation.rawValue), no compression)" }
-                    ?? (native == nil ? "needs the \(workload) workload in the same run" : whyMissing(codable, operation, "none"))
+                    ?? (native == nil
+                        ? "needs the \(workload) workload in the same run" : whyMissing(codable, operation, "none"))
             )
         }
-        return againstNative + codableSpeedups.map { operation, peer, speedup in
-            let comparison = codable.comparisons.first { $0.operation == operation && $0.against == peer }
-            let measured = comparison.map { 1 / $0.ratio }
-            let detail = comparison.map { comparison in
-                "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio)))"
+        return againstNative
+            + codableSpeedups.map { operation, peer, speedup in
+                let comparison = codable.comparisons.first { $0.operation == operation && $0.against == peer }
+                let measured = comparison.map { 1 / $0.ratio }
+                let detail = comparison.map { comparison in
+                    "\(Format.times(1 / comparison.ratio)) faster (gridstore/\(peer) = \(Format.ratio(comparison.ratio)))"
+                }
+                return TargetResult(
+                    id: "codable-\(operation.rawValue)-vs-\(peer)",
+                    target: "codable: \(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
+                    measured: measured,
+                    limit: speedup,
+                    verdict: measured.map { $0 >= speedup ? .met : .missed } ?? .notMeasured,
+                    detail: detail ?? whyMissing(codable, operation, "none", subject: peer)
+                )
             }
-            return TargetResult(
-                id: "codable-\(operation.rawValue)-vs-\(peer)",
-                target: "codable: \(operation.rawValue) ≥ \(Int(speedup))x faster than \(peer)",
-                measured: measured,
-                limit: speedup,
-                verdict: measured.map { $0 >= speedup ? .met : .missed } ?? .notMeasured,
-                detail: detail ?? whyMissing(codable, operation, "none", subject: peer)
-            )
-        }
     }
 
     /// The keyed workload's read targets: typed and schema-less.
@@ -300,11 +303,13 @@ enum Targets {
         }
         var memory = TargetResult(
             id: "inspect-json-memory",
-            target: "inspect --json peak memory ≤ \(Format.decimal(inspectJSONMemoryLimit)) × archive (output streamed)",
+            target:
+                "inspect --json peak memory ≤ \(Format.decimal(inspectJSONMemoryLimit)) × archive (output streamed)",
             measured: nil,
             limit: inspectJSONMemoryLimit,
             verdict: .notMeasured,
-            detail: json.map { $0.memoryError ?? "the memory group was not run" } ?? "the inspect --json row did not pass"
+            detail: json.map { $0.memoryError ?? "the memory group was not run" }
+                ?? "the inspect --json row did not pass"
         )
         if let figures = json?.memory, let archive = json?.bytes {
             let measured = Double(figures.overBaselineBytes) / Double(archive)
@@ -320,7 +325,14 @@ enum Targets {
     private static func gridStateTargets(_ report: Report, settings: Settings) -> [TargetResult] {
         guard let grid = report.workloads.first(where: { $0.name == workload }) else { return [] }
         var targets: [TargetResult] = []
-        func add(_ id: String, _ target: String, limit: Double, atLeast: Bool = false, _ measured: Double?, _ detail: String) {
+        func add(
+            _ id: String,
+            _ target: String,
+            limit: Double,
+            atLeast: Bool = false,
+            _ measured: Double?,
+            _ detail: String
+        ) {
             targets.append(result(id, target, limit: limit, atLeast: atLeast, measured, detail))
         }
         for (operation, peer, speedup) in [

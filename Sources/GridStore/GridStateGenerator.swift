@@ -34,7 +34,8 @@ public struct GridStateGenerator: Sendable {
         states.reserveCapacity(count)
         for index in 0..<distinct {
             states.append(
-                GridState(name: Self.name(&random), color: Int(random.next() & 0xFF_FFFF), date: Self.date(&random)))
+                GridState(name: Self.name(&random), color: Int(random.next() & 0xFF_FFFF), date: Self.date(&random))
+            )
             if let progress, index % Self.progressInterval == 0 { progress(index) }
         }
         for index in distinct..<count {

@@ -27,7 +27,8 @@ enum CommandName: String, CaseIterable {
         switch self {
         case .save:
             [
-                "--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input", "--strict",
+                "--file", "--compress", "--format", "--append", "--generate", "--shared", "--seed", "--input",
+                "--strict",
                 "--lock-timeout", "--memory-limit",
             ]
         case .load: ["--file", "--stats", "--json", "--limit", "--memory-limit"]

@@ -392,7 +392,9 @@ struct OptionReader {
     mutating func byteSize(_ option: Option) throws(UsageError) -> Int {
         let text = try value(option)
         guard let bytes = parseByteSize(text), bytes > 0 else {
-            throw error("\(option.name) takes a size such as 512M, 2G or 1000000 (bytes; K, M, G, T are powers of 1024), not '\(text)'")
+            throw error(
+                "\(option.name) takes a size such as 512M, 2G or 1000000 (bytes; K, M, G, T are powers of 1024), not '\(text)'"
+            )
         }
         return bytes
     }

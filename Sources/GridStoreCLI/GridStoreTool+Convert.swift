@@ -20,9 +20,12 @@ extension GridStoreTool {
         let progress = console.progress()
         defer { progress.finish() }
         // OUT's lock, from before IN is read to the end of OUT's write (IN may be OUT).
-        let lock = try toStandardOutput ? nil : withArchive(outputName) {
-            try GridStateArchive.lock(options.output, timeout: options.lockTimeout)
-        }
+        let lock =
+            try toStandardOutput
+            ? nil
+            : withArchive(outputName) {
+                try GridStateArchive.lock(options.output, timeout: options.lockTimeout)
+            }
         defer { lock?.unlock() }
         let decoding = decodingOptions(memoryLimit: options.memoryLimit)
         let source = try archiveSource(options.input, progress: progress, options: decoding)

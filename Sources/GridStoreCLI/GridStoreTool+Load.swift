@@ -20,13 +20,16 @@ extension GridStoreTool {
         // The header's counts, after the checksum over header and payload is verified (a keyed
         // archive has no checksum: its whole structure is checked instead).
         let info: ArchiveInfo? =
-            options.stats ? try withArchive(archiveName) { try GridStateArchive.info(of: source, options: decoding) } : nil
+            options.stats
+            ? try withArchive(archiveName) { try GridStateArchive.info(of: source, options: decoding) } : nil
         progress.phase("loading \(archiveName)")
         let started = ContinuousClock.now
         switch source {
         case .file: try loadExisting(store)
         case .bytes:
-            let states = try withArchive(archiveName) { try GridStateArchive.readStates(from: source, options: decoding) }
+            let states = try withArchive(archiveName) {
+                try GridStateArchive.readStates(from: source, options: decoding)
+            }
             store.replaceAll(with: states)
         }
         let loadTime = ContinuousClock.now - started

@@ -67,7 +67,9 @@ extension GridStoreTool {
             console.note("saved \(counted(store.count, "record")) to \(path)")
         }
         if rejected > 0 {
-            throw ToolError("\(rejected) of \(counted(lineNumber, "input line")) \(rejected == 1 ? "was" : "were") rejected")
+            throw ToolError(
+                "\(rejected) of \(counted(lineNumber, "input line")) \(rejected == 1 ? "was" : "were") rejected"
+            )
         }
     }
 

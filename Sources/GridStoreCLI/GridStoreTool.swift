@@ -146,7 +146,10 @@ enum GridStoreTool {
         }
         // What standard input may take: the archive size limit, and half the memory budget (the
         // buffer grows by doubling), so that reading it can never exhaust memory.
-        let limit = min(options.maximumArchiveBytes, AvailableMemory.current().budget(choosing: options.maximumMemoryBytes) / 2)
+        let limit = min(
+            options.maximumArchiveBytes,
+            AvailableMemory.current().budget(choosing: options.maximumMemoryBytes) / 2
+        )
         let data = try StandardInput.readAll(limit: limit, what: "an archive", progress: progress)
         guard !data.isEmpty else { throw ToolError("standard input is empty: there is no archive to read") }
         return .bytes(data)

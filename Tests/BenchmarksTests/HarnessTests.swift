@@ -375,7 +375,14 @@ struct HarnessTests {
         let settings = Settings()
         var report = Report(settings: settings, arguments: [])
         func workload(_ name: String, _ results: [CaseResult], _ comparisons: [Comparison] = []) -> WorkloadReport {
-            WorkloadReport(name: name, summary: "", recordName: "r", records: 10, results: results, comparisons: comparisons)
+            WorkloadReport(
+                name: name,
+                summary: "",
+                recordName: "r",
+                records: 10,
+                results: results,
+                comparisons: comparisons
+            )
         }
         func floor(_ name: String, _ operation: OperationKind, ratio: Double) -> Comparison {
             Comparison(
@@ -397,13 +404,33 @@ struct HarnessTests {
                     measuredRow(GridStateGraph.name, "gridstore", .gridstore, .decode, "none", seconds: 1, bytes: 1),
                 ]
             ),
-            workload(ChainGraph.name, [], [floor(ChainGraph.name, .encode, ratio: 2.9), floor(ChainGraph.name, .decode, ratio: 5)]),
+            workload(
+                ChainGraph.name,
+                [],
+                [floor(ChainGraph.name, .encode, ratio: 2.9), floor(ChainGraph.name, .decode, ratio: 5)]
+            ),
             workload(TreeGraph.name, [], [floor(TreeGraph.name, .decode, ratio: 1.5)]),
             workload(
                 CodableGridStateWorkload.name,
                 [
-                    measuredRow(CodableGridStateWorkload.name, "gridstore", .gridstore, .encode, "none", seconds: 1.4, bytes: 1),
-                    measuredRow(CodableGridStateWorkload.name, "gridstore", .gridstore, .decode, "none", seconds: 3, bytes: 1),
+                    measuredRow(
+                        CodableGridStateWorkload.name,
+                        "gridstore",
+                        .gridstore,
+                        .encode,
+                        "none",
+                        seconds: 1.4,
+                        bytes: 1
+                    ),
+                    measuredRow(
+                        CodableGridStateWorkload.name,
+                        "gridstore",
+                        .gridstore,
+                        .decode,
+                        "none",
+                        seconds: 3,
+                        bytes: 1
+                    ),
                 ]
             ),
         ]

@@ -58,7 +58,8 @@ struct ArchivePathTests {
         #expect(stats.output.hasPrefix("archive            standard input\n"))
     }
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func keyedAndCompressedArchivesGoToStandardOutputToo() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func keyedAndCompressedArchivesGoToStandardOutputToo() throws {
         let sandbox = try ToolSandbox()
         let keyed = try sandbox.run(["-q", "save", "--file", "-", "--format", "keyed-plist", "--generate", "5"])
         #expect(keyed.status == 0, "\(keyed.errors)")
@@ -95,7 +96,8 @@ struct ArchivePathTests {
         #expect(output.hasPrefix("standard input: ok: 50000 records"))
     }
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func convertReadsStandardInputAndWritesStandardOutput() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func convertReadsStandardInputAndWritesStandardOutput() throws {
         let sandbox = try ToolSandbox()
         let saved = try sandbox.run(["save", "--file", "-", "--generate", "30", "--shared", "0.5"])
         let toFile = try sandbox.run(["convert", "-", "k.plist", "--to", "keyed-plist"], inputBytes: saved.outputBytes)
@@ -179,9 +181,12 @@ struct ArchivePathTests {
 
     // MARK: - Kept format and compression
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func aSessionThatAddsNothingLeavesTheArchiveAlone() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func aSessionThatAddsNothingLeavesTheArchiveAlone() throws {
         let sandbox = try ToolSandbox()
-        #expect(try sandbox.run(["save", "--file", "z.gridstore", "--generate", "100", "--compress", "zstd:19"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "z.gridstore", "--generate", "100", "--compress", "zstd:19"]).status == 0
+        )
         let before = try (sandbox.bytes(of: "z.gridstore"), inode(sandbox.path("z.gridstore")))
         for input in ["\n", "  \n\n", "{\"name\":\"no color\"}\n", ""] {
             let session = try sandbox.run(["session", "--file", "z.gridstore"], input: input)
@@ -191,9 +196,12 @@ struct ArchivePathTests {
         }
     }
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func sessionKeepsACompressedArchiveCompressed() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func sessionKeepsACompressedArchiveCompressed() throws {
         let sandbox = try ToolSandbox()
-        #expect(try sandbox.run(["save", "--file", "z.gridstore", "--generate", "100", "--compress", "zstd:19"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "z.gridstore", "--generate", "100", "--compress", "zstd:19"]).status == 0
+        )
         let session = try sandbox.run(
             ["session", "--file", "z.gridstore"],
             input: ##"{"name":"new","color":"#FF0000","date":"d"}"## + "\n"
@@ -205,9 +213,12 @@ struct ArchivePathTests {
         #expect(stats.contains(#""compression":"zstd""#))
     }
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func sessionKeepsAKeyedArchiveKeyedUnlessToldOtherwise() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func sessionKeepsAKeyedArchiveKeyedUnlessToldOtherwise() throws {
         let sandbox = try ToolSandbox()
-        #expect(try sandbox.run(["save", "--file", "k.plist", "--format", "keyed-plist", "--generate", "4"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "k.plist", "--format", "keyed-plist", "--generate", "4"]).status == 0
+        )
         let record = #"{"name":"new","color":1,"date":"d"}"# + "\n"
         #expect(try sandbox.run(["session", "--file", "k.plist"], input: record).status == 0)
         #expect(sandbox.bytes(of: "k.plist")?.starts(with: Data("bplist00".utf8)) == true)
@@ -217,23 +228,30 @@ struct ArchivePathTests {
         #expect(refused.errors.contains("k.plist is a keyed-plist archive, which is never compressed"))
 
         let converted = try sandbox.run(
-            ["session", "--file", "k.plist", "--format", "gridstore", "--compress", "zstd"], input: record)
+            ["session", "--file", "k.plist", "--format", "gridstore", "--compress", "zstd"],
+            input: record
+        )
         #expect(converted.status == 0, "\(converted.errors)")
         let verified = try sandbox.run(["verify", "--file", "k.plist"]).output
         #expect(verified.contains("ok: 6 records"))
         #expect(verified.contains("compression zstd"))
     }
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func appendKeepsTheArchivesFormatAndCompression() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func appendKeepsTheArchivesFormatAndCompression() throws {
         let sandbox = try ToolSandbox()
-        #expect(try sandbox.run(["save", "--file", "z.gridstore", "--generate", "50", "--compress", "zstd:19"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "z.gridstore", "--generate", "50", "--compress", "zstd:19"]).status == 0
+        )
         let zstd = try sandbox.run(["save", "--append", "--file", "z.gridstore", "--generate", "1"])
         #expect(zstd.status == 0, "\(zstd.errors)")
         #expect(zstd.output.hasSuffix("compression zstd:3\n"))
         #expect(try sandbox.run(["verify", "--file", "z.gridstore"]).output.contains("51 records"))
         #expect(try sandbox.run(["verify", "--file", "z.gridstore"]).output.contains("compression zstd"))
 
-        #expect(try sandbox.run(["save", "--file", "k.plist", "--format", "keyed-plist", "--generate", "3"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "k.plist", "--format", "keyed-plist", "--generate", "3"]).status == 0
+        )
         let keyed = try sandbox.run(["save", "--append", "--file", "k.plist", "--generate", "2"])
         #expect(keyed.output.hasSuffix("format keyed-plist\n"), "\(keyed.output)")
         #expect(sandbox.bytes(of: "k.plist")?.starts(with: Data("bplist00".utf8)) == true)
@@ -242,13 +260,18 @@ struct ArchivePathTests {
             "save", "--append", "--file", "z.gridstore", "--compress", "none", "--generate", "1",
         ])
         #expect(uncompressed.output.hasSuffix("compression none\n"))
-        let refused = try sandbox.run(["save", "--append", "--file", "k.plist", "--compress", "zstd", "--generate", "1"])
+        let refused = try sandbox.run([
+            "save", "--append", "--file", "k.plist", "--compress", "zstd", "--generate", "1",
+        ])
         #expect(refused.status == 64)
     }
 
-    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd")) func anAppendThatAddsNothingLeavesTheArchiveAlone() throws {
+    @Test(.enabled(if: ArchiveCompression.isZstdAvailable, "needs zstd"))
+    func anAppendThatAddsNothingLeavesTheArchiveAlone() throws {
         let sandbox = try ToolSandbox()
-        #expect(try sandbox.run(["save", "--file", "z.gridstore", "--generate", "10", "--compress", "zstd"]).status == 0)
+        #expect(
+            try sandbox.run(["save", "--file", "z.gridstore", "--generate", "10", "--compress", "zstd"]).status == 0
+        )
         let before = try (sandbox.bytes(of: "z.gridstore"), inode(sandbox.path("z.gridstore")))
         for source in [["--generate", "0"], ["--input", "-"]] {
             let result = try sandbox.run(["save", "--append", "--file", "z.gridstore"] + source, input: "[]")
@@ -260,7 +283,9 @@ struct ArchivePathTests {
         #expect(missing.output == "added 0 records: no archive at none.gridstore, none written\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("none.gridstore")))
         // Asked for another form, it writes even without new records.
-        let rewritten = try sandbox.run(["save", "--append", "--file", "z.gridstore", "--compress", "none", "--generate", "0"])
+        let rewritten = try sandbox.run([
+            "save", "--append", "--file", "z.gridstore", "--compress", "none", "--generate", "0",
+        ])
         #expect(rewritten.output.hasPrefix("saved 10 records (added 0, 10 distinct)"))
         #expect(try sandbox.run(["verify", "--file", "z.gridstore"]).output.contains("compression none"))
     }

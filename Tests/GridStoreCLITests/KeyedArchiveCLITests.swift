@@ -181,7 +181,9 @@ struct KeyedArchiveEndToEndTests {
 
         // zstd where this build has it (the no-trait CI build has not).
         let compression = ArchiveCompression.isZstdAvailable ? "zstd" : "none"
-        let back = try sandbox.run(["convert", "k.plist", "b.gridstore", "--to", "gridstore", "--compress", compression])
+        let back = try sandbox.run([
+            "convert", "k.plist", "b.gridstore", "--to", "gridstore", "--compress", compression,
+        ])
         #expect(back.status == 0, "\(back.errors)")
         let stats = try jsonObject(try sandbox.run(["load", "--file", "b.gridstore", "--stats", "--json"]).output)
         #expect(stats["compression"] as? String == compression)

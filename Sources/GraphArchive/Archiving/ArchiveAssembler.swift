@@ -160,10 +160,10 @@ final class BlockedPayload {
             }
             return
         }
-        try worker.submit(preparing: { $0.takeCopy(of: rows, shapeValueCounts: shapeValueCounts) }) {
-            (state) throws(GraphArchiveError) in
-            try state.appendCopy()
-        }
+        try worker.submit(
+            preparing: { $0.takeCopy(of: rows, shapeValueCounts: shapeValueCounts) },
+            { (state) throws(GraphArchiveError) in try state.appendCopy() }
+        )
     }
 
     /// Compresses the tables and the top section, which follow the blocks, and ends the frame.

@@ -108,7 +108,9 @@ final class CodableDecoder: CodableContainerSource {
 
     /// Asks for the value at `place` (a super decoder just handed out for a key) to be decoded
     /// as `T` and passed to `assign` once the root value is decoded.
-    func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void) throws {
+    func decodeLater<T: Decodable>(_: T.Type, at place: CodableSuperDecoder, assign: @escaping (T) throws -> Void)
+        throws
+    {
         var path = state.localCodingPath(to: place.parent)
         if let key = state.codingKey(for: place.step, in: place.parent) { path.append(key) }
         let offset = place.offset

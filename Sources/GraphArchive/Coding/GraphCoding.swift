@@ -196,7 +196,9 @@ extension GraphCoding where Self: AnyObject {
         capacity: Int,
         from unarchiver: GraphUnarchiver
     ) throws -> [Element] {
-        try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self).reinterpreted(as: Element.self)
+        try unarchiver.readReferenceArray(count: count, capacity: capacity, as: Self.self).reinterpreted(
+            as: Element.self
+        )
     }
 
     @_documentation(visibility: internal)

@@ -66,7 +66,9 @@ public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
         let levels = zstdLevels ?? documentedZstdLevels
         guard levels.contains(level) else {
             throw GraphArchiveError(
-                .invalidValue, "zstd level \(level) is out of range \(levels.lowerBound)...\(levels.upperBound)")
+                .invalidValue,
+                "zstd level \(level) is out of range \(levels.lowerBound)...\(levels.upperBound)"
+            )
         }
     }
 

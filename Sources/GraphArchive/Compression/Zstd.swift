@@ -33,7 +33,10 @@ enum Zstd {
         if size == ZSTD_CONTENTSIZE_UNKNOWN { return nil }
         guard size != ZSTD_CONTENTSIZE_ERROR else {
             throw GraphArchiveError(
-                .corrupt, "compressed payload does not start with a zstd frame header", offset: ArchiveHeader.size)
+                .corrupt,
+                "compressed payload does not start with a zstd frame header",
+                offset: ArchiveHeader.size
+            )
         }
         return size
     }

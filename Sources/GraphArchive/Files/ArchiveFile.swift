@@ -97,7 +97,8 @@ struct ArchiveFile: ~Copyable {
     /// damaged or extended file fails before its body is read.
     ///
     /// - Throws: `.ioError`, `.badMagic`, and the trailer's errors (`.corrupt`, `.limitExceeded`).
-    func readPropertyList(maximumObjectCount: Int, memory: inout MemoryBudget) throws(GraphArchiveError) -> ArchiveBytes {
+    func readPropertyList(maximumObjectCount: Int, memory: inout MemoryBudget) throws(GraphArchiveError) -> ArchiveBytes
+    {
         memory.limitToInput(bytes: size)
         let start = try prefix()
         if BPlist.hasMagic(start) {
@@ -135,7 +136,11 @@ struct ArchiveFile: ~Copyable {
             }
             .copyBytes(0..<(end - start))
             guard piece.count == end - start else {
-                throw GraphArchiveError(.truncated, "\(path) ended while it was being read", offset: start + piece.count)
+                throw GraphArchiveError(
+                    .truncated,
+                    "\(path) ended while it was being read",
+                    offset: start + piece.count
+                )
             }
             if let last = piece.lastIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
                 guard piece[last] == UInt8(ascii: ">") else {

@@ -121,7 +121,9 @@ enum AtomicFile {
             if let existing { keepOwnerAndMode(of: existing, on: descriptor) }
             guard fsync(descriptor) == 0 else { throw SystemError.error(errno, "cannot flush", path) }
             // The size from the file itself: a compressed payload's appender is not counted in the sink.
-            guard fstat(descriptor, &written) == 0 else { throw SystemError.error(errno, "cannot read the size of", path) }
+            guard fstat(descriptor, &written) == 0 else {
+                throw SystemError.error(errno, "cannot read the size of", path)
+            }
             // Renamed while still open, so its lock keeps other saves' cleanup away until then.
             guard rename(temporary, target) == 0 else { throw SystemError.error(errno, "cannot replace", path) }
         } catch {

@@ -82,7 +82,11 @@ struct ArchiveHeader: Equatable {
         let check = try reader.readUnsafeBytes(count: 56) { XXH64.hash($0) }
         let stored = try reader.readLittleEndian(UInt64.self)
         guard check == stored else {
-            throw GraphArchiveError(.headerChecksumMismatch, "archive header is damaged (header checksum mismatch)", offset: start)
+            throw GraphArchiveError(
+                .headerChecksumMismatch,
+                "archive header is damaged (header checksum mismatch)",
+                offset: start
+            )
         }
         reader.offset = start + magic.count
         var header = ArchiveHeader()
@@ -100,31 +104,46 @@ struct ArchiveHeader: Equatable {
             throw GraphArchiveError(
                 .unsupportedVersion,
                 "archive format version \(header.majorVersion).\(header.minorVersion) is not supported (this reader reads \(currentMajorVersion).x)",
-                offset: start + 8)
+                offset: start + 8
+            )
         }
         let unknownRequired = header.flags.rawValue & Flags.requiredMask & ~Flags.knownRequired.rawValue
         guard unknownRequired == 0 else {
             throw GraphArchiveError(
-                .unsupportedVersion, "archive uses required features this reader does not know (flags 0x\(String(unknownRequired, radix: 16)))",
-                offset: start + 10)
+                .unsupportedVersion,
+                "archive uses required features this reader does not know (flags 0x\(String(unknownRequired, radix: 16)))",
+                offset: start + 10
+            )
         }
         if header.flags.contains(.columnarObjects) && !header.flags.contains(.zstdPayload) {
-            throw GraphArchiveError(.corrupt, "columnar object section without a zstd payload (FORMAT.md §3.1)", offset: start + 10)
+            throw GraphArchiveError(
+                .corrupt,
+                "columnar object section without a zstd payload (FORMAT.md §3.1)",
+                offset: start + 10
+            )
         }
         if header.flags.contains(.objectBlocks) && !header.flags.contains([.zstdPayload, .columnarObjects]) {
             throw GraphArchiveError(
-                .corrupt, "object blocks without a zstd payload and a columnar object table (FORMAT.md §3.1)",
-                offset: start + 10)
+                .corrupt,
+                "object blocks without a zstd payload and a columnar object table (FORMAT.md §3.1)",
+                offset: start + 10
+            )
         }
         // Every object record and every counted reference takes at least one payload byte; this
         // also keeps forged counts within `Int` wherever they are converted.
         guard header.objectCount <= header.payloadLength, header.referenceCount <= header.payloadLength else {
             throw GraphArchiveError(
-                .corrupt, "header claims \(header.objectCount) objects and \(header.referenceCount) references, more than the payload can hold",
-                offset: start + 32)
+                .corrupt,
+                "header claims \(header.objectCount) objects and \(header.referenceCount) references, more than the payload can hold",
+                offset: start + 32
+            )
         }
         if !header.flags.contains(.zstdPayload) && header.payloadLength != header.storedLength {
-            throw GraphArchiveError(.corrupt, "uncompressed archive has different stored and payload lengths", offset: start + 16)
+            throw GraphArchiveError(
+                .corrupt,
+                "uncompressed archive has different stored and payload lengths",
+                offset: start + 16
+            )
         }
         return header
     }
@@ -139,11 +158,17 @@ extension ArchiveHeader {
     func checkedObjectCount(bytesLeft: Int, options: GraphUnarchiver.Options) throws(GraphArchiveError) -> Int {
         guard objectCount <= UInt64(options.maximumObjectCount) else {
             throw GraphArchiveError(
-                .limitExceeded, "archive holds \(objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
-                offset: 32)
+                .limitExceeded,
+                "archive holds \(objectCount) objects, over maximumObjectCount (\(options.maximumObjectCount))",
+                offset: 32
+            )
         }
         guard objectCount <= UInt64(bytesLeft) else {
-            throw GraphArchiveError(.corrupt, "header claims \(objectCount) objects, more than the payload can hold", offset: 32)
+            throw GraphArchiveError(
+                .corrupt,
+                "header claims \(objectCount) objects, more than the payload can hold",
+                offset: 32
+            )
         }
         return Int(objectCount)
     }

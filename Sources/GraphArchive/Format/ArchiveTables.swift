@@ -43,7 +43,11 @@ struct ArchiveTables {
         let typeOffset = reader.offset
         let typeCount = try boundedCount(&reader, what: "types", bytesBeyond: bytesBeyond)
         guard typeCount == Int(header.typeCount) else {
-            throw GraphArchiveError(.corrupt, "type table has \(typeCount) types, header says \(header.typeCount)", offset: typeOffset)
+            throw GraphArchiveError(
+                .corrupt,
+                "type table has \(typeCount) types, header says \(header.typeCount)",
+                offset: typeOffset
+            )
         }
         try memory.charge(typeCount * bytesPerType, for: "the table of \(typeCount) types", offset: typeOffset)
         for _ in 0..<typeCount {
@@ -65,7 +69,11 @@ struct ArchiveTables {
             let shapeOffset = reader.offset
             let type = try reader.readCount()
             guard type < typeCount else {
-                throw GraphArchiveError(.corrupt, "shape refers to type \(type), but the archive has \(typeCount)", offset: shapeOffset)
+                throw GraphArchiveError(
+                    .corrupt,
+                    "shape refers to type \(type), but the archive has \(typeCount)",
+                    offset: shapeOffset
+                )
             }
             let countOffset = reader.offset
             let count = try boundedCount(&reader, what: "shape keys", bytesBeyond: bytesBeyond)
@@ -77,11 +85,19 @@ struct ArchiveTables {
                 let keyOffset = reader.offset
                 let key = try reader.readCount()
                 guard key < keyCount else {
-                    throw GraphArchiveError(.corrupt, "shape refers to key \(key), but the archive has \(keyCount)", offset: keyOffset)
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "shape refers to key \(key), but the archive has \(keyCount)",
+                        offset: keyOffset
+                    )
                 }
                 // A repeated key would make keyed lookup ambiguous.
                 guard lastShapeOfKey[key] != shapeIndex else {
-                    throw GraphArchiveError(.corrupt, "shape lists key \"\(tables.keys[key])\" twice", offset: keyOffset)
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "shape lists key \"\(tables.keys[key])\" twice",
+                        offset: keyOffset
+                    )
                 }
                 lastShapeOfKey[key] = shapeIndex
                 tables.shapeKeyIDs.append(key)
@@ -138,7 +154,10 @@ struct ArchiveTables {
         let length = try reader.readCount()
         guard length <= options.maximumStringLength else {
             throw GraphArchiveError(
-                .limitExceeded, "name of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))", offset: offset)
+                .limitExceeded,
+                "name of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
+                offset: offset
+            )
         }
         guard length <= reader.remaining else { throw reader.truncated("a name") }
         try memory.charge(MemoryBudget.string(length), for: "a name of \(length) bytes", offset: offset)

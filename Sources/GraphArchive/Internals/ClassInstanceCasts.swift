@@ -37,7 +37,10 @@ extension Array {
     /// - Precondition: `Other` is `Element`.
     @inline(__always)
     func reinterpreted<Other>(as _: Other.Type) -> [Other] {
-        precondition(ObjectIdentifier(Element.self) == ObjectIdentifier(Other.self), "\(Element.self) is not \(Other.self)")
+        precondition(
+            ObjectIdentifier(Element.self) == ObjectIdentifier(Other.self),
+            "\(Element.self) is not \(Other.self)"
+        )
         return unsafeBitCast(self, to: [Other].self)
     }
 }

@@ -1,9 +1,9 @@
 // Sources/GraphArchive/KeyedArchive/GraphUnarchiver+KeyedArchive.swift - reading NSKeyedArchiver archives
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 extension GraphUnarchiver {
@@ -45,7 +45,13 @@ extension GraphUnarchiver {
         valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
-        try self.init(forReadingKeyedArchive: data, registry: registry, valueTypes: valueTypes, options: options, root: nil)
+        try self.init(
+            forReadingKeyedArchive: data,
+            registry: registry,
+            valueTypes: valueTypes,
+            options: options,
+            root: nil
+        )
     }
 
     /// - Parameter root: Set by the one-call decodes: the type the root is asked for.
@@ -98,7 +104,13 @@ extension GraphUnarchiver {
         valueTypes: [any GraphCoding.Type] = [],
         options: Options = Options()
     ) throws {
-        try self.init(contentsOfAnyArchiveFile: path, registry: registry, valueTypes: valueTypes, options: options, root: nil)
+        try self.init(
+            contentsOfAnyArchiveFile: path,
+            registry: registry,
+            valueTypes: valueTypes,
+            options: options,
+            root: nil
+        )
     }
 
     /// - Parameter root: Set by the one-call decodes: the type the root is asked for.

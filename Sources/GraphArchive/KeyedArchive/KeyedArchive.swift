@@ -1,9 +1,9 @@
 // Sources/GraphArchive/KeyedArchive/KeyedArchive.swift - Apple NSKeyedArchiver archives: writing, converting, inspecting
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// Apple's `NSKeyedArchiver` format (a binary property list), written and converted without

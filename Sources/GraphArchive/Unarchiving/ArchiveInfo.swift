@@ -74,13 +74,19 @@ extension GraphUnarchiver {
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         var info = ArchiveInfo(header: loaded.header, tables: tables, archiveBytes: loaded.archiveBytes)
         let scanner = ValueScanner(
-            shapeValueCounts: tables.shapeKeyCount, objectCount: Int(loaded.header.objectCount),
-            maximumDepth: options.maximumDepth)
+            shapeValueCounts: tables.shapeKeyCount,
+            objectCount: Int(loaded.header.objectCount),
+            maximumDepth: options.maximumDepth
+        )
         for _ in 0..<tables.topCount {
             let offset = reader.offset
             let key = try reader.readCount()
             guard key < tables.keys.count else {
-                throw GraphArchiveError(.corrupt, "top-level entry uses key \(key), but the archive has \(tables.keys.count)", offset: offset)
+                throw GraphArchiveError(
+                    .corrupt,
+                    "top-level entry uses key \(key), but the archive has \(tables.keys.count)",
+                    offset: offset
+                )
             }
             info.topLevelKeys.append(tables.keys[key])
             if tables.keys[key] == GraphArchiver.rootKey {
@@ -117,9 +123,17 @@ extension GraphUnarchiver {
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         let objectCount = Int(loaded.header.objectCount)
         guard objectCount <= reader.remaining else {
-            throw GraphArchiveError(.corrupt, "header claims \(objectCount) objects, more than the payload can hold", offset: 32)
+            throw GraphArchiveError(
+                .corrupt,
+                "header claims \(objectCount) objects, more than the payload can hold",
+                offset: 32
+            )
         }
-        let scanner = ValueScanner(shapeValueCounts: tables.shapeKeyCount, objectCount: objectCount, maximumDepth: options.maximumDepth)
+        let scanner = ValueScanner(
+            shapeValueCounts: tables.shapeKeyCount,
+            objectCount: objectCount,
+            maximumDepth: options.maximumDepth
+        )
         var references = 0
         for _ in 0..<tables.topCount {
             _ = try reader.readCount()

@@ -111,7 +111,12 @@ public final class GraphUnarchiver {
     convenience init(bytes: ArchiveBytes, registry: GraphTypeRegistry, options: Options, root: RootRequest? = nil)
         throws
     {
-        try self.init(loaded: LoadedArchive.load(bytes, options: options), registry: registry, options: options, root: root)
+        try self.init(
+            loaded: LoadedArchive.load(bytes, options: options),
+            registry: registry,
+            options: options,
+            root: root
+        )
     }
 
     /// What a one-call decode asks the root to be, so that an archive of other classes is
@@ -219,7 +224,9 @@ public final class GraphUnarchiver {
         // the `$classes` a converted keyed archive keeps (FORMAT.md §12), read on first need.
         var chains: [String: [String]?]?
         func fallback(_ name: String) -> (any (GraphCoding & AnyObject).Type)? {
-            if chains == nil { chains = (try? NativeGraphSource(loaded: loaded, options: options))?.notes.classChains ?? [:] }
+            if chains == nil {
+                chains = (try? NativeGraphSource(loaded: loaded, options: options))?.notes.classChains ?? [:]
+            }
             let superclasses = (chains?[name] ?? nil) ?? []
             return GraphTypeRegistry.lookupNames(for: name, superclasses: superclasses).lazy
                 .compactMap(registry.objectType(named:)).first

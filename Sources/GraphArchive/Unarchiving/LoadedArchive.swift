@@ -65,11 +65,12 @@ struct LoadedArchive {
             frameStart: frameStart,
             check: { (produced, isComplete) throws(GraphArchiveError) in
                 try structure.check(produced, isComplete: isComplete)
+            },
+            feed: { (decompress) throws(GraphArchiveError) in
+                // All in one piece: zstd then decodes the frame straight into the output in one pass.
+                try bytes.withUnsafeBytes(storedRange, decompress)
             }
-        ) { (decompress) throws(GraphArchiveError) in
-            // All in one piece: zstd then decodes the frame straight into the output in one pass.
-            try bytes.withUnsafeBytes(storedRange, decompress)
-        }
+        )
         return try decompressed(payload, header: header, archiveBytes: bytes.count, options: options, memory: memory)
     }
 
@@ -138,13 +139,14 @@ struct LoadedArchive {
             frameStart: frameStart,
             check: { (produced, isComplete) throws(GraphArchiveError) in
                 try structure.check(produced, isComplete: isComplete)
+            },
+            feed: { (decompress) throws(GraphArchiveError) in
+                try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
+                    checksum.update(piece)
+                    try decompress(piece)
+                }
             }
-        ) { (decompress) throws(GraphArchiveError) in
-            try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
-                checksum.update(piece)
-                try decompress(piece)
-            }
-        }
+        )
         guard checksum.finalize() == header.payloadChecksum else {
             throw GraphArchiveError(.ioError, "\(file.path) changed while it was being read")
         }

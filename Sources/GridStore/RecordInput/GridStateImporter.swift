@@ -116,10 +116,11 @@ public struct GridStateImporter {
         into states: inout [GridState],
         progress: ((ImportProgress) -> Void)? = nil
     ) throws(RecordInputError) {
-        guard bytes.dropFirst(bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0).contains(where: { byte in
-            byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\n")
-                && byte != UInt8(ascii: "\r")
-        })
+        guard
+            bytes.dropFirst(bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0).contains(where: { byte in
+                byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\n")
+                    && byte != UInt8(ascii: "\r")
+            })
         else {
             throw RecordInputError(
                 source: source,
@@ -172,7 +173,9 @@ public struct GridStateImporter {
                 var scanner = CSVRecordScanner(bytes)
                 scanner.rejectsUnknownColumns = rejectsUnknownFields
                 defer {
-                    warnings += scanner.warnings.map { RecordInputError(source: source, line: $0.line, message: $0.message) }
+                    warnings += scanner.warnings.map {
+                        RecordInputError(source: source, line: $0.line, message: $0.message)
+                    }
                 }
                 try scanner.readRecords(add)
             }

@@ -451,8 +451,9 @@ struct JSONRecordScanner {
         var position = bytes.count
         while position > 0 {
             let byte = bytes[position - 1]
-            guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
-                || byte == UInt8(ascii: "\n")
+            guard
+                byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                    || byte == UInt8(ascii: "\n")
             else { break }
             if byte == UInt8(ascii: "\n") { trailingBreaks += 1 }
             position -= 1

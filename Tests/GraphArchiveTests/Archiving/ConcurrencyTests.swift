@@ -20,7 +20,7 @@ struct ConcurrencyTests {
             let records = (0..<500).map { $0 % 4 == 0 ? shared : Record(name: "r\($0)", color: round, date: "x") }
             let ring = (0..<3).map(Node.init)
             for (index, node) in ring.enumerated() { node.next = ring[(index + 1) % 3] }
-            defer { ring.forEach { $0.next = nil } }
+            defer { for node in ring { node.next = nil } }
             let archiver = GraphArchiver()
             try archiver.encode(records, forKey: "records")
             try archiver.encode(ring[0], forKey: "ring")

@@ -260,7 +260,7 @@ struct CycleOrderTests {
     @Test func longPlainCycleIsNamedByItsEnds() throws {
         let nodes = (0..<1000).map { RandomNode(id: $0) }
         for (index, node) in nodes.enumerated() { node.owned = [nodes[(index + 1) % nodes.count]] }
-        defer { nodes.forEach { $0.owned = [] } }
+        defer { for node in nodes { node.owned = [] } }
         let error = expectArchiveError(.unresolvedCycle) {
             _ = try GraphArchiver.archivedData(withRootObject: nodes[0])
         }

@@ -63,7 +63,7 @@ struct RoundTripTests {
         }
         #expect(labels == [2, 3, 4, 0, 1])
         #expect(walk === back)
-        nodes.forEach { $0.next = nil }
+        for node in nodes { node.next = nil }
         back.next = nil
     }
 

@@ -137,7 +137,7 @@ struct CodableCycleOrderTests {
             copy.owned = node.owned.map { copies[$0.id] }
             copy.links = node.links.map { copies[$0.id] }
         }
-        defer { copies.forEach { $0.links = [] } }
+        defer { for node in copies { node.links = [] } }
         let data = try GraphArchiveEncoder().encode(roots.map { copies[$0.id] })
         let back = try GraphArchiveDecoder().decode([CodableRandomNode].self, from: data)
         defer { breakCodableCycles(back) }

@@ -27,7 +27,8 @@ func handMadeFrame(contentSize: UInt64?, blocks: Int, blockSize: Int = 1 << 17, 
     frame.append(contentSize == nil ? 0x00 : 0xC0)
     frame.append(UInt8(windowLog - 10) << 3)  // window descriptor: exponent, mantissa 0: a 2^windowLog window
     if let contentSize {
-        frame += (0..<8).map { UInt8(truncatingIfNeeded: contentSize >> (8 * UInt64($0))) }  // content size, little endian
+        // content size, little endian
+        frame += (0..<8).map { UInt8(truncatingIfNeeded: contentSize >> (8 * UInt64($0))) }
     }
     for index in 0..<blocks {
         // Block header, 3 bytes little endian: last-block bit, type 1 (RLE), size of the run.
@@ -234,7 +235,9 @@ struct CompressionCorruptTests {
     /// An archive without objects whose frame inflates to zeros: the tables (no keys, types,
     /// shapes or top-level values) end after 4 bytes, and the rest is refused at once.
     @Test func bombAfterEmptyTablesFailsAtOnce() async throws {
-        let empty = try [UInt8](GraphArchiver.archivedData(withRootObject: [Record](), options: .init(compression: .zstd)))
+        let empty = try [UInt8](
+            GraphArchiver.archivedData(withRootObject: [Record](), options: .init(compression: .zstd))
+        )
         let bytes = ArchiveBytes(copying: empty)
         var reader = bytes.reader()
         var header = try ArchiveHeader.decode(from: &reader)

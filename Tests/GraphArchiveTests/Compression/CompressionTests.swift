@@ -92,7 +92,10 @@ struct CompressionSyntaxTests {
         #expect(parseError?.code == .invalidValue)
         #expect(parseError?.message.contains("out of range") == true)
         let saveError = archiveError {
-            _ = try GraphArchiver.archivedData(withRootObject: [1, 2], options: .init(compression: .zstd(level: level)))
+            _ = try GraphArchiver.archivedData(
+                withRootObject: [1, 2],
+                options: .init(compression: .zstd(level: level))
+            )
         }
         #expect(saveError?.code == .invalidValue)
     }
@@ -182,7 +185,11 @@ struct CompressionRoundTripTests {
             try GraphArchiver.archiveRootObject(sampleRecords(3), toFile: path, options: .init(compression: .zstd))
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let error = archiveError {
-                try GraphArchiver.archiveRootObject(sampleRecords(5), toFile: path, options: .init(compression: .zstd(level: 99)))
+                try GraphArchiver.archiveRootObject(
+                    sampleRecords(5),
+                    toFile: path,
+                    options: .init(compression: .zstd(level: 99))
+                )
             }
             #expect(error?.code == .invalidValue)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -192,7 +199,10 @@ struct CompressionRoundTripTests {
 
     @Test func deepCopyThroughACompressedArchive() throws {
         let records = sampleRecords(100)
-        expectSameRecords(try GraphArchiver.deepCopy(of: records, options: .init(compression: .zstd(level: 1))), records)
+        expectSameRecords(
+            try GraphArchiver.deepCopy(of: records, options: .init(compression: .zstd(level: 1))),
+            records
+        )
     }
 }
 #else
@@ -206,7 +216,11 @@ struct CompressionUnavailableTests {
         #expect(dataError?.message.contains("Zstd trait") == true)
         try withTemporaryFolder { (folder) throws in
             let fileError = archiveError {
-                try GraphArchiver.archiveRootObject(sampleRecords(3), toFile: folder + "/x", options: .init(compression: .zstd))
+                try GraphArchiver.archiveRootObject(
+                    sampleRecords(3),
+                    toFile: folder + "/x",
+                    options: .init(compression: .zstd)
+                )
             }
             #expect(fileError?.code == .compressionUnavailable)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

@@ -6,7 +6,7 @@ import Testing
 @testable import GraphArchive
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Numbered versions of one archive: version `v` holds records that all carry `v`, in a count
@@ -93,7 +93,8 @@ struct AtomicSaveTests {
             #expect(mkfifo(specials[0], 0o644) == 0)
             if getuid() == 0 {
                 specials.append(folder + "/full")
-                #expect(mknod(specials[1], S_IFCHR | 0o666, 1 << 8 | 7) == 0)  // makedev(1, 7): the device behind /dev/full
+                // makedev(1, 7): the device behind /dev/full
+                #expect(mknod(specials[1], S_IFCHR | 0o666, 1 << 8 | 7) == 0)
             }
             for path in specials {
                 expectArchiveError(.ioError, mentioning: "not a regular file") { try ArchiveVersions.save(1, to: path) }
@@ -242,7 +243,10 @@ struct AtomicSaveTests {
             try FileManager.default.createSymbolicLink(atPath: folder + "/link2", withDestinationPath: folder + "/link")
             try ArchiveVersions.save(2, to: folder + "/link2")
             for link in ["/link", "/link2"] {
-                #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + link).hasSuffix("link") || link == "/link")
+                #expect(
+                    try FileManager.default.destinationOfSymbolicLink(atPath: folder + link).hasSuffix("link")
+                        || link == "/link"
+                )
                 let kind = try FileManager.default.attributesOfItem(atPath: folder + link)[.type] as? FileAttributeType
                 #expect(kind == .typeSymbolicLink)
             }
@@ -271,7 +275,10 @@ struct AtomicSaveTests {
                 try ArchiveVersions.save(2, to: path)
                 #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o644)
                 try ArchiveVersions.save(1, to: folder + "/new")
-                #expect(try FileManager.default.attributesOfItem(atPath: folder + "/new")[.posixPermissions] as? Int == 0o600)
+                #expect(
+                    try FileManager.default.attributesOfItem(atPath: folder + "/new")[.posixPermissions] as? Int
+                        == 0o600
+                )
             }
         }
     }

@@ -137,7 +137,10 @@ struct FileInputTests {
                     }
                     let error = archiveError { try read(path) }
                     #expect(error?.code == .corrupt, "\(name)")
-                    #expect(error?.message == "XML property list ends with byte 0x0, not with the closing tag of its value", "\(name)")
+                    #expect(
+                        error?.message == "XML property list ends with byte 0x0, not with the closing tag of its value",
+                        "\(name)"
+                    )
                     #expect(error?.offset == (3 << 30) - 1, "\(name)")
                 }
             }

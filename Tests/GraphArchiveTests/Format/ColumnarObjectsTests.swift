@@ -350,7 +350,10 @@ struct ColumnarObjectsTests {
         expectSameRecords(back, records)
         // And back to a keyed archive from the compressed one.
         #expect(
-            try KeyedArchive.keyedArchiveData(fromGridstoreArchive: compressed, options: KeyedArchiveWritingTests.uaGridState)
+            try KeyedArchive.keyedArchiveData(
+                fromGridstoreArchive: compressed,
+                options: KeyedArchiveWritingTests.uaGridState
+            )
                 == keyed
         )
     }

@@ -30,12 +30,21 @@ final class Pin: GraphCoding {
 @Suite("Golden bytes")
 struct GoldenBytesTests {
     /// Checks `payload` after the header and that decode → re-encode reproduces the archive.
-    func expectArchive(_ data: Data, payload expected: [UInt8], objects: UInt64, references: UInt64, types: UInt32,
-                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectArchive(
+        _ data: Data,
+        payload expected: [UInt8],
+        objects: UInt64,
+        references: UInt64,
+        types: UInt32,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let bytes = [UInt8](data)
         try #require(bytes.count == 64 + expected.count, sourceLocation: sourceLocation)
         // §3 header fields.
-        #expect(Array(bytes[0..<8]) == [0x89, 0x47, 0x52, 0x41, 0x0D, 0x0A, 0x1A, 0x0A], sourceLocation: sourceLocation)
+        #expect(
+            Array(bytes[0..<8]) == [0x89, 0x47, 0x52, 0x41, 0x0D, 0x0A, 0x1A, 0x0A],
+            sourceLocation: sourceLocation
+        )
         #expect(bytes[8] == 1 && bytes[9] == 0, sourceLocation: sourceLocation)
         #expect(bytes[10] == 0 && bytes[11] == 0, sourceLocation: sourceLocation)
         func u64(_ offset: Int) -> UInt64 {
@@ -60,11 +69,15 @@ struct GoldenBytesTests {
                 0x01, 0x00, 0x03, 0x50, 0x69, 0x6E,  // §4.2 types: object "Pin"
                 0x01, 0x00, 0x02, 0x01, 0x02,  // §4.3 shapes: #0 = Pin(t, c)
                 0x01, 0x00,  // §4.4 one top entry, key "root"
-                0x0A, 0x03, 0x02, 0x02, 0x01,  // §6.5 reference array: 3 slots, deltas +1 +1 -1 (ZigZag 2 2 1) → 0, 1, 0
+                // §6.5 reference array: 3 slots, deltas +1 +1 -1 (ZigZag 2 2 1) → 0, 1, 0
+                0x0A, 0x03, 0x02, 0x02, 0x01,
                 0x00, 0x82, 0x68, 0x69, 0x11, 0x2C, 0x01,  // object 0: shape 0, "hi", 300 (2 bytes)
                 0x00, 0x80, 0x18, 0x00,  // object 1: shape 0, "", -1 (stored ~(-1) = 0 in 1 byte)
             ],
-            objects: 2, references: 3, types: 1)
+            objects: 2,
+            references: 3,
+            types: 1
+        )
         let back = try GraphUnarchiver.unarchivedObject(ofType: [Pin].self, from: data)
         #expect(back[0] === back[2] && back[0].count == 300 && back[1].count == -1)
         #expect(try GraphArchiver.archivedData(withRootObject: back) == data)
@@ -85,7 +98,10 @@ struct GoldenBytesTests {
                 0x00, 0x42, 0x00,  // object 0 = b: v 2, n nil
                 0x00, 0x41, 0x08, 0x00,  // object 1 = a: v 1, n → object 0
             ],
-            objects: 2, references: 2, types: 1)
+            objects: 2,
+            references: 2,
+            types: 1
+        )
     }
 
     @Test func valuesOfEveryTagKind() throws {

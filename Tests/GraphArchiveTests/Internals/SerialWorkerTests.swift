@@ -14,7 +14,7 @@ struct SerialWorkerTests {
         let worker = SerialWorker(Log())
         for job in 0..<1_000 {
             var handedOver = 0
-            try worker.submit(preparing: { _ in handedOver = job }) { log in log.entries.append(handedOver) }
+            try worker.submit(preparing: { _ in handedOver = job }, { log in log.entries.append(handedOver) })
         }
         let entries = try worker.drained { $0.entries }
         #expect(entries == Array(0..<1_000))
@@ -23,13 +23,14 @@ struct SerialWorkerTests {
     @Test func theFirstErrorSkipsTheJobsAfterItAndIsThrownToTheCaller() throws {
         let log = Log()
         let worker = SerialWorker(log)
-        try worker.submit(preparing: { _ in }) { log in log.entries.append(1) }
-        try worker.submit(preparing: { _ in }) { (_: Log) throws(GraphArchiveError) in
-            throw GraphArchiveError(.ioError, "disk full")
-        }
+        try worker.submit(preparing: { _ in }, { log in log.entries.append(1) })
+        try worker.submit(
+            preparing: { _ in },
+            { (_: Log) throws(GraphArchiveError) in throw GraphArchiveError(.ioError, "disk full") }
+        )
         // A submit waits for the job before it to end, so the one after the failing job throws.
         #expect(throws: GraphArchiveError.self) {
-            try worker.submit(preparing: { _ in }) { log in log.entries.append(2) }
+            try worker.submit(preparing: { _ in }, { log in log.entries.append(2) })
         }
         #expect(throws: GraphArchiveError.self) { try worker.drained { _ in } }
         #expect(log.entries == [1])

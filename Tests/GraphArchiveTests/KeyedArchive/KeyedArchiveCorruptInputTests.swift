@@ -284,11 +284,13 @@ struct KeyedArchiveCorruptInputTests {
 
     /// `$classes` that is not an array of names fails every reader, `verify` included, even
     /// where no registry would look past `$classname`.
-    @Test(arguments: [
-        (PlistValue.uid(99), .corrupt, "$classes of $objects[2] is a UID, not an array"),
-        (.integer(7), .corrupt, "$classes of $objects[2] is an integer, not an array"),
-        (.array([.string("UAGridState"), .uid(99)]), .typeMismatch, "expected a string, found a UID"),
-    ] as [(PlistValue, GraphArchiveError.Code, String)])
+    @Test(
+        arguments: [
+            (PlistValue.uid(99), .corrupt, "$classes of $objects[2] is a UID, not an array"),
+            (.integer(7), .corrupt, "$classes of $objects[2] is an integer, not an array"),
+            (.array([.string("UAGridState"), .uid(99)]), .typeMismatch, "expected a string, found a UID"),
+        ] as [(PlistValue, GraphArchiveError.Code, String)]
+    )
     func damagedClassesFailsVerify(classes: PlistValue, code: GraphArchiveError.Code, message: String) throws {
         let archive = keyedArchive(
             top: ["root": .uid(1)],

@@ -60,7 +60,8 @@ func shortString(_ text: String) -> [UInt8] {
 enum HandBuilt {
     /// The tables of a `[Record]` archive: keys, one object type "Record", one shape.
     static func recordTables(typeName: String = "Record") -> [UInt8] {
-        varint(4) + name("root") + name("kEncodeKeyName") + name("kEncodeKeyColor") + name("kEncodeKeyDate")  // key table
+        // key table
+        varint(4) + name("root") + name("kEncodeKeyName") + name("kEncodeKeyColor") + name("kEncodeKeyDate")
             + varint(1) + [TypeKind.object] + name(typeName)  // type table: one object type
             + varint(1) + varint(0) + varint(3) + varint(1) + varint(2) + varint(3)  // shape 0: type 0, keys 1 2 3
     }

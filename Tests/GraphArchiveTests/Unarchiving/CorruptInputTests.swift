@@ -9,8 +9,8 @@ import Testing
 enum SampleArchive: String, CaseIterable, CustomTestStringConvertible {
     case flatRecords, sharedReferences, cycles, nestedValues
     #if Zstd
-        /// The shared references, zstd-compressed: damage must be caught before zstd reads a byte.
-        case compressed
+    /// The shared references, zstd-compressed: damage must be caught before zstd reads a byte.
+    case compressed
     #endif
 
     var testDescription: String { rawValue }
@@ -31,17 +31,17 @@ enum SampleArchive: String, CaseIterable, CustomTestStringConvertible {
             parent.children[0].next = parent.children[1]
             parent.children[1].next = parent.children[0]
             parent.buddy = parent.children[1]
-            defer { parent.children.forEach { $0.next = nil } }
+            defer { for node in parent.children { node.next = nil } }
             return Array(try GraphArchiver.archivedData(withRootObject: parent))
         case .nestedValues:
             return Array(try GraphArchiver.archivedData(withRootObject: [Everything()]))
         #if Zstd
-            case .compressed:
-                let a = Record(name: "a", color: 1, date: "x")
-                let records = [a] + (0..<20).map { Record(name: "record \($0)", color: $0, date: "2024") } + [a]
-                return Array(
-                    try GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd))
-                )
+        case .compressed:
+            let a = Record(name: "a", color: 1, date: "x")
+            let records = [a] + (0..<20).map { Record(name: "record \($0)", color: $0, date: "2024") } + [a]
+            return Array(
+                try GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd))
+            )
         #endif
         }
     }
@@ -51,15 +51,15 @@ enum SampleArchive: String, CaseIterable, CustomTestStringConvertible {
         let decode: (Data) throws -> Void
         switch self {
         #if Zstd
-            case .compressed:
-                decode = { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: $0) }
+        case .compressed:
+            decode = { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: $0) }
         #endif
         case .flatRecords, .sharedReferences:
             decode = { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: $0) }
         case .cycles:
             decode = { data in
                 let root = try GraphUnarchiver.unarchivedObject(ofType: Node.self, from: data)
-                root.children.forEach { $0.next = nil }
+                for node in root.children { node.next = nil }
             }
         case .nestedValues:
             decode = { _ = try GraphUnarchiver.unarchivedObject(ofType: [Everything].self, from: $0) }
@@ -336,7 +336,8 @@ struct CorruptInputTests {
     }
 
     @Test func recordShapeOutOfRangeIsRefused() {
-        let archive = HandBuilt.sharedRecords(objects: varint(7) + Array(HandBuilt.recordBody().dropFirst()))  // shape 7 of 1
+        // shape 7 of 1
+        let archive = HandBuilt.sharedRecords(objects: varint(7) + Array(HandBuilt.recordBody().dropFirst()))
         for read in SampleArchive.sharedReferences.readers().map(\.1).prefix(2) {
             expectArchiveError(.corrupt, mentioning: "shape 7") { try read(archive.data) }
         }

@@ -48,21 +48,27 @@ struct DecodingErrorTests {
     let data = try! GraphArchiver.archivedData(withRootObject: [Record(name: "n", color: 300, date: "d")])
 
     @Test func wrongTypeNamesKeyAndTypes() throws {
-        let error = try #require(archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Strict].self, from: data) })
+        let error = try #require(
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Strict].self, from: data) }
+        )
         #expect(error.code == .typeMismatch)
         #expect(error.keyPath.contains("kEncodeKeyName"))
         #expect(error.message.contains("Int") && error.message.contains("String"))
     }
 
     @Test func missingKeyIsAnErrorUnlessOptional() throws {
-        let error = try #require(archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Missing].self, from: data) })
+        let error = try #require(
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Missing].self, from: data) }
+        )
         #expect(error.code == .keyNotFound)
         #expect(error.message.contains("absentToo"))
         #expect(error.message.contains("String"))
     }
 
     @Test func numberOutOfRange() throws {
-        let error = try #require(archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Narrow].self, from: data) })
+        let error = try #require(
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Narrow].self, from: data) }
+        )
         #expect(error.code == .valueOutOfRange)
         #expect(error.message.contains("300") && error.message.contains("UInt8"))
     }
@@ -70,41 +76,54 @@ struct DecodingErrorTests {
     @Test(arguments: [Int64(-1), 256, 1 << 40])
     func integersCheckedAgainstTheRequestedWidth(value: Int64) throws {
         let encoded = try GraphArchiver.archivedData(withRootObject: value)
-        let error = try #require(archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: UInt8.self, from: encoded) })
+        let error = try #require(
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: UInt8.self, from: encoded) }
+        )
         #expect(error.code == .valueOutOfRange)
         #expect(try GraphUnarchiver.unarchivedObject(ofType: Int64.self, from: encoded) == value)
     }
 
     @Test func unknownTypeIsRefused() throws {
-        let error = try #require(archiveError {
-            _ = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry())
-        })
+        let error = try #require(
+            archiveError {
+                _ = try GraphUnarchiver(forReadingFrom: data, registry: GraphTypeRegistry())
+            }
+        )
         #expect(error.code == .unknownType)
         #expect(error.message.contains("Record"))
     }
 
     @Test func aliasReadsRenamedType() throws {
         var registry = GraphTypeRegistry()
-        registry.register(Pin.self, forName: "Record")  // Pin reads keys t/c: absent → keyNotFound, proving Pin was chosen
-        let error = try #require(archiveError {
-            _ = try GraphUnarchiver(forReadingFrom: data, registry: registry)
-        })
+        // Pin reads keys t/c: absent → keyNotFound, proving Pin was chosen
+        registry.register(Pin.self, forName: "Record")
+        let error = try #require(
+            archiveError {
+                _ = try GraphUnarchiver(forReadingFrom: data, registry: registry)
+            }
+        )
         #expect(error.code == .keyNotFound)
     }
 
     @Test func truncationAndBitFlipsAreDetected() throws {
         let bytes = [UInt8](data)
         for length in [0, 7, 8, 63, 64, bytes.count - 1] {
-            let error = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(bytes[0..<length])) }
+            let error = archiveError {
+                _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(bytes[0..<length]))
+            }
             #expect(error != nil, "length \(length)")
         }
         for bit in stride(from: 0, to: bytes.count * 8, by: 13) {
             var damaged = bytes
             damaged[bit / 8] ^= 1 << UInt8(bit % 8)
-            let error = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(damaged)) }
+            let error = archiveError {
+                _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(damaged))
+            }
             #expect(error != nil, "bit \(bit)")
         }
-        let extra = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(bytes + [0])) }
+        let extra = archiveError {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: Data(bytes + [0]))
+        }
         #expect(extra?.code == .trailingGarbage)
     }
 
@@ -175,7 +194,10 @@ struct FileTests {
         #expect(throws: GraphArchiveError.self) { try GraphArchiver.archiveRootObject([Broken()], toFile: path) }
         // The write itself fails: the target's folder is gone.
         #expect(throws: GraphArchiveError.self) {
-            try GraphArchiver.archiveRootObject([Record(name: "new", color: 2, date: "d")], toFile: folder + "/missing/x")
+            try GraphArchiver.archiveRootObject(
+                [Record(name: "new", color: 2, date: "d")],
+                toFile: folder + "/missing/x"
+            )
         }
         // Writing over a directory fails cleanly.
         try FileManager.default.createDirectory(atPath: folder + "/dir", withIntermediateDirectories: true)
@@ -187,7 +209,9 @@ struct FileTests {
     }
 
     @Test func missingFileIsFileNotFound() {
-        let error = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: "/nonexistent/x") }
+        let error = archiveError {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, fromFile: "/nonexistent/x")
+        }
         #expect(error?.code == .fileNotFound)
     }
 }

@@ -32,10 +32,10 @@ struct FuzzRegressionTests {
     @Test func deferredKeyBeforeOtherKeysDecodes() throws {
         let ring = (0..<3).map(LaterFirstNode.init)
         for (index, node) in ring.enumerated() { node.next = ring[(index + 1) % ring.count] }
-        defer { ring.forEach { $0.next = nil } }
+        defer { for node in ring { node.next = nil } }
         let data = try GraphArchiver.archivedData(withRootObject: ring)
         let back = try GraphUnarchiver.unarchivedObject(ofType: [LaterFirstNode].self, from: data)
-        defer { back.forEach { $0.next = nil } }
+        defer { for node in back { node.next = nil } }
         #expect(back.map(\.label) == [0, 1, 2])
         #expect(back[0].next === back[1] && back[1].next === back[2] && back[2].next === back[0])
     }
@@ -76,38 +76,46 @@ struct FuzzRegressionTests {
     /// is refused before any array is expanded.
     @Test(arguments: [
         [
-                "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctEI",
-                "CVRyb290gCCvECELDA0TGRwfIiUoKy4xNDc6PUBDRklMT1JVWFteYWRnam1VJG51bGxTbG9s0g4PEBFYJGNsYXNzZXNaJGNsYXNz",
-                "bmFtZaIREldOU0FycmF5WE5TT2JqZWN00hQVFhhaTlMub2JqZWN0c1YkY2xhc3OiFxeAAYAC0hQVGhiiGxuAA9IUFR0Yoh4egATS",
-                "FBUgGKIhIYAF0hQVIxiiJCSABtIUFSYYoicngAfSFBUpGKIqKoAI0hQVLBiiLS2ACdIUFS8YojAwgArSFBUyGKIzM4AL0hQVNRii",
-                "NjaADNIUFTgYojk5gA3SFBU7GKI8PIAO0hQVPhiiPz+AD9IUFUEYokJCgBDSFBVEGKJFRYAR0hQVRxiiSEiAEtIUFUoYoktLgBPS",
-                "FBVNGKJOToAU0hQVUBiiUVGAFdIUFVMYolRUgBbSFBVWGKJXV4AX0hQVWRiiWlqAGNIUFVwYol1dgBnSFBVfGKJgYIAa0hQVYhii",
-                "Y2OAG9IUFWUYomZmgBzSFBVoGKJpaYAd0hQVaxiibGyAHtIUFW4Yom9vgB8ACAARABoAJAApADIANwBJAEwAUQBTAHcAfQCBAIYA",
-                "jwCaAJ0ApQCuALMAvgDFAMgAygDMANEA1ADWANsA3gDgAOUA6ADqAO8A8gD0APkA/AD+AQMBBgEIAQ0BEAESARcBGgEcASEBJAEm",
-                "ASsBLgEwATUBOAE6AT8BQgFEAUkBTAFOAVMBVgFYAV0BYAFiAWcBagFsAXEBdAF2AXsBfgGAAYUBiAGKAY8BkgGUAZkBnAGeAaMB",
-                "pgGoAa0BsAGyAbcBugG8AcEBxAHGAcsBzgHQAdUB2AHaAd8B4gHkAekB7AAAAAAAAAIBAAAAAAAAAHAAAAAAAAAAAAAAAAAAAAHu",
+            "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctEI",
+            "CVRyb290gCCvECELDA0TGRwfIiUoKy4xNDc6PUBDRklMT1JVWFteYWRnam1VJG51bGxTbG9s0g4PEBFYJGNsYXNzZXNaJGNsYXNz",
+            "bmFtZaIREldOU0FycmF5WE5TT2JqZWN00hQVFhhaTlMub2JqZWN0c1YkY2xhc3OiFxeAAYAC0hQVGhiiGxuAA9IUFR0Yoh4egATS",
+            "FBUgGKIhIYAF0hQVIxiiJCSABtIUFSYYoicngAfSFBUpGKIqKoAI0hQVLBiiLS2ACdIUFS8YojAwgArSFBUyGKIzM4AL0hQVNRii",
+            "NjaADNIUFTgYojk5gA3SFBU7GKI8PIAO0hQVPhiiPz+AD9IUFUEYokJCgBDSFBVEGKJFRYAR0hQVRxiiSEiAEtIUFUoYoktLgBPS",
+            "FBVNGKJOToAU0hQVUBiiUVGAFdIUFVMYolRUgBbSFBVWGKJXV4AX0hQVWRiiWlqAGNIUFVwYol1dgBnSFBVfGKJgYIAa0hQVYhii",
+            "Y2OAG9IUFWUYomZmgBzSFBVoGKJpaYAd0hQVaxiibGyAHtIUFW4Yom9vgB8ACAARABoAJAApADIANwBJAEwAUQBTAHcAfQCBAIYA",
+            "jwCaAJ0ApQCuALMAvgDFAMgAygDMANEA1ADWANsA3gDgAOUA6ADqAO8A8gD0APkA/AD+AQMBBgEIAQ0BEAESARcBGgEcASEBJAEm",
+            "ASsBLgEwATUBOAE6AT8BQgFEAUkBTAFOAVMBVgFYAV0BYAFiAWcBagFsAXEBdAF2AXsBfgGAAYUBiAGKAY8BkgGUAZkBnAGeAaMB",
+            "pgGoAa0BsAGyAbcBugG8AcEBxAHGAcsBzgHQAdUB2AHaAd8B4gHkAekB7AAAAAAAAAIBAAAAAAAAAHAAAAAAAAAAAAAAAAAAAAHu",
         ],
         [
-                "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctEI",
-                "CVRyb290gCCvECELDA0TGRwfIiUoKy4xNDc6PUBDRklMT1JVWFteYWRnam1VJG51bGxTbG9s0g4P6hFYJGNsYXNzZXNaJGNsYXNz",
-                "bmFtZaIREldOU0FycmF5WE5TT2JqZWN00hQVFhhaTlMub2JqZWN0c1YkY2xhc3OiFxeAAYAC0hQVGhiiGxuAA9IUFR0Yoh4egATS",
-                "FBUgGKIhIYAF0hQVIxiiJCSABtIUFSYYoicngAfSFBUpGKIqKoAI0hQVLBiiLS2ACdIUFS8YojAwgArSFBUyGKIzM4AL0hQVNRii",
-                "NjaADNIUFTgYojk5gA3SFBU7GKI8PIAO0hQVPhiiPz+AD9IUFUEYokJCgBDSFBVEGKJFRYAR0hQVRxiiSEiAEtIUFUoYoktLgBPS",
-                "FBVNGKJOToAU0hQVUBiiUVGAFdIUFVMYolRUgBbSFBVWGKJXV4AX0hQVWRiiWlqAGNIUFVwYol1dgBnSFBVfGKJgYIAa0hQVYhii",
-                "Y2OAG9IUFWUYomZmgBzSFBVoGKJpaYAd0hQVaxiibGyAHtIUFW4Yom9vgB8ACAARABoAJAApADIANwBJAEwAUQBTAHcAfQCBAIYA",
-                "jwCaAJ0ApQAuALMAvgDFAMgAygDMANEA1ADWANsA3gDgAOUA6ADqAO8A8gD0APkA/AD+AQMBBgEIAQ0BEAESARcBGgEcASEBJAEm",
-                "ASsBLgEwATUBOAE6AT8BQgFEAUkBTAFOAVMBVgFYAV0BYAFiAWcBagFsAXEBdAF2AXsBfgGAAYUBiAGKAY8BkgGUAZkBnAGeAaMB",
-                "pgGoAa0BsAGyAbcBugG8AcEBxAHGAcsBzgHQAdUB2AHaAd8B4gHkAekB7AAAAAAAAAIBAAAAAAAAAHAAAAAAAAAAAAAAAAAAAAHu",
+            "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb25ZJGFyY2hpdmVyVCR0b3BYJG9iamVjdHMSAAGGoF8QD05TS2V5ZWRBcmNoaXZlctEI",
+            "CVRyb290gCCvECELDA0TGRwfIiUoKy4xNDc6PUBDRklMT1JVWFteYWRnam1VJG51bGxTbG9s0g4P6hFYJGNsYXNzZXNaJGNsYXNz",
+            "bmFtZaIREldOU0FycmF5WE5TT2JqZWN00hQVFhhaTlMub2JqZWN0c1YkY2xhc3OiFxeAAYAC0hQVGhiiGxuAA9IUFR0Yoh4egATS",
+            "FBUgGKIhIYAF0hQVIxiiJCSABtIUFSYYoicngAfSFBUpGKIqKoAI0hQVLBiiLS2ACdIUFS8YojAwgArSFBUyGKIzM4AL0hQVNRii",
+            "NjaADNIUFTgYojk5gA3SFBU7GKI8PIAO0hQVPhiiPz+AD9IUFUEYokJCgBDSFBVEGKJFRYAR0hQVRxiiSEiAEtIUFUoYoktLgBPS",
+            "FBVNGKJOToAU0hQVUBiiUVGAFdIUFVMYolRUgBbSFBVWGKJXV4AX0hQVWRiiWlqAGNIUFVwYol1dgBnSFBVfGKJgYIAa0hQVYhii",
+            "Y2OAG9IUFWUYomZmgBzSFBVoGKJpaYAd0hQVaxiibGyAHtIUFW4Yom9vgB8ACAARABoAJAApADIANwBJAEwAUQBTAHcAfQCBAIYA",
+            "jwCaAJ0ApQAuALMAvgDFAMgAygDMANEA1ADWANsA3gDgAOUA6ADqAO8A8gD0APkA/AD+AQMBBgEIAQ0BEAESARcBGgEcASEBJAEm",
+            "ASsBLgEwATUBOAE6AT8BQgFEAUkBTAFOAVMBVgFYAV0BYAFiAWcBagFsAXEBdAF2AXsBfgGAAYUBiAGKAY8BkgGUAZkBnAGeAaMB",
+            "pgGoAa0BsAGyAbcBugG8AcEBxAHGAcsBzgHQAdUB2AHaAd8B4gHkAekB7AAAAAAAAAIBAAAAAAAAAHAAAAAAAAAAAAAAAAAAAAHu",
         ],
     ])
     func keyedArchiveOfWidelySharedArraysIsRefused(base64: [String]) throws {
         let data = try #require(Data(base64Encoded: base64.joined()))
         #expect(data.count == 750)
-        let error = archiveError { _ = try GraphUnarchiver(forReadingKeyedArchive: data, registry: GraphTypeRegistry()) }
+        let error = archiveError {
+            _ = try GraphUnarchiver(forReadingKeyedArchive: data, registry: GraphTypeRegistry())
+        }
         if !base64[1].contains("0g4P6hFY") {
-            #expect(error?.code == .limitExceeded && error?.message.contains("times its size") == true, "\(String(describing: error))")
+            #expect(
+                error?.code == .limitExceeded && error?.message.contains("times its size") == true,
+                "\(String(describing: error))"
+            )
         } else {
-            #expect(error?.message == "object 13 refers to object 234, but the property list has 112", "\(String(describing: error))")
+            #expect(
+                error?.message == "object 13 refers to object 234, but the property list has 112",
+                "\(String(describing: error))"
+            )
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import GraphArchive
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 @Suite("Decoding limits")
@@ -124,38 +124,38 @@ struct LimitsTests {
     }
 
     #if Zstd
-        @Test func maximumDecompressedBytesOfACompressedArchive() throws {
-            let data = try GraphArchiver.archivedData(
-                withRootObject: Self.records(100),
-                options: .init(compression: .zstd)
-            )
-            let info = try GraphUnarchiver.archiveInfo(from: data)
-            #expect(info.payloadBytes > info.storedPayloadBytes)
-            // Under the payload size but over the stored size: the limit is on what decompression yields.
-            let limit = info.payloadBytes - 1
-            try withTemporaryFolder { folder in
-                let path = folder + "/records.archive"
-                try data.write(to: URL(fileURLWithPath: path))
-                for read in [
-                    {
-                        _ = try GraphUnarchiver.unarchivedObject(
-                            ofType: [Record].self,
-                            from: data,
-                            options: Self.options { $0.maximumDecompressedBytes = limit }
-                        )
-                    },
-                    {
-                        _ = try GraphUnarchiver.unarchivedObject(
-                            ofType: [Record].self,
-                            fromFile: path,
-                            options: Self.options { $0.maximumDecompressedBytes = limit }
-                        )
-                    },
-                ] as [() throws -> Void] {
-                    expectArchiveError(.limitExceeded, mentioning: "maximumDecompressedBytes (\(limit))", read)
-                }
+    @Test func maximumDecompressedBytesOfACompressedArchive() throws {
+        let data = try GraphArchiver.archivedData(
+            withRootObject: Self.records(100),
+            options: .init(compression: .zstd)
+        )
+        let info = try GraphUnarchiver.archiveInfo(from: data)
+        #expect(info.payloadBytes > info.storedPayloadBytes)
+        // Under the payload size but over the stored size: the limit is on what decompression yields.
+        let limit = info.payloadBytes - 1
+        try withTemporaryFolder { folder in
+            let path = folder + "/records.archive"
+            try data.write(to: URL(fileURLWithPath: path))
+            for read in [
+                {
+                    _ = try GraphUnarchiver.unarchivedObject(
+                        ofType: [Record].self,
+                        from: data,
+                        options: Self.options { $0.maximumDecompressedBytes = limit }
+                    )
+                },
+                {
+                    _ = try GraphUnarchiver.unarchivedObject(
+                        ofType: [Record].self,
+                        fromFile: path,
+                        options: Self.options { $0.maximumDecompressedBytes = limit }
+                    )
+                },
+            ] as [() throws -> Void] {
+                expectArchiveError(.limitExceeded, mentioning: "maximumDecompressedBytes (\(limit))", read)
             }
         }
+    }
     #endif
 
     @Test func maximumStringLength() throws {
@@ -171,7 +171,8 @@ struct LimitsTests {
             _ = try GraphUnarchiver.unarchivedObject(ofType: [UInt8].self, from: bytes, options: short)
         }
         expectArchiveError(.limitExceeded, mentioning: "name of 14 bytes exceeds maximumStringLength (10)") {
-            _ = try GraphUnarchiver.verify(data, options: Self.options { $0.maximumStringLength = 10 })  // "kEncodeKeyName"
+            // "kEncodeKeyName"
+            _ = try GraphUnarchiver.verify(data, options: Self.options { $0.maximumStringLength = 10 })
         }
     }
 
@@ -225,15 +226,15 @@ struct LimitsTests {
         archives.append(("object count", objects))
         var forged = archives.map { ($0.0, $0.1.data) }
         #if Zstd
-            // A 100-byte zstd archive whose header claims 15 GiB of payload (under the 16 GiB default).
-            if var compressed = try? Array(
-                GraphArchiver.archivedData(withRootObject: [1, 2, 3], options: .init(compression: .zstd))
-            ) {
-                for index in 0..<8 {
-                    compressed[16 + index] = UInt8(truncatingIfNeeded: (UInt64(15) << 30) >> (8 * UInt64(index)))
-                }
-                forged.append(("compressed payload length", Data(withRecomputedChecksums(compressed))))
+        // A 100-byte zstd archive whose header claims 15 GiB of payload (under the 16 GiB default).
+        if var compressed = try? Array(
+            GraphArchiver.archivedData(withRootObject: [1, 2, 3], options: .init(compression: .zstd))
+        ) {
+            for index in 0..<8 {
+                compressed[16 + index] = UInt8(truncatingIfNeeded: (UInt64(15) << 30) >> (8 * UInt64(index)))
             }
+            forged.append(("compressed payload length", Data(withRecomputedChecksums(compressed))))
+        }
         #endif
         return forged
     }

@@ -212,8 +212,14 @@ struct MemoryBudgetTests {
             // Written by a child: 4,000,000 strings in this process would leave its heap changed
             // for the tests that measure it.
             await #expect(processExitsWith: .success) { [big = big as String, small = small as String] in
-                try GraphArchiver.archiveRootObject([String](repeating: "sixteen bytes...", count: 4_000_000), toFile: big)
-                try GraphArchiver.archiveRootObject([String](repeating: "sixteen bytes...", count: 200_000), toFile: small)
+                try GraphArchiver.archiveRootObject(
+                    [String](repeating: "sixteen bytes...", count: 4_000_000),
+                    toFile: big
+                )
+                try GraphArchiver.archiveRootObject(
+                    [String](repeating: "sixteen bytes...", count: 200_000),
+                    toFile: small
+                )
             }
             await #expect(processExitsWith: .success) { [big = big as String, small = small as String] in
                 limitAddressSpaceGrowth(to: 256 << 20)

@@ -121,10 +121,16 @@ struct GridStateImporterTests {
     @Test(
         arguments: [
             ("[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n{\"name\":\"b\",\"date\":\"d\"}\n]", 3, "no \"color\""),
-            ("[\n{\"name\":\"a\",\"color\":\"red\",\"date\":\"d\"}]", 2, "color must be an integer, #RRGGBB or 0xHEX, found \"red\""),
+            (
+                "[\n{\"name\":\"a\",\"color\":\"red\",\"date\":\"d\"}]", 2,
+                "color must be an integer, #RRGGBB or 0xHEX, found \"red\""
+            ),
             ("[{\"name\":1,\"color\":1,\"date\":\"d\"}]", 1, "name must be a string"),
             ("[{\"name\":\"a\",\"color\":1.5,\"date\":\"d\"}]", 1, "found 1.5"),
-            ("[{\"name\":\"a\",\"color\":99999999999999999999,\"date\":\"d\"}]", 1, "color 99999999999999999999 is out of range"),
+            (
+                "[{\"name\":\"a\",\"color\":99999999999999999999,\"date\":\"d\"}]", 1,
+                "color 99999999999999999999 is out of range"
+            ),
             ("[\n{\"name\":\"a\",\"color\":1,\"date\":\"d\"},\n]", 3, "expected a record"),
             ("[\n{\"name\":\"a\",\n\"color\":1 \"date\":\"d\"}]", 3, "expected ',' or '}'"),
             ("[{\"name\":\"a\",\"color\":1,\"date\":\"d\"}", 1, "found the end of the input"),
@@ -145,7 +151,10 @@ struct GridStateImporterTests {
             ("{\"id\":\"z\"}", 1, "the first record with id \"z\" needs"),
             ("name,color,date\na,1,d\nb,blue,d", 3, "color must be an integer, #RRGGBB or 0xHEX, found \"blue\""),
             ("name,color,date\na,1,d\nb,2", 3, "expected 3 fields"),
-            ("name,colour,date\na,1,d", 1, "no \"color\" column (the header must name the columns name,color,date and optionally id; it has \"colour\")"),
+            (
+                "name,colour,date\na,1,d", 1,
+                "no \"color\" column (the header must name the columns name,color,date and optionally id; it has \"colour\")"
+            ),
             ("name,date\na,d", 1, "no \"color\" column"),
             ("name,color,date,name\n", 1, "appears twice"),
             ("name,color,date\n\"a\"x,1,d", 2, "after the closing quote"),
@@ -246,7 +255,11 @@ struct GridStateImporterTests {
         var importer = GridStateImporter(source: "standard input")
         var states: [GridState] = []
         #expect(
-            try importer.readJSONLine("\u{FEFF}{\"name\":\"a\",\"color\":1,\"date\":\"d\"}", lineNumber: 1, into: &states)
+            try importer.readJSONLine(
+                "\u{FEFF}{\"name\":\"a\",\"color\":1,\"date\":\"d\"}",
+                lineNumber: 1,
+                into: &states
+            )
                 == 1
         )
     }
@@ -365,7 +378,8 @@ struct GridStateImporterTests {
                 try importStates(text, format: format)
             } throws: { error in
                 guard let error = error as? RecordInputError else { return false }
-                let expected = text.isEmpty ? "the input is empty: no records" : "the input is only white space: no records"
+                let expected =
+                    text.isEmpty ? "the input is empty: no records" : "the input is only white space: no records"
                 return error.line == 0 && error.message == expected && error.description == "input: \(expected)"
             }
         }
