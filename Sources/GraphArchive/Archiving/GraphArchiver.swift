@@ -432,9 +432,7 @@ extension StoredArchive {
     var data: Data {
         var data = Data(capacity: count)
         data.append(contentsOf: header)
-        for piece in payload {
-            piece.withUnsafeBytes { data.append($0.assumingMemoryBound(to: UInt8.self)) }
-        }
+        for piece in payload { data.append(piece.writer) }
         return data
     }
 }

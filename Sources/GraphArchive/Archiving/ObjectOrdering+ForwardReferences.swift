@@ -42,11 +42,9 @@ extension ObjectOrdering {
         )
         var translator = Translator(scanner: scanner, mapping: numbering)
         var newObjects = ByteWriter(reservingCapacity: objects.count)
-        try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for _ in 0..<objectCount {
-                    try translator.copyRecord(&reader, into: &newObjects)
-                }
+        try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+            for _ in 0..<objectCount {
+                try translator.copyRecord(&reader, into: &newObjects)
             }
         }
         let newTop = try translator.copyTopSection(top, count: topCount)

@@ -17,12 +17,10 @@ extension ObjectOrdering {
         )
         var steps: [(type: String, key: String)] = []
         for (object, edge) in cycle.steps {
-            let place = objects.withUnsafeBytes { raw in
-                ByteReader.withReader(over: raw) { (reader: inout ByteReader) in
-                    reader.offset = bodyStart[object]
-                    return try? ReferenceLocator(scanner: scanner)
-                        .locate(edge - graph.edgeRange[object].lowerBound, inRecord: &reader)
-                }
+            let place = objects.withReader { (reader: inout ByteReader) in
+                reader.offset = bodyStart[object]
+                return try? ReferenceLocator(scanner: scanner)
+                    .locate(edge - graph.edgeRange[object].lowerBound, inRecord: &reader)
             }
             let type = place.map { state.types[state.shapes[$0.shape].typeID].name } ?? "object"
             let key = place.map { state.keys[state.shapes[$0.shape].keyIDs[$0.value]] } ?? "?"

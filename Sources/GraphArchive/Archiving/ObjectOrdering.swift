@@ -45,12 +45,10 @@ enum ObjectOrdering {
             edgeRange[owner] = state.edgeRange(ofBody: position)
         }
         let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
-        try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for position in fixed..<firstTracked {
-                    bodyStart[bodyOwners[position - fixed]] = reader.offset
-                    try scanner.skipRecord(&reader, depth: 0)
-                }
+        try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+            for position in fixed..<firstTracked {
+                bodyStart[bodyOwners[position - fixed]] = reader.offset
+                try scanner.skipRecord(&reader, depth: 0)
             }
         }
         for (position, start) in zip(firstTracked..., state.trackedBodyStarts) {
@@ -72,12 +70,10 @@ enum ObjectOrdering {
 
         var translator = Translator(scanner: scanner, mapping: Reordering(newIndex: newIndex))
         var newObjects = ByteWriter(reservingCapacity: objects.count)
-        try objects.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-            try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for object in order {
-                    reader.offset = bodyStart[object]
-                    try translator.copyRecord(&reader, into: &newObjects)
-                }
+        try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+            for object in order {
+                reader.offset = bodyStart[object]
+                try translator.copyRecord(&reader, into: &newObjects)
             }
         }
         let newTop = try translator.copyTopSection(top, count: state.topCount)
@@ -106,12 +102,10 @@ enum ObjectOrdering {
         /// Copies a top section of `count` entries (key id, then a value, FORMAT.md §4.4).
         mutating func copyTopSection(_ top: borrowing ByteWriter, count: Int) throws(GraphArchiveError) -> ByteWriter {
             var newTop = ByteWriter(reservingCapacity: top.count)
-            try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-                try ByteReader.withReader(over: raw) { (reader: inout ByteReader) throws(GraphArchiveError) in
-                    for _ in 0..<count {
-                        newTop.writeVarint(try reader.readVarint())
-                        try copyValue(&reader, into: &newTop)
-                    }
+            try top.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for _ in 0..<count {
+                    newTop.writeVarint(try reader.readVarint())
+                    try copyValue(&reader, into: &newTop)
                 }
             }
             return newTop

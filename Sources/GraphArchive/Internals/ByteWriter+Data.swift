@@ -11,3 +11,10 @@ extension ByteWriter {
         return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
     }
 }
+
+extension Data {
+    /// Appends the bytes `writer` has written so far, in one copy.
+    mutating func append(_ writer: borrowing ByteWriter) {
+        writer.withUnsafeBytes { append($0.assumingMemoryBound(to: UInt8.self)) }
+    }
+}

@@ -219,7 +219,7 @@ extension DecodingState {
         // Exact class match first, from the class table: no read of the object's header, and no
         // generic `as? T`, which looks up Optional<T> metadata per call.
         if index < objectClasses.count && objectClasses[index] == ObjectIdentifier(T.self) {
-            return unsafeDowncast(handingOver ? objects.handOver(index) : objects[index], to: T.self)
+            return classInstance(handingOver ? objects.handOver(index) : objects[index], as: T.self)
         }
         return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
     }
