@@ -52,10 +52,8 @@ struct StoredArchive {
         before.writeBytes(header)
         for piece in payload[..<largest] { before.writeBytes(of: piece.writer) }
         var joined = payload[largest].take()
-        before.withUnsafeBytes { joined.insert($0, at: 0) }
-        for piece in payload[(largest + 1)...] {
-            piece.withUnsafeBytes { joined.writeBytes($0) }
-        }
+        joined.insertBytes(of: before, at: 0)
+        for piece in payload[(largest + 1)...] { joined.writeBytes(of: piece.writer) }
         return joined
     }
 
@@ -63,7 +61,7 @@ struct StoredArchive {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
         bytes.append(contentsOf: header)
-        for piece in payload { piece.withUnsafeBytes { bytes.append(contentsOf: $0) } }
+        for piece in payload { bytes.append(contentsOf: piece.writer) }
         return bytes
     }
 }
@@ -82,7 +80,7 @@ final class ArchiveOutput {
     ///   computed here (uncompressed, the payload length is the stored length).
     init(header: ArchiveHeader, storedPayload: [OutputChunk]) {
         var checksum = XXH64()
-        for piece in storedPayload { piece.withUnsafeBytes { checksum.update($0) } }
+        for piece in storedPayload { checksum.update(piece.writer) }
         var header = header
         header.storedLength = UInt64(storedPayload.reduce(0) { $0 + $1.count })
         header.payloadLength = header.storedLength
@@ -113,9 +111,7 @@ final class ArchiveOutput {
     func write(to sink: inout AtomicFile.Sink) throws(GraphArchiveError) {
         let stored = stored()
         try sink.write(stored.header)
-        for piece in stored.payload {
-            try piece.withUnsafeBytes { (raw) throws(GraphArchiveError) in try sink.write(raw) }
-        }
+        for piece in stored.payload { try sink.write(piece.writer) }
     }
 }
 

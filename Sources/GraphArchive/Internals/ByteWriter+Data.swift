@@ -18,3 +18,10 @@ extension Data {
         writer.withUnsafeBytes { append($0.assumingMemoryBound(to: UInt8.self)) }
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Appends the bytes `writer` has written so far.
+    mutating func append(contentsOf writer: borrowing ByteWriter) {
+        writer.withUnsafeBytes { append(contentsOf: $0) }
+    }
+}

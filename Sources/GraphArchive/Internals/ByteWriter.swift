@@ -176,6 +176,11 @@ struct ByteWriter: ~Copyable {
         insert(Array(bytes[1...]), at: index + 1)
     }
 
+    /// Inserts everything `other` holds at `index`, moving what follows up in place.
+    mutating func insertBytes(of other: borrowing ByteWriter, at index: Int) {
+        other.withUnsafeBytes { insert($0, at: index) }
+    }
+
     /// Appends everything `other` holds.
     mutating func writeBytes(of other: borrowing ByteWriter) {
         other.withUnsafeBytes { writeBytes($0) }

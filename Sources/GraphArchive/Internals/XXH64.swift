@@ -55,6 +55,10 @@ struct XXH64 {
         bytes.withUnsafeBytes { update($0) }
     }
 
+    mutating func update(_ writer: borrowing ByteWriter) {
+        writer.withUnsafeBytes { update($0) }
+    }
+
     mutating func update(_ input: UnsafeRawBufferPointer) {
         guard let start = input.baseAddress, !input.isEmpty else { return }
         totalLength &+= UInt64(input.count)
