@@ -1,6 +1,7 @@
 // Sources/GridStore/GridStateDataSource+Termination.swift - saving when the process is asked to end
 
 import Foundation
+import GraphArchive
 import Synchronization
 
 extension GridStateDataSource {
@@ -51,10 +52,10 @@ enum TerminationSaver {
         let report: Report
     }
 
-    private static let registrations = Mutex<[Registration]>([])
+    private static let registrations = Locked<[Registration]>([])
     /// Written once, before any handler is installed, then read by the signal handler.
     private static let pipeWriteEnd = Atomic<Int32>(-1)
-    private static let installed = Mutex(false)
+    private static let installed = Locked(false)
 
     static func register(_ store: GridStateDataSource, report: @escaping Report) {
         registrations.withLock { list in

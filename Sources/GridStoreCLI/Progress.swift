@@ -1,7 +1,7 @@
 // Sources/GridStoreCLI/Progress.swift - a progress line on standard error for long operations
 
 import Foundation
-import Synchronization
+import GraphArchive
 
 /// Shows what a long save or load is doing, on one line of standard error.
 ///
@@ -28,7 +28,7 @@ final class Progress: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let start = ContinuousClock.now
     private let isEnabled: Bool
 

@@ -6,7 +6,6 @@ import Dispatch
 import Foundation
 import GraphArchive
 import GridStore
-import Synchronization
 import Testing
 
 /// The tests that use the app's singleton, one at a time (it is one store for the whole process).
@@ -34,7 +33,7 @@ struct DataSourceConcurrencyTests {
     @Test func sharedStoreMutatedAndSavedFromManyThreads() throws {
         try withSharedStore { store, path in
             store.replaceAll(with: [GridState(name: "shared", color: 0, date: "2024-01-01T00:00:00Z")])
-            let errors = Mutex<[String]>([])
+            let errors = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
                 do {
                     for round in 0..<Self.rounds {
@@ -80,7 +79,7 @@ struct DataSourceConcurrencyTests {
         try withSharedStore { store, path in
             store.replaceAll(with: (0..<200).map { GridState(name: "r\($0)", color: $0, date: "d") })
             try store.save()
-            let errors = Mutex<[String]>([])
+            let errors = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
                 do {
                     for round in 0..<Self.rounds {

@@ -6,7 +6,6 @@ import Dispatch
 import Foundation
 import GraphArchive
 import GridStore
-import Synchronization
 import Testing
 
 /// `count` distinct records named `prefix` 0, 1, ...
@@ -44,7 +43,7 @@ struct DataSourceLockingTests {
     @Test func concurrentUpdatesFromStoresOfOneProcessLoseNothing() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shared.gridstore")
-        let errors = Mutex<[String]>([])
+        let errors = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             let store = GridStateDataSource(archivePath: path)
             store.lockTimeout = .seconds(60)

@@ -45,7 +45,7 @@ enum TemporaryFileCleanup {
     nonisolated(unsafe) private static let paths = UnsafeMutablePointer<CChar>.allocate(
         capacity: (slotCount + 1) * pathCapacity
     )
-    private static let installed = Mutex<Set<Int32>>([])
+    private static let installed = Locked<Set<Int32>>([])
 
     /// Registers `path` (a temporary file being written) for removal if a signal ends the
     /// process, installing the handler where a signal's action is the default; returns the
