@@ -27,6 +27,32 @@ struct GridStateFileURLTests {
         let again = URL(fileURLWithPath: folder.file("again.gridstore"))
         try GridStateArchive.write(GridStateArchive.archive(states, compression: .none), to: again)
         #expect(try GridStateArchive.readStates(from: again).count == 2)
+        #expect(try GridStateArchive.kind(of: again) == .gridstore)
+        #expect(
+            GridStateArchive.storedForm(of: keyed)
+                == GridStateArchive.StoredForm(format: .keyedPlist, compression: .none)
+        )
+        #expect(GridStateArchive.storedForm(of: URL(fileURLWithPath: folder.file("missing"))) == nil)
+    }
+
+    /// The lock, the importer's input and the default location take URLs too.
+    @Test func locksInputsAndTheDefaultLocationTakeFileURLs() throws {
+        let folder = try TemporaryDirectory()
+        let url = URL(fileURLWithPath: folder.file("new folder/grids.gridstore"))
+        let lock = try GridStateArchive.lock(url, timeout: .zero)
+        #expect(lock.isLocked && lock.archivePath == url.path)
+        lock.unlock()
+
+        let csv = URL(fileURLWithPath: folder.file("in.csv"))
+        try Data("name,color,date\nSunset,1,d\n".utf8).write(to: csv)
+        #expect(try GridStateImporter.contents(of: csv) == Array("name,color,date\nSunset,1,d\n".utf8))
+
+        let home = ArchiveLocation.defaultArchiveURL(environment: ["HOME": folder.path])
+        #expect(home.path == folder.path + "/.local/share/gridstore/grids.gridstore")
+        try ArchiveLocation.createParentFolders(of: home)
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/.local/share/gridstore", isDirectory: &isFolder))
+        #expect(isFolder.boolValue)
     }
 
     @Test func nonFileURLsAreAnInvalidValueError() throws {
@@ -37,5 +63,9 @@ struct GridStateFileURLTests {
         #expect {
             _ = try GridStateArchive.readStates(from: remote)
         } throws: { ($0 as? GraphArchiveError)?.code == .invalidValue }
+        #expect {
+            _ = try GridStateArchive.lock(remote)
+        } throws: { ($0 as? GraphArchiveError)?.code == .invalidValue }
+        #expect(GridStateArchive.storedForm(of: remote) == nil)
     }
 }

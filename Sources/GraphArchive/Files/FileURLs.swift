@@ -13,8 +13,9 @@ import Foundation
 extension URL {
     /// The path of a `file:` URL.
     ///
-    /// - Throws: `.invalidValue` for any other URL: archives are local files.
-    func archiveFilePath() throws(GraphArchiveError) -> String {
+    /// - Throws: `.invalidValue` for any other URL: archives are local files. Package-wide, so
+    ///   GridStore's URL forms say the same.
+    package func archiveFilePath() throws(GraphArchiveError) -> String {
         guard isFileURL else {
             throw GraphArchiveError(
                 .invalidValue,
@@ -231,6 +232,14 @@ extension ArchiveGraph {
     }
 }
 
+extension GraphUnarchiver {
+    /// Whether the gridstore archive at `url`, a file URL, stores its payload zstd-compressed;
+    /// see ``isPayloadCompressed(archiveFileAt:)-(String)``.
+    public static func isPayloadCompressed(archiveFileAt url: URL) throws -> Bool {
+        try isPayloadCompressed(archiveFileAt: url.archiveFilePath())
+    }
+}
+
 extension ArchiveKind {
     /// The format the file at `url`, a file URL, starts like; see ``detect(fileAt:)-(String)``.
     public static func detect(fileAt url: URL) throws -> ArchiveKind {
@@ -239,6 +248,12 @@ extension ArchiveKind {
 }
 
 extension ArchiveLock {
+    /// The lock file of the archive at `url`, a file URL; see
+    /// ``lockFilePath(forArchive:)-(String)``.
+    public static func lockFileURL(forArchive url: URL) throws -> URL {
+        URL(fileURLWithPath: try lockFilePath(forArchive: url.archiveFilePath()))
+    }
+
     /// Takes the lock of the archive at `url`, a file URL; see ``init(archivePath:timeout:)``.
     public convenience init(archiveURL url: URL, timeout: Duration = defaultTimeout) throws {
         try self.init(archivePath: url.archiveFilePath(), timeout: timeout)

@@ -32,6 +32,7 @@ struct FileURLTests {
             #expect(try GraphUnarchiver.verify(url).checksumVerified)
             #expect(try GraphUnarchiver.verify(anyArchive: url).referenceCount == 3)
             #expect(try ArchiveKind.detect(fileAt: url) == .gridstore)
+            #expect(try !GraphUnarchiver.isPayloadCompressed(archiveFileAt: url))
             #expect(try ArchiveGraph(contentsOf: url).objectCount == 2)
 
             let archiver = GraphArchiver()
@@ -94,6 +95,7 @@ struct FileURLTests {
 
             let lock = try ArchiveLock(archiveURL: url)
             #expect(lock.isLocked && lock.archivePath == url.path)
+            #expect(try ArchiveLock.lockFileURL(forArchive: url).path == lock.lockFilePath)
             lock.unlock()
             #expect(try ArchiveLock.withLock(onArchive: url) { 7 } == 7)
         }
