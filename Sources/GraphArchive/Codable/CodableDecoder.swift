@@ -61,22 +61,10 @@ final class CodableDecoder: CodableContainerSource {
     func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let slot = state.currentSlot
         let (frame, serial) = state.openObjectRecord(slot) ? (slot, state.frames[slot].serial) : try openFrame(.keyed)
-        if let storage = state.keyedContainers.reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) {
-            return keyedDecodingContainer(storage: storage, keyedBy: Key.self)
+        return state.keyedContainers.container(keyedBy: Key.self, frame: frame, serial: serial) {
+            let place = CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial)
+            return (place, KeyedDecodingContainer(place))
         }
-        return newKeyedContainer(Key.self, frame: frame, serial: serial)
-    }
-
-    @inline(never)
-    private func newKeyedContainer<Key: CodingKey>(_: Key.Type, frame: Int, serial: Int)
-        -> KeyedDecodingContainer<Key>
-    {
-        let place = CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial)
-        let container = KeyedDecodingContainer(place)
-        if !state.keyedContainers.isFull, let storage = storageObject(of: container) {
-            state.keyedContainers.keep(storage, container: place, key: ObjectIdentifier(Key.self))
-        }
-        return container
     }
 
     // MARK: - Decoding values

@@ -355,34 +355,14 @@ extension PrimitiveValueDecoding {
 
 // MARK: - Keyed container
 
-/// What a keyed container reads: its decoder, frame and serial number.
-///
-/// A class, so that the standard library's `_KeyedDecodingContainerBox`, which runs
-/// unspecialized and copies its container for every `decode` call, copies one reference
-/// rather than a struct of four fields through its value witnesses (callgrind: about 70
-/// instructions a call for the copy and its destruction), and so that the decoder's cache
-/// repoints a container it hands out again in place.
-class CodableKeyedContainerPlace {
-    final let decoder: CodableDecoder
-    // Unchecked for the reason `UncheckedStateBox` gives: changed only by the decoder's cache,
-    // between values, when nothing else holds the container; read by its own short calls.
-    @exclusivity(unchecked) final private(set) var frame: Int
-    @exclusivity(unchecked) final private(set) var serial: Int
+final class CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedContainerPlace, KeyedDecodingContainerProtocol {
+    let decoder: CodableDecoder
 
     init(decoder: CodableDecoder, frame: Int, serial: Int) {
         self.decoder = decoder
-        self.frame = frame
-        self.serial = serial
+        super.init(frame: frame, serial: serial)
     }
 
-    /// Makes the container read `frame` from now on.
-    final func point(at frame: Int, serial: Int) {
-        self.frame = frame
-        self.serial = serial
-    }
-}
-
-final class CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedContainerPlace, KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
     var allKeys: [Key] { decoder.keys(in: frame, serial: serial).compactMap { Key(stringValue: $0) } }
 

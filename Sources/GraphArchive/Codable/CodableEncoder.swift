@@ -24,9 +24,13 @@ final class CodableEncoder: Encoder {
 
     var codingPath: [any CodingKey] { state.codingPath(to: state.currentSlot) }
 
+    /// A keyed container over the current value: a cached one nobody holds any more, if any.
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let (frame, serial) = state.openSlot(state.currentSlot, .keyed)
-        return KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(encoder: self, frame: frame, serial: serial))
+        return state.keyedContainers.container(keyedBy: Key.self, frame: frame, serial: serial) {
+            let place = CodableKeyedEncodingContainer<Key>(encoder: self, frame: frame, serial: serial)
+            return (place, KeyedEncodingContainer(place))
+        }
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -44,6 +48,7 @@ final class CodableEncoder: Encoder {
     /// Archives `value` under the root key and returns the finished archive.
     func archive<T: Encodable>(_ value: T) throws -> ArchiveOutput {
         try state.engine.writeKey(GraphArchiver.rootKey)
+        defer { state.keyedContainers.release() }
         do {
             try encodeValue(value, key: .none)
             try writeLaterObjects()

@@ -7,6 +7,7 @@
 extension CodableEncoder {
     // MARK: - Keyed
 
+    @inline(__always)
     func encodePrimitive<P: CodablePrimitive>(_ value: P, forKey key: some CodingKey, in frame: Int, serial: Int) throws
     {
         try write(in: frame, serial: serial, key: key) {
@@ -132,30 +133,33 @@ extension PrimitiveValueEncoding {
 
 // MARK: - Keyed container
 
-struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+final class CodableKeyedEncodingContainer<Key: CodingKey>: CodableKeyedContainerPlace, KeyedEncodingContainerProtocol {
     let encoder: CodableEncoder
-    let frame: Int
-    let serial: Int
+
+    init(encoder: CodableEncoder, frame: Int, serial: Int) {
+        self.encoder = encoder
+        super.init(frame: frame, serial: serial)
+    }
 
     var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
 
-    mutating func encodeNil(forKey key: Key) throws { try encoder.encodeNil(forKey: key, in: frame, serial: serial) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
+    func encodeNil(forKey key: Key) throws { try encoder.encodeNil(forKey: key, in: frame, serial: serial) }
+    func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
+    func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
 
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+    func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.encode(value, forKey: key, in: frame, serial: serial)
     }
 
@@ -164,7 +168,7 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         try encoder.encodePrimitive(value, forKey: key, in: frame, serial: serial)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(
+    func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type,
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
@@ -174,12 +178,12 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         )
     }
 
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let (nested, nestedSerial) = openNested(.unkeyed, keyType: Key.self, forKey: key)
         return CodableUnkeyedEncodingContainer(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
-    mutating func superEncoder() -> any Encoder {
+    func superEncoder() -> any Encoder {
         let (nested, nestedSerial) = openNested(
             nil,
             keyType: EmptySuperValue.self,
@@ -188,7 +192,7 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
         return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
+    func superEncoder(forKey key: Key) -> any Encoder {
         let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: key)
         return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }

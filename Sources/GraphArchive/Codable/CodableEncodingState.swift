@@ -123,6 +123,7 @@ struct CodableEncodingState: ~Copyable {
 
     // MARK: Types
     var kinds = CodableTypeKinds()
+    var keyedContainers = CodableKeyedContainerCache()
     private var valueTypeIDs: [ObjectIdentifier: Int] = [:]
     private var objectTypeIDs: [ObjectIdentifier: Int] = [:]
     private var lastObjectType: ObjectIdentifier?

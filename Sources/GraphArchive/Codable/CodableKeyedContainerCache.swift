@@ -1,17 +1,17 @@
-// Sources/GraphArchive/Codable/CodableKeyedContainerCache.swift - keyed decoding containers handed out again
+// Sources/GraphArchive/Codable/CodableKeyedContainerCache.swift - keyed containers handed out again
 
-/// Keyed containers the decoder has made, handed out again by later `container(keyedBy:)` calls
-/// with the same key type once nobody else holds them.
+/// Keyed containers a coder has made, handed out again by later `container(keyedBy:)` calls
+/// with the same key type once nobody else holds them. The encoder and the decoder each keep one.
 ///
-/// A `KeyedDecodingContainer` boxes the decoder's container on the heap, and making one from a
-/// `Key` known only at run time costs two generic metadata lookups, a witness table lookup, an
-/// allocation and a release: about 1,500 of the 5,400 instructions callgrind counted per
-/// object of the benchmark's Codable grid states (name, color, date). Reusing a container
-/// leaves one metadata lookup (the returned `KeyedDecodingContainer<Key>`'s) and cut the
-/// decode by 13.5% of its instructions. A cached container is repointed at the new frame when
-/// it is reused. It is reused only while this cache holds its box's one reference, so a
-/// container a value still holds (a parent's, while its children decode, or one kept past
-/// `init(from:)`) is never pointed anywhere else.
+/// A `KeyedEncodingContainer` or `KeyedDecodingContainer` boxes the coder's container on the
+/// heap, and making one from a `Key` known only at run time costs two generic metadata
+/// lookups, a witness table lookup, an allocation and a release: about 1,500 of the 5,400
+/// instructions callgrind counted per object decoded of the benchmark's Codable grid states
+/// (name, color, date), and about 1,000 of 4,200 per object encoded. Reusing a container
+/// leaves one metadata lookup (the returned container's). A cached container is repointed at
+/// the new frame when it is reused. It is reused only while this cache holds its box's one
+/// reference, so a container a value still holds (a parent's, while its children are coded,
+/// or one kept past `init(from:)` or `encode(to:)`) is never pointed anywhere else.
 struct CodableKeyedContainerCache {
     struct Entry {
         let key: ObjectIdentifier
@@ -27,9 +27,25 @@ struct CodableKeyedContainerCache {
 
     private(set) var entries: ContiguousArray<Entry> = []
 
+    /// The container of type `Container` keyed by `Key` over `frame`: a cached one nobody else
+    /// holds, repointed, or else the one `make` builds (its place and the container around it),
+    /// kept to hand out again.
+    @inline(__always)
+    mutating func container<Key, Container>(
+        keyedBy _: Key.Type,
+        frame: Int,
+        serial: Int,
+        make: () -> (place: CodableKeyedContainerPlace, container: Container)
+    ) -> Container {
+        if let storage = reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) {
+            return keyedContainer(storage: storage, as: Container.self)
+        }
+        return keepNew(make(), key: ObjectIdentifier(Key.self))
+    }
+
     /// The cached container keyed by `key` that nobody else holds, pointed at `frame`.
     @inline(__always)
-    mutating func reuse(_ key: ObjectIdentifier, frame: Int, serial: Int) -> AnyObject? {
+    private mutating func reuse(_ key: ObjectIdentifier, frame: Int, serial: Int) -> AnyObject? {
         for index in entries.indices where entries[index].key == key {
             if isKnownUniquelyReferenced(&entries[index].storage) {
                 entries[index].container.point(at: frame, serial: serial)
@@ -39,17 +55,46 @@ struct CodableKeyedContainerCache {
         return nil
     }
 
-    /// Whether no more containers are cached.
-    var isFull: Bool { entries.count >= Self.capacity }
-
-    /// Keeps the container `container`, whose box is `storage`, to hand out again.
-    mutating func keep(_ storage: AnyObject, container: CodableKeyedContainerPlace, key: ObjectIdentifier) {
-        entries.append(Entry(key: key, storage: storage, container: container))
+    /// Keeps a new container, unless the cache is full, and returns it.
+    @inline(never)
+    private mutating func keepNew<Container>(
+        _ made: (place: CodableKeyedContainerPlace, container: Container),
+        key: ObjectIdentifier
+    ) -> Container {
+        if entries.count < Self.capacity, let storage = storageObject(of: made.container) {
+            entries.append(Entry(key: key, storage: storage, container: made.place))
+        }
+        return made.container
     }
 
-    /// Drops the containers: each refers to the decoder, which must not keep itself alive. A
-    /// container kept by a value still finds its (finished) frame, which refuses to be read.
+    /// Drops the containers: each refers to its coder, which must not keep itself alive. A
+    /// container kept by a value still finds its (finished) frame, which refuses to be used.
     mutating func release() {
         entries.removeAll()
+    }
+}
+
+/// Where a keyed container reads or writes: a frame and its serial number in its coder's state.
+///
+/// A class, so that the standard library's `_KeyedDecodingContainerBox` and
+/// `_KeyedEncodingContainerBox`, which run unspecialized and copy their container for every
+/// call, copy one reference rather than a struct of several fields through its value
+/// witnesses (callgrind: about 70 instructions a call for the copy and its destruction), and
+/// so that a coder's cache repoints a container it hands out again in place.
+class CodableKeyedContainerPlace {
+    // Unchecked for the reason `UncheckedStateBox` gives: changed only by the coder's cache,
+    // between values, when nothing else holds the container; read by its own short calls.
+    @exclusivity(unchecked) final private(set) var frame: Int
+    @exclusivity(unchecked) final private(set) var serial: Int
+
+    init(frame: Int, serial: Int) {
+        self.frame = frame
+        self.serial = serial
+    }
+
+    /// Makes the container use `frame` from now on.
+    final func point(at frame: Int, serial: Int) {
+        self.frame = frame
+        self.serial = serial
     }
 }

@@ -1,28 +1,30 @@
-// Sources/GraphArchive/Internals/KeyedContainerStorage.swift - a KeyedDecodingContainer as its one storage object
+// Sources/GraphArchive/Internals/KeyedContainerStorage.swift - a keyed container as its one storage object
 //
-// `KeyedDecodingContainer<Key>` wraps a decoder's container in a heap box, created per
-// `container(keyedBy:)` call by generic code the caller's `Key` cannot specialize: callgrind put
-// the box's metadata lookups, allocation and release at over a quarter of decoding the
-// benchmark's Codable grid states. The bridge therefore reuses a container once nobody else holds it, which it
-// can only see from the box's reference count. The standard library's
-// `KeyedDecodingContainer` is a struct whose only stored property is that box (`_box`); these
-// reinterpret it, and refuse (nil) if its size says it has become anything else.
+// `KeyedEncodingContainer<Key>` and `KeyedDecodingContainer<Key>` wrap a coder's container in a
+// heap box, created per `container(keyedBy:)` call by generic code the caller's `Key` cannot
+// specialize: callgrind put the box's metadata lookups, allocation and release at over a
+// quarter of decoding the benchmark's Codable grid states, and a fifth of encoding them. The
+// bridge therefore reuses a container once nobody else holds it, which it can only see from
+// the box's reference count. The standard library's keyed containers are structs whose only
+// stored property is that box (`_box`); these reinterpret one, and refuse (nil) if its size
+// says it has become anything else.
 
-/// The box `container` stores, or nil if `KeyedDecodingContainer` is not one reference.
+/// The box `container` (a `KeyedEncodingContainer` or `KeyedDecodingContainer`) stores, or nil
+/// if the container is not one reference.
 @inline(__always)
-func storageObject<Key>(of container: KeyedDecodingContainer<Key>) -> AnyObject? {
-    guard MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
-        MemoryLayout<KeyedDecodingContainer<Key>>.alignment == MemoryLayout<AnyObject>.alignment
+func storageObject<Container>(of container: Container) -> AnyObject? {
+    guard MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size,
+        MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment
     else { return nil }
     let storage = unsafeBitCast(container, to: AnyObject.self)
-    assert(String(describing: type(of: storage)).hasPrefix("_KeyedDecodingContainerBox"), "\(type(of: storage))")
+    assert(String(describing: type(of: storage)).hasPrefix("_Keyed"), "\(type(of: storage))")
     return storage
 }
 
-/// The container whose box is `storage`.
+/// The container of type `Container` whose box is `storage`.
 ///
-/// - Precondition: `storage` came from ``storageObject(of:)`` for a container keyed by `Key`.
+/// - Precondition: `storage` came from ``storageObject(of:)`` for a container of type `Container`.
 @inline(__always)
-func keyedDecodingContainer<Key>(storage: AnyObject, keyedBy _: Key.Type) -> KeyedDecodingContainer<Key> {
-    unsafeBitCast(storage, to: KeyedDecodingContainer<Key>.self)
+func keyedContainer<Container>(storage: AnyObject, as _: Container.Type) -> Container {
+    unsafeBitCast(storage, to: Container.self)
 }

@@ -61,6 +61,30 @@ struct CodableFormatMappingTests {
             #expect(throws: DecodingError.self) { _ = try container.decode(Int.self, forKey: .value) }
         }
     }
+
+    @Test func aContainerKeptByOneValueNeverWritesAnother() throws {
+        // The second value writes through the container the first one kept: that container's
+        // value is finished, so the write is refused (and stops the encoder), rather than going
+        // into the second value's record, where its own write would then be a duplicate key.
+        let kept = KeptEncodingContainers()
+        var encoder = GraphArchiveEncoder()
+        encoder.userInfo[KeptEncodingContainers.key] = kept
+        let values = [EncodingKeeper(value: 0), EncodingKeeper(value: 1)]
+        do {
+            _ = try encoder.encode(values)
+            Issue.record("writing through a finished value's container was not refused")
+        } catch let EncodingError.invalidValue(_, context) {
+            // The refused write was caught by `try?`: the next one reports it as the cause.
+            let cause = context.underlyingError.map { "\($0)" } ?? ""
+            #expect(cause.contains("after the value it belongs to was encoded"))
+        }
+        #expect(values[1].wroteThroughPrevious == "refused")
+        // Values that keep their containers but write only through their own encode as usual.
+        let alone = EncodingKeeper(value: 7, triesPrevious: false)
+        let again = EncodingKeeper(value: 8, triesPrevious: false)
+        let data = try encoder.encode([alone, again])
+        #expect(try GraphArchiveDecoder().decode([EncodingKeeper].self, from: data).map(\.value) == [7, 8])
+    }
 }
 
 /// The tag of the root value.
@@ -125,6 +149,42 @@ final class KeptContainers: @unchecked Sendable {
     // @unchecked: only touched on the decoding thread, within one test.
     static let key = CodingUserInfoKey(rawValue: "kept")!
     var containers: [KeyedDecodingContainer<Keeper.CodingKeys>] = []
+}
+
+/// Where `EncodingKeeper`s leave their containers.
+final class KeptEncodingContainers: @unchecked Sendable {
+    // @unchecked: only touched on the encoding thread, within one test.
+    static let key = CodingUserInfoKey(rawValue: "keptForEncoding")!
+    var containers: [KeyedEncodingContainer<EncodingKeeper.CodingKeys>] = []
+}
+
+/// Keeps its container past `encode(to:)`, and may write through the previous value's first.
+final class EncodingKeeper: Codable {
+    let value: Int
+    let triesPrevious: Bool
+    var wroteThroughPrevious = "not tried"
+
+    enum CodingKeys: CodingKey { case value }
+
+    init(value: Int, triesPrevious: Bool = true) {
+        self.value = value
+        self.triesPrevious = triesPrevious
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let kept = encoder.userInfo[KeptEncodingContainers.key] as! KeptEncodingContainers
+        if triesPrevious, var previous = kept.containers.last {
+            wroteThroughPrevious = (try? previous.encode(value, forKey: .value)) == nil ? "refused" : "written"
+        }
+        try container.encode(value, forKey: .value)
+        kept.containers.append(container)
+    }
+
+    init(from decoder: any Decoder) throws {
+        value = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .value)
+        triesPrevious = false
+    }
 }
 
 /// Keeps its container past `init(from:)`, and tries the previous value's while decoding.
