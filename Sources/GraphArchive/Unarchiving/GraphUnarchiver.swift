@@ -318,8 +318,8 @@ public final class GraphUnarchiver {
         let resume = state.reader.offset
         let wasConstructing = isConstructing
         isConstructing = false
-        while let assignment = state.pendingAssignments.next(waitingFor: object) {
-            try assignment()
+        while let entry = state.pendingAssignments.next(waitingFor: object) {
+            try entry.assignment.run(self, at: entry.offset, place: entry.place)
             state.memory.release(MemoryBudget.deferredAssignment)
         }
         isConstructing = wasConstructing
@@ -433,8 +433,11 @@ public final class GraphUnarchiver {
         }
         let offset = state.reader.offset
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
-        // Where the value sits, kept as three numbers: the key path is built only for an error.
-        let place = (shape: state.container.shape, object: state.container.objectIndex, key: state.container.current)
+        let place = DeferredPlace(
+            shape: state.container.shape,
+            key: state.container.current,
+            object: state.container.objectIndex
+        )
         if !state.pendingAssignments.isPrepared {
             try state.charge(
                 PendingAssignments.tableBytes(objectCount: state.objectCount),
@@ -446,17 +449,10 @@ public final class GraphUnarchiver {
         let awaited = objectAwaited(byValueAt: offset)
         try state.scanner.skipValue(&state.reader, depth: state.stack.count)
         state.finishValue()
-        state.pendingAssignments.add(after: awaited) { [unowned self] in
-            self.state.reader.offset = offset
-            let value: T
-            do {
-                value = try T._decodeGraphValue(from: self)
-            } catch var error as GraphArchiveError {
-                error.keyPath = self.state.recordPath(shape: place.shape, objectIndex: place.object, key: place.key)
-                throw error
-            }
-            try assign(value)
-        }
+        state.pendingAssignments.add(
+            after: awaited,
+            .init(assignment: DeferredRead(assign: assign), offset: offset, place: place)
+        )
     }
 
     // MARK: - Plumbing called by the GraphValue conformances
