@@ -88,6 +88,10 @@ struct EncodingState: ~Copyable {
     /// stays empty until the first reference from a body.
     var edges: [Int] = []
     var edgeStart: [Int] = []
+    /// Where each reference of `edges` sits in its body (``ReferencePlace``), so that a
+    /// reordering copies bodies without reading their values; unusable (nil) once a body
+    /// outgrew the places' range, and then the reordering reads every value instead.
+    var edgePlaces: [ReferencePlace]? = []
     var currentObject = -1
     /// True while `encodeLater` writes its value: the references in it are back links.
     var writesBackLinks = false
@@ -330,6 +334,7 @@ struct EncodingState: ~Copyable {
             let bytes = varint.take()
             out.setByte(bytes[0], at: container.placeholder)
             out.insert(Array(bytes[1...]), at: container.placeholder + 1)
+            shiftPlaces(after: container.placeholder, by: bytes.count - 1)
         }
     }
 
@@ -347,7 +352,7 @@ struct EncodingState: ~Copyable {
     /// Numbers `object` (once) and writes a reference to it.
     @inline(__always)
     mutating func writeReference(_ object: any GraphCoding & AnyObject, conditional: Bool) {
-        let index = register(object, conditional: conditional)
+        let index = register(object, conditional: conditional, kind: .tagged)
         out.writeByte(ValueTag.objectReference)
         out.writeVarint(index)
     }
@@ -358,6 +363,7 @@ struct EncodingState: ~Copyable {
     mutating func register<Object: GraphCoding & AnyObject>(
         _ object: Object,
         conditional: Bool,
+        kind: ReferencePlace.Kind,
         heldByArchiver: Bool = false
     ) -> Int {
         let next = identity.count
@@ -385,11 +391,39 @@ struct EncodingState: ~Copyable {
             referencesFromBodies += 1
             if edges.isEmpty { edgeStart = Array(repeating: 0, count: bodyCount) }
             edges.append(ReferenceGraph.edge(to: index, isBackLink: conditional || writesBackLinks))
+            notePlace(kind)
             // Even a back link leaves the order here: the body could otherwise go into a block
             // (numbers fixed) before the reordering renumbers its target.
             if index >= currentObject { leaveConstructionOrder() }
         }
         return index
+    }
+
+    /// Records where the reference just registered starts in the body being written.
+    @inline(__always)
+    private mutating func notePlace(_ kind: ReferencePlace.Kind) {
+        guard edgePlaces != nil else { return }
+        let offset = out.count &- currentBodyStart
+        if offset < ReferencePlace.offsetLimit {
+            edgePlaces!.append(ReferencePlace(offset: offset, kind: kind))
+        } else {
+            edgePlaces = nil
+        }
+    }
+
+    /// Moves the places of the current body's references that lie after `index` (a record's
+    /// shape placeholder) up by `count` bytes, inserted after it.
+    private mutating func shiftPlaces(after index: Int, by count: Int) {
+        guard currentObject >= 0, edgePlaces != nil, let firstEdge = edgeStart.last else { return }
+        var edge = edges.count - 1
+        while edge >= firstEdge, currentBodyStart + edgePlaces![edge].offset > index {
+            guard edgePlaces![edge].offset + count < ReferencePlace.offsetLimit else {
+                edgePlaces = nil
+                return
+            }
+            edgePlaces![edge].move(by: count)
+            edge -= 1
+        }
     }
 
     /// Notes that bodies are no longer in construction order, and starts recording body starts
@@ -437,7 +471,12 @@ struct EncodingState: ~Copyable {
             let batch = batchStart..<min(batchStart + Self.referenceLookAhead, positions.upperBound)
             prefetchSink ^= array.withObjectAddresses(in: batch) { identity.touchHomeSlots(of: $0) }
             array.forEachBorrowed(in: batch) { object in
-                let index = register(object, conditional: false, heldByArchiver: held)
+                let index = register(
+                    object,
+                    conditional: false,
+                    kind: previous < 0 ? .firstInArray : .inArray,
+                    heldByArchiver: held
+                )
                 out.writeReferenceDelta(to: index, from: previous)
                 previous = index
             }
@@ -540,4 +579,30 @@ struct EncodingState: ~Copyable {
 
     var isAtTop: Bool { container.kind == .top && stack.isEmpty }
     var hasQueuedObjects: Bool { queueHead < queue.count }
+}
+
+/// Where a reference written by a body sits in it: the offset from the body's start of its tag
+/// (`tagged`: `08` and an index, FORMAT.md §6.4) or of its entry in a packed array (§6.5, the
+/// array's first entry or a later one), in 32 bits.
+struct ReferencePlace {
+    enum Kind: UInt32 {
+        case tagged, firstInArray, inArray
+    }
+
+    private var bits: UInt32
+
+    /// Offsets from here on do not fit (a body of a gigabyte).
+    static let offsetLimit = 1 << 30
+
+    init(offset: Int, kind: Kind) {
+        bits = UInt32(truncatingIfNeeded: offset) << 2 | kind.rawValue
+    }
+
+    var offset: Int { Int(bits >> 2) }
+    var kind: Kind { Kind(rawValue: bits & 3) ?? .tagged }
+
+    /// Moves the place `count` bytes on (bytes inserted before it), to an offset below the limit.
+    mutating func move(by count: Int) {
+        bits &+= UInt32(truncatingIfNeeded: count) << 2
+    }
 }

@@ -70,10 +70,28 @@ enum ObjectOrdering {
 
         var translator = Translator(scanner: scanner, mapping: Reordering(newIndex: newIndex))
         var newObjects = ByteWriter(reservingCapacity: objects.count)
-        try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
-            for object in order {
-                reader.offset = bodyStart[object]
-                try translator.copyRecord(&reader, into: &newObjects)
+        var bodyReferences = 0
+        if let places = state.edgePlaces {
+            // Bodies lie back to back in written order: each ends where the next one starts.
+            var bodyEnd = [Int](repeating: objects.count, count: count)
+            for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
+            let copier = BodyCopier(edges: state.edges, places: places, newIndex: newIndex)
+            try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for object in order {
+                    bodyReferences += try copier.copy(
+                        bodyStart[object]..<bodyEnd[object],
+                        references: edgeRange[object],
+                        from: &reader,
+                        into: &newObjects
+                    )
+                }
+            }
+        } else {
+            try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for object in order {
+                    reader.offset = bodyStart[object]
+                    try translator.copyRecord(&reader, into: &newObjects)
+                }
             }
         }
         let newTop = try translator.copyTopSection(top, count: state.topCount)
@@ -81,8 +99,64 @@ enum ObjectOrdering {
             top: newTop,
             objects: newObjects,
             objectCount: fixed + order.count,
-            referenceCount: translator.referenceCount
+            referenceCount: bodyReferences + translator.referenceCount
         )
+    }
+
+    /// Copies bodies, renumbering their references where the encoder noted them
+    /// (``ReferencePlace``): the bytes between references are copied as they are, unread.
+    struct BodyCopier {
+        let edges: [Int]
+        let places: [ReferencePlace]
+        let newIndex: [Int]
+
+        /// Copies the body at `body`, whose references are `edges[references]`, and returns how
+        /// many references it holds now (one without a body, a conditional-only object, is nil).
+        func copy(
+            _ body: Range<Int>,
+            references: Range<Int>,
+            from reader: inout ByteReader,
+            into writer: inout ByteWriter
+        ) throws(GraphArchiveError) -> Int {
+            var copied = body.lowerBound
+            var previous = -1
+            var count = 0
+            for edge in references {
+                let place = places[edge]
+                let start = body.lowerBound + place.offset
+                try ByteReader.copy(from: copied, to: start, of: &reader, into: &writer)
+                reader.offset = start
+                let index = newIndex[ReferenceGraph.target(of: edges[edge])]
+                switch place.kind {
+                case .tagged:
+                    _ = try reader.readByte()
+                    _ = try reader.readVarint()
+                    count += ObjectOrdering.writeReference(to: index, into: &writer)
+                case .firstInArray, .inArray:
+                    if place.kind == .firstInArray { previous = -1 }
+                    _ = try reader.readVarint()
+                    writer.writeReferenceDelta(to: index, from: previous)
+                    previous = index
+                    count += 1
+                }
+                copied = reader.offset
+            }
+            try ByteReader.copy(from: copied, to: body.upperBound, of: &reader, into: &writer)
+            return count
+        }
+    }
+
+    /// Writes a reference to the object now numbered `index`, or nil for -1 (an object without
+    /// a body); returns the references written (1, or 0 for nil).
+    @inline(__always)
+    static func writeReference(to index: Int, into writer: inout ByteWriter) -> Int {
+        guard index >= 0 else {
+            writer.writeByte(ValueTag.null)
+            return 0
+        }
+        writer.writeByte(ValueTag.objectReference)
+        writer.writeVarint(index)
+        return 1
     }
 
     /// The new index of each object, by old index; -1 for an object without a body (a
@@ -130,13 +204,7 @@ enum ObjectOrdering {
             case ValueTag.objectReference:
                 _ = try reader.readByte()
                 let index = mapping.newIndex(of: Int(try reader.readVarint()))
-                if index < 0 {
-                    writer.writeByte(ValueTag.null)
-                } else {
-                    writer.writeByte(ValueTag.objectReference)
-                    writer.writeVarint(index)
-                    referenceCount += 1
-                }
+                referenceCount += ObjectOrdering.writeReference(to: index, into: &writer)
             case ValueTag.referenceArray:
                 _ = try reader.readByte()
                 let count = try reader.readCount()
