@@ -76,15 +76,13 @@ enum ObjectOrdering {
             var bodyEnd = [Int](repeating: objects.count, count: count)
             for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
             let copier = BodyCopier(edges: state.edges, places: places, newIndex: newIndex)
-            try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for object in order {
-                    bodyReferences += try copier.copy(
-                        bodyStart[object]..<bodyEnd[object],
-                        references: edgeRange[object],
-                        from: &reader,
-                        into: &newObjects
-                    )
-                }
+            for object in order {
+                bodyReferences += copier.copy(
+                    bodyStart[object]..<bodyEnd[object],
+                    references: edgeRange[object],
+                    of: objects,
+                    into: &newObjects
+                )
             }
         } else {
             try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
@@ -110,38 +108,36 @@ enum ObjectOrdering {
         let places: [ReferencePlace]
         let newIndex: [Int]
 
-        /// Copies the body at `body`, whose references are `edges[references]`, and returns how
-        /// many references it holds now (one without a body, a conditional-only object, is nil).
+        /// Copies the body at `body` of `objects`, whose references are `edges[references]`,
+        /// and returns how many references it holds now (one without a body, a
+        /// conditional-only object, is nil).
         func copy(
             _ body: Range<Int>,
             references: Range<Int>,
-            from reader: inout ByteReader,
+            of objects: borrowing ByteWriter,
             into writer: inout ByteWriter
-        ) throws(GraphArchiveError) -> Int {
+        ) -> Int {
             var copied = body.lowerBound
             var previous = -1
             var count = 0
             for edge in references {
                 let place = places[edge]
                 let start = body.lowerBound + place.offset
-                try ByteReader.copy(from: copied, to: start, of: &reader, into: &writer)
-                reader.offset = start
+                writer.writeBytes(of: objects, in: copied..<start)
                 let index = newIndex[ReferenceGraph.target(of: edges[edge])]
                 switch place.kind {
                 case .tagged:
-                    _ = try reader.readByte()
-                    _ = try reader.readVarint()
+                    copied = objects.endOfVarint(at: start + 1)
                     count += ObjectOrdering.writeReference(to: index, into: &writer)
                 case .firstInArray, .inArray:
                     if place.kind == .firstInArray { previous = -1 }
-                    _ = try reader.readVarint()
+                    copied = objects.endOfVarint(at: start)
                     writer.writeReferenceDelta(to: index, from: previous)
                     previous = index
                     count += 1
                 }
-                copied = reader.offset
             }
-            try ByteReader.copy(from: copied, to: body.upperBound, of: &reader, into: &writer)
+            writer.writeBytes(of: objects, in: copied..<body.upperBound)
             return count
         }
     }

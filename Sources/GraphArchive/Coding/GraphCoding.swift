@@ -183,6 +183,22 @@ extension GraphCoding where Self: AnyObject {
         try unarchiver.readObjectReference(Self.self)
     }
 
+    // A class's optional is one pointer, nil or not, read without the generic copy.
+    @_documentation(visibility: internal)
+    public static func _encodeOptional(_ value: Self?, to archiver: GraphArchiver) throws {
+        if let value {
+            try archiver.writeObjectReference(value, conditional: false)
+        } else {
+            archiver.state.writeNil()
+        }
+    }
+
+    @_documentation(visibility: internal)
+    public static func _decodeOptional(from unarchiver: GraphUnarchiver) throws -> Self? {
+        if try unarchiver.state.readNilIfPresent() { return nil }
+        return try unarchiver.readObjectReference(Self.self)
+    }
+
     @_documentation(visibility: internal)
     public static func _encodeObjectArray(_ array: [Self], to archiver: GraphArchiver) throws -> Bool {
         try archiver.writeReferenceArray(array)

@@ -34,6 +34,14 @@ public protocol GraphValue {
     @_documentation(visibility: internal)
     /// Adds the archivable classes this type is built from to `registry`.
     static func _registerGraphTypes(in registry: inout GraphTypeRegistry)
+    @_documentation(visibility: internal)
+    /// Writes `value`, nil or `Self`: what `Optional`'s conformance does, here so that a class
+    /// reads it as the one pointer it is, where generic code would copy it out through the
+    /// optional type's value witnesses.
+    static func _encodeOptional(_ value: Self?, to archiver: GraphArchiver) throws
+    @_documentation(visibility: internal)
+    /// Reads nil or `Self`: what `Optional`'s conformance does (see `_encodeOptional`).
+    static func _decodeOptional(from unarchiver: GraphUnarchiver) throws -> Self?
 }
 
 extension GraphValue {
@@ -53,6 +61,20 @@ extension GraphValue {
 
     @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {}
+
+    @_documentation(visibility: internal)
+    public static func _encodeOptional(_ value: Self?, to archiver: GraphArchiver) throws {
+        switch value {
+        case .none: archiver.state.writeNil()
+        case .some(let wrapped): try wrapped._encodeGraphValue(to: archiver)
+        }
+    }
+
+    @_documentation(visibility: internal)
+    public static func _decodeOptional(from unarchiver: GraphUnarchiver) throws -> Self? {
+        if try unarchiver.state.readNilIfPresent() { return nil }
+        return try _decodeGraphValue(from: unarchiver)
+    }
 }
 
 /// Thrown by ``GraphValue/_decodeObjectArray(_:count:capacity:from:)`` of a value type, for
@@ -149,16 +171,12 @@ extension UInt64: _GraphInteger {}
 extension Optional: GraphValue where Wrapped: GraphValue {
     @_documentation(visibility: internal)
     public func _encodeGraphValue(to archiver: GraphArchiver) throws {
-        switch self {
-        case .none: archiver.state.writeNil()
-        case .some(let wrapped): try wrapped._encodeGraphValue(to: archiver)
-        }
+        try Wrapped._encodeOptional(self, to: archiver)
     }
 
     @_documentation(visibility: internal)
     public static func _decodeGraphValue(from unarchiver: GraphUnarchiver) throws -> Wrapped? {
-        if try unarchiver.state.readNilIfPresent() { return nil }
-        return try Wrapped._decodeGraphValue(from: unarchiver)
+        try Wrapped._decodeOptional(from: unarchiver)
     }
 
     @_documentation(visibility: internal)

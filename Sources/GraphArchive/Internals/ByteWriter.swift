@@ -181,6 +181,37 @@ struct ByteWriter: ~Copyable {
         other.withUnsafeBytes { insert($0, at: index) }
     }
 
+    /// The byte at `index`, written before.
+    @inline(__always)
+    func byte(at index: Int) -> UInt8 {
+        precondition(index >= 0 && index < count)
+        return base[index]
+    }
+
+    /// The offset just past the varint written at `index` (FORMAT.md §2.2).
+    @inline(__always)
+    func endOfVarint(at index: Int) -> Int {
+        var end = index
+        while byte(at: end) & 0x80 != 0 { end += 1 }
+        return end + 1
+    }
+
+    /// Appends the bytes `range` of `other`: spans of a few bytes byte by byte, where a
+    /// `memcpy` call would cost more than the copy.
+    @inline(__always)
+    mutating func writeBytes(of other: borrowing ByteWriter, in range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
+        guard range.count > 16 else {
+            reserve(16)
+            for index in range {
+                base[count] = other.base[index]
+                count &+= 1
+            }
+            return
+        }
+        writeBytes(UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
+    }
+
     /// Appends everything `other` holds.
     mutating func writeBytes(of other: borrowing ByteWriter) {
         other.withUnsafeBytes { writeBytes($0) }
