@@ -139,7 +139,7 @@ final class CodableDecoder: CodableContainerSource {
     /// Decodes the value at the reader as `T`, leaving the reader after it. `parent` and `step`
     /// say where it sits (for coding paths).
     @inline(__always)
-    func decodeValue<T: Decodable>(_: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
+    func decodeValue<T: Decodable>(_: T.Type, step: CodingPathStep, parent: Int) throws -> T {
         switch state.kinds.kind(of: T.self) {
         case .primitive(let type):
             func read<P: CodablePrimitive>(_: P.Type) throws(GraphArchiveError) -> T {
@@ -168,7 +168,7 @@ final class CodableDecoder: CodableContainerSource {
     }
 
     /// Reads an `Array` as its own `init(from:)` would: an unkeyed container read to its end.
-    func decodeArray<Element: Decodable>(of _: Element.Type, step: DecodingPathStep, parent: Int) throws -> [Element] {
+    func decodeArray<Element: Decodable>(of _: Element.Type, step: CodingPathStep, parent: Int) throws -> [Element] {
         let slot = try state.pushSlot(
             CodableValueSource(offset: state.engine.reader.offset),
             parent: parent,
@@ -204,7 +204,7 @@ final class CodableDecoder: CodableContainerSource {
 
     /// Decodes an element of a packed reference array (object `index`) as `T`.
     @inline(__always)
-    func decodeReference<T: Decodable>(_: T.Type, index: Int, step: DecodingPathStep, parent: Int) throws -> T {
+    func decodeReference<T: Decodable>(_: T.Type, index: Int, step: CodingPathStep, parent: Int) throws -> T {
         switch state.kinds.kind(of: T.self) {
         case .object:
             return try object(index, as: T.self, step: step, parent: parent)
@@ -222,7 +222,7 @@ final class CodableDecoder: CodableContainerSource {
     }
 
     /// Runs `T.init(from:)` on the value at `source` and leaves the reader after the value.
-    private func decodeNested<T: Decodable>(_: T.Type, source: CodableValueSource, step: DecodingPathStep, parent: Int)
+    private func decodeNested<T: Decodable>(_: T.Type, source: CodableValueSource, step: CodingPathStep, parent: Int)
         throws -> T
     {
         let slot = try state.pushSlot(source, parent: parent, step: step)
@@ -239,7 +239,7 @@ final class CodableDecoder: CodableContainerSource {
 
     /// Object `index` as `T`: the cached instance, or built now from its record and cached.
     @inline(__always)
-    func object<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
+    func object<T: Decodable>(_ index: Int, as _: T.Type, step: CodingPathStep, parent: Int) throws -> T {
         if let cached = state.objects[index] {
             if isInstance(cached, ofExactly: T.self) { return classInstance(cached, as: T.self) }
             return try cast(cached, to: T.self, index: index)
@@ -261,7 +261,7 @@ final class CodableDecoder: CodableContainerSource {
     }
 
     /// Builds object `index` from its record as `T` (or a registered subclass) and caches it.
-    private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: DecodingPathStep, parent: Int) throws -> T {
+    private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: CodingPathStep, parent: Int) throws -> T {
         let resume = state.engine.reader.offset
         let (shape, typeID) = try state.readObjectShape(index)
         var subclass: (any (AnyObject & Decodable).Type)? = nil
@@ -393,10 +393,10 @@ final class CodableSuperDecoder: CodableContainerSource {
     let decoder: CodableDecoder
     let parent: Int
     let parentSerial: Int
-    let step: DecodingPathStep
+    let step: CodingPathStep
     let offset: Int
 
-    init(decoder: CodableDecoder, parent: Int, parentSerial: Int, step: DecodingPathStep, offset: Int) {
+    init(decoder: CodableDecoder, parent: Int, parentSerial: Int, step: CodingPathStep, offset: Int) {
         self.decoder = decoder
         self.parent = parent
         self.parentSerial = parentSerial

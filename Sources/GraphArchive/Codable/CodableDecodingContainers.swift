@@ -54,7 +54,7 @@ extension CodableDecoder {
     }
 
     /// The path step of the value just located in keyed `frame`.
-    private func locatedStep(in frame: Int) -> DecodingPathStep {
+    private func locatedStep(in frame: Int) -> CodingPathStep {
         .key(at: state.frames[frame].record.current)
     }
 

@@ -17,19 +17,6 @@ struct CodableValueSource {
     var referenceElement = -1
 }
 
-/// Where a decoded value sits in its parent, for coding paths: an element index, or the
-/// position of its key in the parent's record (named only when a path is asked for), so the
-/// hot path stores two integers instead of a `CodingKey` existential.
-struct DecodingPathStep {
-    enum Kind: UInt8 { case none, index, key }
-    var kind: Kind
-    var value: Int
-
-    static let none = DecodingPathStep(kind: .none, value: 0)
-    static func index(_ index: Int) -> DecodingPathStep { DecodingPathStep(kind: .index, value: index) }
-    static func key(at position: Int) -> DecodingPathStep { DecodingPathStep(kind: .key, value: position) }
-}
-
 /// One container handed to a `Decodable` initializer, or a value not yet asked for one (a slot).
 struct CodableDecodingFrame {
     enum Kind: UInt8 { case pending, keyed, unkeyed, single }
@@ -37,7 +24,7 @@ struct CodableDecodingFrame {
     var kind = Kind.pending
     let serial: Int
     let parent: Int
-    let step: DecodingPathStep
+    let step: CodingPathStep
     let source: CodableValueSource
     /// For a value slot, the slot that was current before it; `notASlot` otherwise.
     let enclosingSlot: Int
@@ -232,7 +219,7 @@ struct CodableDecodingState: ~Copyable {
     }
 
     /// The key of `step` in frame `parent`.
-    func codingKey(for step: DecodingPathStep, in parent: Int) -> (any CodingKey)? {
+    func codingKey(for step: CodingPathStep, in parent: Int) -> (any CodingKey)? {
         switch step.kind {
         case .none:
             return nil
@@ -248,7 +235,7 @@ struct CodableDecodingState: ~Copyable {
     // MARK: - Frames
 
     /// Opens a slot for a value about to be decoded by its initializer and makes it current.
-    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep) throws(GraphArchiveError)
+    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: CodingPathStep) throws(GraphArchiveError)
         -> Int
     {
         // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
@@ -348,7 +335,7 @@ struct CodableDecodingState: ~Copyable {
         _ kind: CodableDecodingFrame.Kind,
         source: CodableValueSource,
         parent: Int,
-        step: DecodingPathStep
+        step: CodingPathStep
     ) throws(GraphArchiveError) -> Int {
         nextSerial &+= 1
         frames.append(
@@ -555,7 +542,7 @@ struct CodableDecodingState: ~Copyable {
     }
 
     /// Opens the slot of object `source.objectIndex` and marks the object as being built.
-    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: DecodingPathStep)
+    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: CodingPathStep)
         throws(GraphArchiveError) -> Int
     {
         let slot = try pushSlot(source, parent: parent, step: step)

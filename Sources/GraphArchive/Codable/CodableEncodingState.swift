@@ -15,21 +15,22 @@
 //   the parent closes.
 
 /// One open container of the encoder, or a value whose container is not chosen yet (a slot).
-struct CodableEncodingFrame: CodingPathNode {
+struct CodableEncodingFrame {
     enum Kind { case pending, keyed, unkeyed, single }
 
     var kind = Kind.pending
     let serial: Int
     let parent: Int
-    let key: CodingPathComponent
+    /// Its place in the parent; a key is kept in `CodableEncodingState.pathKeys`.
+    let step: CodingPathStep
     /// The buffer this frame's bytes go to.
     let buffer: Int
     /// For a frame with a buffer of its own (nested container, super encoder): where its bytes
     /// go in the parent's buffer when the parent closes. -1 for a value written in place.
     let splicePosition: Int
-    /// For a frame with a buffer of its own, its engine container while it is not current.
-    /// Boxed so that the frames of values written in place, one per value, stay small.
-    let parked: ParkedContainer?
+    /// For a frame with a buffer of its own, where `CodableEncodingState.parkedContainers`
+    /// keeps its engine container while it is not current; -1 for a value written in place.
+    let parkedIndex: Int
     /// The type that names the frame's record: the value's type, or a nested container's key type.
     var valueType: Any.Type
     /// An object's body: a record without a value tag; other container kinds sit under "$value".
@@ -49,7 +50,7 @@ struct CodableEncodingFrame: CodingPathNode {
     // Single-value containers.
     var hasValue = false
 
-    var hasOwnBuffer: Bool { parked != nil }
+    var hasOwnBuffer: Bool { parkedIndex >= 0 }
 }
 
 /// The engine's container of a nested container or super encoder while another frame is current.
@@ -102,7 +103,12 @@ struct CodableEncodingState: ~Copyable {
     var writesForwardReferences = false
 
     // MARK: Frames
-    var frames: ContiguousArray<CodableEncodingFrame> = []
+    /// The open frames, a stack: plain values, so changing one checks no buffer's uniqueness.
+    var frames = PlainStack<CodableEncodingFrame>()
+    /// The keys of the open frames whose step is a key, in frame order.
+    private var pathKeys: [any CodingKey] = []
+    /// The engine containers of the open frames with buffers of their own, in frame order.
+    private var parkedContainers: [ParkedContainer] = []
     /// The frame whose engine container is `engine.container`: where a write goes now.
     var current = -1
     /// The value whose `encode(to:)` is running: what `Encoder.container(keyedBy:)` opens.
@@ -141,8 +147,23 @@ struct CodableEncodingState: ~Copyable {
     /// The coding path of `frame`: inside the body of an object queued by `encodeLater`,
     /// the path where it was met followed by the frames' own.
     func codingPath(to frame: Int) -> [any CodingKey] {
-        guard laterPaths.current >= 0 else { return frames.codingPath(to: frame) }
-        return laterPaths.prefix + frames.codingPath(to: frame)
+        guard laterPaths.current >= 0 else { return localCodingPath(to: frame) }
+        return laterPaths.prefix + localCodingPath(to: frame)
+    }
+
+    /// The coding path of `frame` within the running work (empty for -1).
+    private func localCodingPath(to frame: Int) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var walk = frame
+        while walk >= 0 && walk < frames.count {
+            switch frames[walk].step.kind {
+            case .none: break
+            case .index: keys.append(GraphArchiveCodingKey(index: frames[walk].step.value))
+            case .key: keys.append(pathKeys[frames[walk].step.value])
+            }
+            walk = frames[walk].parent
+        }
+        return keys.reversed()
     }
 
     func codingPath(to frame: Int, appending key: any CodingKey) -> [any CodingKey] {
@@ -239,10 +260,10 @@ struct CodableEncodingState: ~Copyable {
             CodableEncodingFrame(
                 serial: nextSerial,
                 parent: current,
-                key: key,
+                step: step(for: key),
                 buffer: active,
                 splicePosition: -1,
-                parked: nil,
+                parkedIndex: -1,
                 valueType: valueType,
                 isObjectBody: isObjectBody,
                 object: object,
@@ -262,10 +283,10 @@ struct CodableEncodingState: ~Copyable {
             CodableEncodingFrame(
                 serial: nextSerial,
                 parent: current,
-                key: key,
+                step: step(for: key),
                 buffer: acquireBuffer(),
                 splicePosition: engine.out.count,
-                parked: ParkedContainer(),
+                parkedIndex: parkContainer(),
                 valueType: valueType,
                 isObjectBody: false,
                 object: -1,
@@ -273,6 +294,32 @@ struct CodableEncodingState: ~Copyable {
             )
         )
         return frame
+    }
+
+    /// The step of a new frame at `component`, its key kept in `pathKeys`.
+    private mutating func step(for component: CodingPathComponent) -> CodingPathStep {
+        switch component {
+        case .none:
+            return .none
+        case .index(let index):
+            return .index(index)
+        case .key(let key):
+            pathKeys.append(key)
+            return .key(at: pathKeys.count - 1)
+        }
+    }
+
+    /// A new parked container for a new frame with a buffer of its own; its index.
+    private mutating func parkContainer() -> Int {
+        parkedContainers.append(ParkedContainer())
+        return parkedContainers.count - 1
+    }
+
+    /// Removes the top frame, and the key and parked container it held.
+    private mutating func removeLastFrame() {
+        let frame = frames.removeLast()
+        if frame.step.kind == .key { pathKeys.removeLast() }
+        if frame.hasOwnBuffer { parkedContainers.removeLast() }
     }
 
     /// Starts container `kind` in frame `frame`, which must be current (its buffer active).
@@ -452,7 +499,8 @@ struct CodableEncodingState: ~Copyable {
 
     /// Makes own-buffer frame `frame`'s engine container current, keeping the current one below.
     private mutating func pushLevel(of frame: Int) {
-        guard let parked = frames[frame].parked else { return }
+        guard frames[frame].hasOwnBuffer else { return }
+        let parked = parkedContainers[frames[frame].parkedIndex]
         engine.stack.append(engine.container)
         engine.container = parked.container
         engine.container.slowKeysStart = engine.slowKeyIDs.count
@@ -463,8 +511,9 @@ struct CodableEncodingState: ~Copyable {
 
     /// Puts away the own-buffer frames entered since `previous` was current.
     mutating func leave(to previous: Int) {
-        while current != previous, let parked = frames[current].parked {
+        while current != previous, frames[current].hasOwnBuffer {
             let frame = current
+            let parked = parkedContainers[frames[frame].parkedIndex]
             let start = engine.container.slowKeysStart
             parked.slowKeys.append(contentsOf: engine.slowKeyIDs[start...])
             engine.slowKeyIDs.removeSubrange(start...)
@@ -486,7 +535,7 @@ struct CodableEncodingState: ~Copyable {
         try closeLevel(slot)
         current = frames[slot].parent
         currentSlot = frames[slot].enclosingSlot
-        frames.removeLast()
+        removeLastFrame()
     }
 
     /// Closes own-buffer frame `frame` (the last one) and splices its bytes into its parent's buffer.
@@ -509,7 +558,7 @@ struct CodableEncodingState: ~Copyable {
             buffers[parentBuffer].writer.insert(bytes, at: frames[frame].splicePosition)
         }
         releaseBuffer(frames[frame].buffer)
-        frames.removeLast()
+        removeLastFrame()
     }
 
     /// Closes the container of `frame`, whose engine container is current, in the active buffer.
@@ -574,7 +623,7 @@ struct CodableEncodingState: ~Copyable {
     ) -> Int {
         if isNew {
             objectIndex[discovery] = Self.queued
-            var path = frames.codingPath(to: current)
+            var path = localCodingPath(to: current)
             if let key = key.codingKey { path.append(key) }
             _ = laterPaths.add(path)
             laterObjects.append((object, discovery))
@@ -605,7 +654,9 @@ struct CodableEncodingState: ~Copyable {
 
     /// The frame of the body being written for discovery number `discovery`.
     func bodyFrame(of discovery: Int) -> Int {
-        frames.lastIndex { $0.object == discovery } ?? -1
+        var frame = frames.count - 1
+        while frame >= 0 && frames[frame].object != discovery { frame -= 1 }
+        return frame
     }
 
     /// Moves the finished body in the active buffer to the object section and numbers it.

@@ -104,7 +104,7 @@ enum CodableTypeKind {
 /// bridge writes and reads the very same unkeyed container, element by element.
 protocol CodableArray {
     func encodeElements(to encoder: CodableEncoder, key: CodingPathComponent) throws
-    static func decodeElements(from decoder: CodableDecoder, step: DecodingPathStep, parent: Int) throws -> Self
+    static func decodeElements(from decoder: CodableDecoder, step: CodingPathStep, parent: Int) throws -> Self
 }
 
 extension Array: CodableArray where Element: Codable {
@@ -112,7 +112,7 @@ extension Array: CodableArray where Element: Codable {
         try encoder.encodeArray(self, key: key)
     }
 
-    static func decodeElements(from decoder: CodableDecoder, step: DecodingPathStep, parent: Int) throws -> [Element] {
+    static func decodeElements(from decoder: CodableDecoder, step: CodingPathStep, parent: Int) throws -> [Element] {
         try decoder.decodeArray(of: Element.self, step: step, parent: parent)
     }
 }

@@ -18,30 +18,18 @@ enum CodingPathComponent {
     }
 }
 
-/// A container frame that knows its parent frame and its own step, so a coding path is a walk
-/// up the frame array.
-protocol CodingPathNode {
-    /// Index of the enclosing frame, or -1 at the root.
-    var parent: Int { get }
-    var key: CodingPathComponent { get }
-}
+/// Where a frame's value sits in its parent, as a frame stores it for coding paths: an element
+/// index, or a key by position (for the decoder, the key's position in the parent's record; for
+/// the encoder, its place in the encoder's stack of keys), named only when a path is asked for.
+/// Two integers instead of a `CodingKey` existential keep the frames plain values.
+struct CodingPathStep {
+    enum Kind: UInt8 { case none, index, key }
+    var kind: Kind
+    var value: Int
 
-extension ContiguousArray where Element: CodingPathNode {
-    /// The coding path of frame `index` (empty for -1, the root).
-    func codingPath(to index: Int) -> [any CodingKey] {
-        var keys: [any CodingKey] = []
-        var walk = index
-        while walk >= 0 && walk < count {
-            if let key = self[walk].key.codingKey { keys.append(key) }
-            walk = self[walk].parent
-        }
-        return keys.reversed()
-    }
-
-    /// The coding path of frame `index` followed by `key`.
-    func codingPath(to index: Int, appending key: any CodingKey) -> [any CodingKey] {
-        codingPath(to: index) + [key]
-    }
+    static let none = CodingPathStep(kind: .none, value: 0)
+    static func index(_ index: Int) -> CodingPathStep { CodingPathStep(kind: .index, value: index) }
+    static func key(at position: Int) -> CodingPathStep { CodingPathStep(kind: .key, value: position) }
 }
 
 /// The keys the bridge makes itself: array positions (as `JSONEncoder` names them) and "super".
