@@ -30,6 +30,9 @@ struct PayloadStreamCheck {
     private var recordsLeft: Int
     /// The produced size at which the tables are parsed again.
     private var nextTablesAttempt = 0
+    /// Where the top section ends, once the tables and it have been parsed: for a row-wise
+    /// payload, where its object table starts.
+    private(set) var tablesEnd: Int?
 
     init(header: ArchiveHeader, options: GraphUnarchiver.Options) {
         self.header = header
@@ -126,6 +129,7 @@ struct PayloadStreamCheck {
             return
         }
         phase = .done
+        tablesEnd = end
         guard header.flags.contains(.objectBlocks) || header.objectCount == 0, end < payloadLength else { return }
         // The messages of the full checks: the columnar rebuild's, or the row-wise reader's.
         guard header.flags.contains(.columnarObjects) else {

@@ -9,12 +9,16 @@
 /// Immutable archive bytes: a heap-allocated copy, freed when the last holder lets go, or bytes
 /// lent by a caller for the length of one call (`init(borrowing:)`).
 final class ArchiveBytes: @unchecked Sendable {
-    // @unchecked: the memory is written only inside the initializers, then never mutated.
+    // @unchecked: the memory is written only inside the initializers, then never mutated; or,
+    // reserved for a stream (`init(reservingMapped:)`), by the one owner that fills it before
+    // any reader's range covers what it writes.
     private let storage: UnsafeMutableRawBufferPointer
     /// Bytes in use; `storage` may be larger (never smaller than one byte, to have an address).
     let count: Int
     /// True for bytes lent by a caller (`init(borrowing:)`), which are not freed here.
     let isLent: Bool
+    /// True for pages reserved with `mmap` (`init(reservingMapped:)`), unmapped when freed.
+    private let isMapped: Bool
 
     /// Refers to `bytes` without copying them. The caller keeps them valid and unchanged until
     /// nothing reads through this object or its readers any more (the one-call decodes close
@@ -25,11 +29,13 @@ final class ArchiveBytes: @unchecked Sendable {
             storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 16)
             count = 0
             isLent = false
+            isMapped = false
             return
         }
         storage = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: start), count: bytes.count)
         count = bytes.count
         isLent = true
+        isMapped = false
     }
 
     /// Copies `bytes`.
@@ -46,6 +52,7 @@ final class ArchiveBytes: @unchecked Sendable {
         storage = buffer
         count = bytes.count
         isLent = false
+        isMapped = false
     }
 
     /// Allocates `count` bytes and lets `fill` write them (file reads, decompression).
@@ -66,14 +73,60 @@ final class ArchiveBytes: @unchecked Sendable {
             storage = buffer
             self.count = written
             isLent = false
+            isMapped = false
         } catch {
             buffer.deallocate()
             throw error
         }
     }
 
+    /// Reserves `count` bytes of address space, none of it resident until `fill` writes it, for
+    /// a payload read piece by piece as it is decoded (`FilePayloadStream`): only the pieces
+    /// read and not yet given back (`discard`) take memory. Pages are private and anonymous,
+    /// never a mapping of the file, which another process could cut short under the reader.
+    ///
+    /// - Throws: `.limitExceeded` when the address space cannot be reserved (`RLIMIT_AS`).
+    init(reservingMapped count: Int) throws(GraphArchiveError) {
+        guard let memory = ZeroedMemory.map(byteCount: max(count, 1)) else {
+            throw GraphArchiveError(
+                .limitExceeded,
+                "cannot reserve \(count) bytes of address space to read the archive"
+            )
+        }
+        storage = UnsafeMutableRawBufferPointer(start: memory, count: max(count, 1))
+        self.count = count
+        isLent = false
+        isMapped = true
+        ZeroedMemory.adviseHugePages(memory, byteCount: count)
+    }
+
     deinit {
-        if !isLent { storage.deallocate() }
+        if isMapped {
+            ZeroedMemory.unmap(storage.baseAddress!, byteCount: storage.count)
+        } else if !isLent {
+            storage.deallocate()
+        }
+    }
+
+    /// Lets `fill` write `range` of bytes reserved with `init(reservingMapped:)`; returns what
+    /// it returns (how many bytes it wrote, from the start of `range`). The caller makes sure
+    /// no reader's range covers `range` while it is written.
+    func fill<E: Error>(
+        _ range: Range<Int>,
+        _ fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+    ) throws(E) -> Int {
+        precondition(isMapped && range.lowerBound >= 0 && range.upperBound <= count)
+        let written = try fill(UnsafeMutableRawBufferPointer(rebasing: storage[range]))
+        precondition(written >= 0 && written <= range.count, "fill wrote outside its range")
+        return written
+    }
+
+    /// Gives the pages wholly inside `range` of reserved bytes back to the system; returns the
+    /// range given back (empty if none), whose bytes now read as zero until written again.
+    /// Huge pages are given back whole: the range is rounded inwards to 2 MiB boundaries.
+    func discard(_ range: Range<Int>) -> Range<Int> {
+        precondition(isMapped && range.lowerBound >= 0 && range.upperBound <= count)
+        return ZeroedMemory.discardHugePages(storage.baseAddress!, range: range)
     }
 
     /// Buffers from this size on are asked for huge pages.

@@ -61,6 +61,43 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// Pages of `byteCount` bytes of their own, zero and not resident until touched; nil when
+    /// the address space cannot hold them (under `RLIMIT_AS`). Free them with `unmap`.
+    static func map(byteCount: Int) -> UnsafeMutableRawPointer? {
+        #if canImport(Glibc) || canImport(Musl)
+        let memory = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let memory, memory != MAP_FAILED else { return nil }
+        return memory
+        #else
+        return calloc(1, byteCount)
+        #endif
+    }
+
+    /// Frees pages `map(byteCount:)` returned, given the same size.
+    static func unmap(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
+        #if canImport(Glibc) || canImport(Musl)
+        munmap(memory, byteCount)
+        #else
+        free(memory)
+        #endif
+    }
+
+    /// Gives back the whole 2 MiB pages of `range` in a block from `map(byteCount:)` (its
+    /// contents there become zero), and returns the range given back, relative to `memory`.
+    static func discardHugePages(_ memory: UnsafeMutableRawPointer, range: Range<Int>) -> Range<Int> {
+        #if canImport(Glibc) || canImport(Musl)
+        let hugePage = 2 << 20
+        let address = Int(bitPattern: UInt(bitPattern: memory))
+        let start = (address + range.lowerBound + hugePage - 1) & ~(hugePage - 1)
+        let end = (address + range.upperBound) & ~(hugePage - 1)
+        guard end > start else { return range.lowerBound..<range.lowerBound }
+        madvise(memory + (start - address), end - start, MADV_DONTNEED)
+        return (start - address)..<(end - address)
+        #else
+        return range.lowerBound..<range.lowerBound
+        #endif
+    }
+
     /// Asks the kernel to back the whole 2 MiB pages of a large block with huge pages (Linux's
     /// transparent huge pages, when set to `madvise`; elsewhere nothing happens).
     ///

@@ -134,7 +134,7 @@ extension GraphUnarchiver {
             )
         } else {
             try self.init(
-                loaded: LoadedArchive.load(file: file, options: options),
+                loaded: LoadedArchive.load(streaming: file, options: options),
                 registry: registry,
                 options: options,
                 root: root

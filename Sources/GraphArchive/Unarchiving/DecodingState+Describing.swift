@@ -74,7 +74,9 @@ extension DecodingState {
     /// The archived type name of each object of `indexes`, read from its record. Error paths
     /// only: it walks the object table from its start.
     func objectTypeNames(of indexes: [Int]) -> [Int: String] {
-        guard objectSectionStart >= 0, let last = indexes.max(), last < objectCount else { return [:] }
+        guard objectSectionStart >= 0, !objectInputDiscarded, let last = indexes.max(),
+            last < min(objectCount, recordsRead)
+        else { return [:] }
         let wanted = Set(indexes)
         var names: [Int: String] = [:]
         var walker = reader

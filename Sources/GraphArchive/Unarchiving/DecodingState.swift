@@ -81,6 +81,15 @@ struct DecodingState: ~Copyable {
     /// What decoding may still commit: charged before each object, string, array and
     /// dictionary is allocated (see ``MemoryBudget``).
     var memory: MemoryBudget
+    /// Records before this index are wholly in the input: all of them, unless the input is a
+    /// file read as it is decoded (`input`, `readRecords(from:)`).
+    var recordsRead: Int
+    /// The rest of a file read as it is decoded, while it is being read.
+    var input: FilePayloadStream?
+    /// Input before this offset is kept for values read later (deferred assignments).
+    var inputKeptFrom = Int.max
+    /// True once input bytes of objects were given back (error paths cannot walk them).
+    var objectInputDiscarded = false
 
     init(
         reader: ByteReader,
@@ -90,6 +99,7 @@ struct DecodingState: ~Copyable {
         memory: MemoryBudget
     ) {
         self.memory = memory
+        self.recordsRead = objectCount
         self.reader = reader
         self.tables = tables
         self.objectCount = objectCount

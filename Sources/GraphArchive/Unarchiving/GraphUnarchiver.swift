@@ -101,7 +101,10 @@ public final class GraphUnarchiver {
         throws
     {
         try self.init(
-            loaded: LoadedArchive.load(file: path, options: options),
+            loaded: LoadedArchive.load(
+                streaming: ArchiveFile(path: path, maximumBytes: options.maximumArchiveBytes),
+                options: options
+            ),
             registry: registry,
             options: options,
             root: root
@@ -144,10 +147,25 @@ public final class GraphUnarchiver {
         self.bytes = loaded.payload
         var reader = loaded.payload.reader(loaded.payloadRange)
         var memory = loaded.memory
-        let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         let header = loaded.header
-        let objectCount = try header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
-        try Self.chargeObjects(objectCount, tables: tables, registry: registry, to: &memory)
+        let tables: ArchiveTables
+        let objectCount: Int
+        do {
+            tables = try ArchiveTables.parse(
+                &reader,
+                header: header,
+                options: options,
+                memory: &memory,
+                bytesBeyond: loaded.unreadBytes
+            )
+            objectCount = try header.checkedObjectCount(
+                bytesLeft: reader.remaining + loaded.unreadBytes,
+                options: options
+            )
+            try Self.chargeObjects(objectCount, tables: tables, registry: registry, to: &memory)
+        } catch {
+            throw loaded.explaining(error)
+        }
         storage = UncheckedStateBox(
             DecodingState(reader: reader, tables: tables, objectCount: objectCount, options: options, memory: memory)
         )
@@ -155,11 +173,12 @@ public final class GraphUnarchiver {
         self.payloadOwner = loaded.payload
         do {
             try readTopIndex()
+            state.stream(loaded.stream)
             try constructObjects(classes: registeredClasses(registry, root: root, loaded: loaded))
         } catch {
             // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
             if loaded.payload.isLent { state.closeInput() }
-            throw error
+            throw loaded.explaining(error)
         }
     }
 
@@ -225,7 +244,8 @@ public final class GraphUnarchiver {
         var chains: [String: [String]?]?
         func fallback(_ name: String) -> (any (GraphCoding & AnyObject).Type)? {
             if chains == nil {
-                chains = (try? NativeGraphSource(loaded: loaded, options: options))?.notes.classChains ?? [:]
+                let whole = try? state.readWholeStream(of: loaded)
+                chains = (try? NativeGraphSource(loaded: whole ?? loaded, options: options))?.notes.classChains ?? [:]
             }
             let superclasses = (chains?[name] ?? nil) ?? []
             return GraphTypeRegistry.lookupNames(for: name, superclasses: superclasses).lazy
@@ -273,6 +293,7 @@ public final class GraphUnarchiver {
         // slots); while an initializer runs, the stack is as `beginRecord` would leave it.
         if state.objectCount > 0 { try state.beginNested() }
         for index in 0..<state.objectCount {
+            if index == state.recordsRead { try state.readRecords(from: index) }
             let shape = try state.openRecord(objectIndex: index)
             guard let type = classes[tables.shapeType[shape]] else {
                 throw GraphArchiveError(
@@ -301,6 +322,7 @@ public final class GraphUnarchiver {
         }
         if state.objectCount > 0 { state.endNested() }
         isConstructing = false
+        try state.finishStream()
         // Checked before the deferred assignments, which move the reader back to the values they read.
         guard state.reader.isAtEnd else {
             throw GraphArchiveError(
@@ -433,6 +455,7 @@ public final class GraphUnarchiver {
         }
         let offset = state.reader.offset
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
+        state.keepsInput(from: offset)
         let place = DeferredPlace(
             shape: state.container.shape,
             key: state.container.current,

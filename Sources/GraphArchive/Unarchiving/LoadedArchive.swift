@@ -10,6 +10,19 @@ struct LoadedArchive {
     /// The decode's memory budget, charged with what loading committed (the file's bytes, the
     /// decompressed and rebuilt payload); decoding charges on from there.
     var memory: MemoryBudget
+    /// For a file read as it is decoded (``load(streaming:options:)``): the rest of it, after
+    /// `payloadRange`, which holds the tables and the top section.
+    var stream: FilePayloadStream? = nil
+
+    /// Bytes of the archive after `payloadRange` not read yet.
+    var unreadBytes: Int { stream.map { $0.end - payloadRange.upperBound } ?? 0 }
+
+    /// What a decode that failed with `error` throws: for a file read as it is decoded that
+    /// changed since its checksum was verified, `.ioError` saying so (the change, not the
+    /// decoder, explains the failure), else `error`.
+    func explaining(_ error: any Error) -> any Error {
+        stream?.damage() ?? error
+    }
 
     /// Checks `bytes` and returns its uncompressed payload.
     ///
@@ -111,23 +124,12 @@ struct LoadedArchive {
 
         let storedRange = ArchiveHeader.size..<file.size
         var frameStart: [UInt8] = []
-        try checkStoredPayload(
-            header,
-            available: storedRange.count,
-            payloadStart: storedRange.lowerBound,
-            options: options
-        ) {
-            () throws(GraphArchiveError) -> UInt64 in
-            var checksum = XXH64()
-            try file.forEachPiece(of: storedRange) { (piece) throws(GraphArchiveError) in
-                checksum.update(piece)
-                if frameStart.count < PayloadCompression.frameHeaderMaximumSize {
-                    frameStart.append(
-                        contentsOf: piece.prefix(PayloadCompression.frameHeaderMaximumSize - frameStart.count)
-                    )
-                }
+        try checkFilePayload(file, header: header, options: options) { (piece) in
+            if frameStart.count < PayloadCompression.frameHeaderMaximumSize {
+                frameStart.append(
+                    contentsOf: piece.prefix(PayloadCompression.frameHeaderMaximumSize - frameStart.count)
+                )
             }
-            return checksum.finalize()
         }
         try chargePayload(header, storedLength: storedRange.count, frameStart: frameStart, to: &memory)
         // The second pass hashes again: a file changed in place between the passes is caught.
@@ -151,6 +153,65 @@ struct LoadedArchive {
             throw GraphArchiveError(.ioError, "\(file.path) changed while it was being read")
         }
         return try decompressed(payload, header: header, archiveBytes: file.size, options: options, memory: memory)
+    }
+
+    /// Checks the open archive `file` like ``load(file:options:)``, but reads an uncompressed one
+    /// of ``FilePayloadStream/minimumFileSize`` bytes or more only up to the end of its top
+    /// section (FORMAT.md §4), leaving the object table to the decoder, which reads it as it
+    /// goes and gives back what it has passed (`stream`), so the file is never held whole. As
+    /// for a compressed file, a first pass through a small buffer verifies the checksum before
+    /// any payload byte is interpreted; the second hashes again, and the decoder reports a
+    /// file changed between the passes (``explaining(_:)``).
+    ///
+    /// - Throws: what ``load(file:options:)`` throws.
+    static func load(streaming file: consuming ArchiveFile, options: GraphUnarchiver.Options) throws(GraphArchiveError)
+        -> LoadedArchive
+    {
+        guard file.size >= FilePayloadStream.minimumFileSize else { return try load(file: file, options: options) }
+        var memory = MemoryBudget(options)
+        memory.limitToInput(bytes: file.size)
+        let headerBytes = try ArchiveBytes(count: ArchiveHeader.size) { (buffer) throws(GraphArchiveError) -> Int in
+            try file.read(into: buffer, at: 0)
+        }
+        var reader = headerBytes.reader()
+        let header = try ArchiveHeader.decode(from: &reader)
+        guard !header.flags.contains(.zstdPayload) else { return try load(file: file, options: options) }
+        try checkFilePayload(file, header: header, options: options)
+        let stream = try FilePayloadStream(
+            file: file,
+            headerBytes: headerBytes,
+            expectedChecksum: header.payloadChecksum
+        )
+        let payloadStart = stream.payloadStart
+        // The tables and the top section, read in doubling pieces until they parse.
+        var structure = PayloadStreamCheck(header: header, options: options)
+        var target = payloadStart + FilePayloadStream.pieceSize
+        do {
+            while true {
+                try stream.load(upTo: target, memory: &memory)
+                let isComplete = stream.loadedEnd == stream.end
+                try stream.bytes.withUnsafeBytes(payloadStart..<stream.loadedEnd) {
+                    (produced) throws(GraphArchiveError) in
+                    try structure.check(produced, isComplete: isComplete)
+                }
+                if structure.tablesEnd != nil || isComplete { break }
+                target = payloadStart + 2 * (stream.loadedEnd - payloadStart)
+            }
+        } catch {
+            if let damage = stream.damage() { throw damage }
+            // Offsets in the payload, as a whole file's reader reports them: from the file's start.
+            var error = error
+            error.offset = error.offset.map { $0 + payloadStart }
+            throw error
+        }
+        return LoadedArchive(
+            header: header,
+            archiveBytes: stream.end,
+            payload: stream.bytes,
+            payloadRange: payloadStart..<stream.loadedEnd,
+            memory: memory,
+            stream: stream
+        )
     }
 
     /// Charges the decompressed payload's buffer, and for a columnar one (FORMAT.md §5.5) the
@@ -236,6 +297,31 @@ struct LoadedArchive {
                 "\(UInt64(available) - header.storedLength) unexpected bytes after the archive",
                 offset: payloadStart + Int(header.storedLength)
             )
+        }
+    }
+
+    /// The checks of FORMAT.md §3 that follow the header, on a file read through a small
+    /// buffer (the payload checksum's pass), which also hands each piece to `piece`.
+    private static func checkFilePayload(
+        _ file: borrowing ArchiveFile,
+        header: ArchiveHeader,
+        options: GraphUnarchiver.Options,
+        piece: (UnsafeRawBufferPointer) -> Void = { _ in }
+    ) throws(GraphArchiveError) {
+        let storedRange = ArchiveHeader.size..<file.size
+        try checkStoredPayload(
+            header,
+            available: storedRange.count,
+            payloadStart: storedRange.lowerBound,
+            options: options
+        ) {
+            () throws(GraphArchiveError) -> UInt64 in
+            var checksum = XXH64()
+            try file.forEachPiece(of: storedRange) { (bytes) throws(GraphArchiveError) in
+                checksum.update(bytes)
+                piece(bytes)
+            }
+            return checksum.finalize()
         }
     }
 
