@@ -165,7 +165,10 @@ final class CodableEncoder: Encoder {
         let outer = state.active
         let body = state.acquireBuffer()
         state.switchBuffer(to: body)
-        let slot = state.pushSlot(valueType: type(of: value), isObjectBody: true, object: discovery, key: key())
+        // The object's class read from its header: `type(of: value)` on a generic value asks
+        // the runtime to search for its dynamic type.
+        let valueType: Any.Type = type(of: classInstance(value))
+        let slot = state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
         try closeSlot(slot)
         return state.finishObject(discovery, returningTo: outer)
