@@ -188,121 +188,120 @@ struct NativeGraphSource {
         notes: inout FieldNotes,
         path: inout [Int]
     ) throws(GraphArchiveError) {
-        let note = notes.isEmpty ? NoteForm() : notes.form(at: path) ?? NoteForm()
-        let form = note.form
-        let start = reader.offset
-        let tag = try reader.readByte()
-        switch tag {
-        case ValueTag.null:
-            try visitor.null(form)
-        case ValueTag.falseValue, ValueTag.trueValue:
-            try visitor.bool(tag == ValueTag.trueValue, form)
-        case ValueTag.float32:
-            try visitor.float(
-                Float(bitPattern: UInt32(truncatingIfNeeded: try reader.readLittleEndian(width: 4))),
-                form
-            )
-        case ValueTag.float64:
-            try visitor.double(Double(bitPattern: try reader.readLittleEndian(width: 8)), form)
-        case ValueTag.date:
-            try visitor.date(Double(bitPattern: try reader.readLittleEndian(width: 8)), form)
-        case ValueTag.shortStringBase..<(ValueTag.shortStringBase + 64):
-            try visitor.string(try reader.readString(count: Int(tag - ValueTag.shortStringBase)), form)
-        case ValueTag.string:
-            let length = try reader.readCount()
-            try checkLength(length, at: start, what: "string")
-            try visitor.string(try reader.readString(count: length), form)
-        case ValueTag.bytes:
-            let length = try reader.readCount()
-            try checkLength(length, at: start, what: "byte string")
-            let bytes = try reader.readBytes(count: length)
-            if note.isInteger128 && bytes.count == 16 {
-                var high: UInt64 = 0
-                var low: UInt64 = 0
-                for index in 0..<8 {
-                    high = high << 8 | UInt64(bytes[index])
-                    low = low << 8 | UInt64(bytes[8 + index])
+        // The emitter holds the visitor while it walks, so that the visitor's storage has one
+        // owner and grows in place.
+        var emitter = Emitter(source: self, visitor: consume visitor, notes: notes, path: consume path)
+        defer {
+            visitor = emitter.visitor
+            path = emitter.path
+        }
+        try scanner.walkValue(&reader, depth: depth, &emitter)
+    }
+
+    /// Hands what the walk reports to a ``GraphVisitor``, with the forms the conversion notes
+    /// give each value.
+    private struct Emitter<V: GraphVisitor>: TaggedValueVisitor {
+        let source: NativeGraphSource
+        var visitor: V
+        let notes: FieldNotes
+        var path: [Int]
+
+        /// The notes of the value at `path`.
+        private var note: NoteForm { notes.isEmpty ? NoteForm() : notes.form(at: path) ?? NoteForm() }
+
+        mutating func scalar(at start: Int, payload: Int, in reader: ByteReader) throws(GraphArchiveError) {
+            let note = self.note
+            let form = note.form
+            var reader = reader
+            switch try TaggedScalar(at: start, payload: payload, in: &reader) {
+            case .null: try visitor.null(form)
+            case .bool(let value): try visitor.bool(value, form)
+            case .integer(let value): try visitor.integer(value, form)
+            case .unsignedInteger(let value): try visitor.unsignedInteger(value, form)
+            case .integerBelowInt64(let low): try visitor.integer128(high: -1, low: low, form)
+            case .float(let value): try visitor.float(value, form)
+            case .double(let value): try visitor.double(value, form)
+            case .date(let seconds): try visitor.date(seconds, form)
+            case .string(let count):
+                try source.checkLength(count, at: start, what: "string")
+                try visitor.string(try reader.readString(count: count), form)
+            case .bytes(let count):
+                try source.checkLength(count, at: start, what: "byte string")
+                let bytes = try reader.readBytes(count: count)
+                if note.isInteger128 && bytes.count == 16 {
+                    var high: UInt64 = 0
+                    var low: UInt64 = 0
+                    for index in 0..<8 {
+                        high = high << 8 | UInt64(bytes[index])
+                        low = low << 8 | UInt64(bytes[8 + index])
+                    }
+                    try visitor.integer128(high: Int64(bitPattern: high), low: low, form)
+                } else {
+                    try visitor.data(bytes, form)
                 }
-                try visitor.integer128(high: Int64(bitPattern: high), low: low, form)
-            } else {
-                try visitor.data(bytes, form)
             }
-        case ValueTag.objectReference:
-            let index = try reader.readVarint()
-            try scanner.checkObjectIndex(index, at: start)
-            try visitor.object(Int(index), form)
-        case ValueTag.referenceArray:
-            let count = try collectionCount(&reader, at: start)
-            try visitor.beginArray(count: count, form)
-            var previous = -1
-            for _ in 0..<count {
-                let offset = reader.offset
-                previous = try ValueScanner.nextReferenceIndex(&reader, previous: previous)
-                try scanner.checkObjectIndex(UInt64(previous), at: offset)
-                try visitor.object(previous, .unspecified)
-            }
+        }
+
+        mutating func reference(_ index: Int, at start: Int) throws(GraphArchiveError) {
+            try visitor.object(index, note.form)
+        }
+
+        mutating func beginReferenceArray(count: Int, at start: Int, in reader: ByteReader) throws(GraphArchiveError) {
+            try source.checkCollectionCount(count, at: start)
+            // Every entry takes at least one byte.
+            guard count <= reader.remaining else { throw reader.truncated("a collection") }
+            try visitor.beginArray(count: count, note.form)
+        }
+
+        mutating func referenceArrayEntry(_ index: Int, at offset: Int) throws(GraphArchiveError) {
+            try visitor.object(index, .unspecified)
+        }
+
+        mutating func endReferenceArray() throws(GraphArchiveError) {
             try visitor.endArray()
-        case ValueTag.array:
-            let count = try collectionCount(&reader, at: start)
-            try scanner.checkDepth(depth, at: start)
-            try visitor.beginArray(count: count, form)
-            for position in 0..<count {
-                if !notes.isEmpty { path.append(position) }
-                try emit(&reader, depth: depth + 1, &visitor, notes: &notes, path: &path)
-                if !notes.isEmpty { path.removeLast() }
+        }
+
+        mutating func begin(_ container: TaggedContainer, at start: Int) throws(GraphArchiveError) {
+            switch container {
+            case .array(let count):
+                try source.checkCollectionCount(count, at: start)
+                try visitor.beginArray(count: count, note.form)
+            case .dictionary(let count):
+                try source.checkCollectionCount(count, at: start)
+                try visitor.beginDictionary(count: count, note.form)
+            case .record(let shape, _):
+                let tables = source.tables
+                guard !tables.typeIsObject[tables.shapeType[shape]] else {
+                    throw GraphArchiveError(.corrupt, "value record has an object type", offset: start)
+                }
+                let count = tables.shapeKeyCount[shape]
+                try visitor.beginRecord(typeName: source.typeName(ofShape: shape), fieldCount: count, note.form)
             }
-            try visitor.endArray()
-        case ValueTag.dictionary:
-            let count = try collectionCount(&reader, at: start)
-            try scanner.checkDepth(depth, at: start)
-            try visitor.beginDictionary(count: count, form)
-            for position in 0..<(2 * count) {
-                if !notes.isEmpty { path.append(position) }
-                try emit(&reader, depth: depth + 1, &visitor, notes: &notes, path: &path)
-                if !notes.isEmpty { path.removeLast() }
+        }
+
+        mutating func beginElement(_ position: Int, of container: TaggedContainer) throws(GraphArchiveError) {
+            if case .record(let shape, _) = container {
+                let keyID = source.tables.shapeKeyIDs[source.tables.shapeKeyStart[shape] + position]
+                try visitor.field(source.tables.keys[keyID], keyID: keyID)
             }
-            try visitor.endDictionary()
-        case ValueTag.valueRecord:
-            try scanner.checkDepth(depth, at: start)
-            let shape = try scanner.readShape(&reader)
-            guard !tables.typeIsObject[tables.shapeType[shape]] else {
-                throw GraphArchiveError(.corrupt, "value record has an object type", offset: start)
+            if !notes.isEmpty { path.append(position) }
+        }
+
+        mutating func endElement(of container: TaggedContainer) {
+            if !notes.isEmpty { path.removeLast() }
+        }
+
+        mutating func end(_ container: TaggedContainer) throws(GraphArchiveError) {
+            switch container {
+            case .array: try visitor.endArray()
+            case .dictionary: try visitor.endDictionary()
+            case .record: try visitor.endRecord()
             }
-            let count = tables.shapeKeyCount[shape]
-            try visitor.beginRecord(typeName: typeName(ofShape: shape), fieldCount: count, form)
-            let keyStart = tables.shapeKeyStart[shape]
-            for position in 0..<count {
-                let keyID = tables.shapeKeyIDs[keyStart + position]
-                try visitor.field(tables.keys[keyID], keyID: keyID)
-                if !notes.isEmpty { path.append(position) }
-                try emit(&reader, depth: depth + 1, &visitor, notes: &notes, path: &path)
-                if !notes.isEmpty { path.removeLast() }
-            }
-            try visitor.endRecord()
-        case ValueTag.smallIntegerBase..<ValueTag.shortStringBase:
-            try visitor.integer(Int64(tag - ValueTag.smallIntegerBase), form)
-        case ValueTag.unsignedBase..<ValueTag.negativeBase:
-            let value = try reader.readLittleEndian(width: Int(tag & 7) + 1)
-            if value <= UInt64(Int64.max) {
-                try visitor.integer(Int64(value), form)
-            } else {
-                try visitor.unsignedInteger(value, form)
-            }
-        case ValueTag.negativeBase..<(ValueTag.negativeBase + 8):
-            // Stored ~value: -1 - magnitude, below Int64.min when the magnitude passes Int64.max.
-            let magnitude = try reader.readLittleEndian(width: Int(tag & 7) + 1)
-            if magnitude <= UInt64(Int64.max) {
-                try visitor.integer(Int64(bitPattern: ~magnitude), form)
-            } else {
-                try visitor.integer128(high: -1, low: ~magnitude, form)
-            }
-        default:
-            throw GraphArchiveError(.corrupt, "unknown value tag 0x\(String(tag, radix: 16))", offset: start)
         }
     }
 
-    private func collectionCount(_ reader: inout ByteReader, at start: Int) throws(GraphArchiveError) -> Int {
-        let count = try reader.readCount()
+    /// Checks a collection's count against `maximumCollectionCount`.
+    private func checkCollectionCount(_ count: Int, at start: Int) throws(GraphArchiveError) {
         guard count <= options.maximumCollectionCount else {
             throw GraphArchiveError(
                 .limitExceeded,
@@ -310,9 +309,6 @@ struct NativeGraphSource {
                 offset: start
             )
         }
-        // Every element takes at least one byte.
-        guard count <= reader.remaining else { throw reader.truncated("a collection") }
-        return count
     }
 
     private func checkLength(_ length: Int, at start: Int, what: String) throws(GraphArchiveError) {

@@ -35,19 +35,16 @@ extension ObjectOrdering {
         shapeValueCounts: [Int],
         numbering: ForwardNumbering
     ) throws(GraphArchiveError) -> Result {
-        let scanner = ValueScanner(
-            shapeValueCounts: shapeValueCounts,
-            objectCount: objectCount,
-            maximumDepth: Int.max
-        )
-        var translator = Translator(scanner: scanner, mapping: numbering)
-        var newObjects = ByteWriter(reservingCapacity: objects.count)
+        // References above `objectCount` are the forward ones this renumbers.
+        let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: Int.max, maximumDepth: Int.max)
+        var translator = Translator(mapping: numbering, reservingCapacity: objects.count)
         try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
             for _ in 0..<objectCount {
-                try translator.copyRecord(&reader, into: &newObjects)
+                try scanner.walkRecord(&reader, depth: 0, &translator)
             }
         }
-        let newTop = try translator.copyTopSection(top, count: topCount)
+        let newObjects = translator.takeOutput()
+        let newTop = try translator.copyTopSection(top, count: topCount, scanner: scanner)
         return Result(
             top: newTop,
             objects: newObjects,

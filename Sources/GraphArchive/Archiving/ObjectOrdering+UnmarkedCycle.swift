@@ -61,43 +61,12 @@ extension ObjectOrdering {
             let shape = try scanner.readShape(&reader)
             var left = number
             for value in 0..<scanner.shapeValueCounts[shape] {
-                let references = try countReferences(&reader)
+                var references = 0
+                try scanner.skipValue(&reader, countingReferencesInto: &references)
                 if left < references { return (shape, value) }
                 left -= references
             }
             return nil
-        }
-
-        /// Moves past one value, returning how many references it holds.
-        private func countReferences(_ reader: inout ByteReader) throws(GraphArchiveError) -> Int {
-            let tag = try reader.peekByte()
-            switch tag {
-            case ValueTag.objectReference:
-                try scanner.skipValue(&reader)
-                return 1
-            case ValueTag.referenceArray:
-                _ = try reader.readByte()
-                let count = try reader.readCount()
-                for _ in 0..<count { _ = try reader.readVarint() }
-                return count
-            case ValueTag.array, ValueTag.dictionary:
-                _ = try reader.readByte()
-                let count = try reader.readCount()
-                var references = 0
-                for _ in 0..<(tag == ValueTag.array ? count : 2 * count) {
-                    references += try countReferences(&reader)
-                }
-                return references
-            case ValueTag.valueRecord:
-                _ = try reader.readByte()
-                let shape = try scanner.readShape(&reader)
-                var references = 0
-                for _ in 0..<scanner.shapeValueCounts[shape] { references += try countReferences(&reader) }
-                return references
-            default:
-                try scanner.skipValue(&reader)
-                return 0
-            }
         }
     }
 }

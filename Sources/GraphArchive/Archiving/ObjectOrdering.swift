@@ -68,7 +68,6 @@ enum ObjectOrdering {
         for object in 0..<fixed { newIndex[object] = object }
         for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
 
-        var translator = Translator(scanner: scanner, mapping: Reordering(newIndex: newIndex))
         var newObjects = ByteWriter(reservingCapacity: objects.count)
         var bodyReferences = 0
         if let places = state.edgePlaces {
@@ -85,19 +84,28 @@ enum ObjectOrdering {
                 )
             }
         } else {
-            try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
-                for object in order {
-                    reader.offset = bodyStart[object]
-                    try translator.copyRecord(&reader, into: &newObjects)
-                }
-            }
+            bodyReferences = try Translator.copyBodies(
+                order,
+                at: bodyStart,
+                of: objects,
+                scanner: scanner,
+                mapping: Reordering(newIndex: newIndex),
+                into: &newObjects
+            )
         }
-        let newTop = try translator.copyTopSection(top, count: state.topCount)
+        var topReferences = 0
+        let newTop = try Translator.copyTopSection(
+            top,
+            count: state.topCount,
+            scanner: scanner,
+            mapping: Reordering(newIndex: newIndex),
+            references: &topReferences
+        )
         return Result(
             top: newTop,
             objects: newObjects,
             objectCount: fixed + order.count,
-            referenceCount: bodyReferences + translator.referenceCount
+            referenceCount: bodyReferences + topReferences
         )
     }
 
@@ -163,78 +171,120 @@ enum ObjectOrdering {
         func newIndex(of old: Int) -> Int { newIndex[old] }
     }
 
-    /// Copies values, rewriting object indexes through `mapping` (-1: no body, becomes nil).
-    struct Translator<Mapping: ObjectIndexMapping> {
-        let scanner: ValueScanner
+    /// Copies the values it visits to its output, rewriting object indexes through `mapping`
+    /// (-1: no body, becomes nil).
+    struct Translator<Mapping: ObjectIndexMapping>: TaggedValueVisitor, ~Copyable {
         let mapping: Mapping
-        var referenceCount = 0
+        private var output: ByteWriter
+        private(set) var referenceCount = 0
+        /// The new index of the previous entry of the reference array being copied.
+        private var previousEntry = -1
 
-        /// Copies a top section of `count` entries (key id, then a value, FORMAT.md §4.4).
-        mutating func copyTopSection(_ top: borrowing ByteWriter, count: Int) throws(GraphArchiveError) -> ByteWriter {
-            var newTop = ByteWriter(reservingCapacity: top.count)
+        init(mapping: Mapping, reservingCapacity capacity: Int) {
+            self.mapping = mapping
+            output = ByteWriter(reservingCapacity: capacity)
+        }
+
+        /// What was copied so far; the output starts again empty.
+        mutating func takeOutput(reservingCapacity capacity: Int = 0) -> ByteWriter {
+            var taken = ByteWriter(reservingCapacity: capacity)
+            swap(&taken, &output)
+            return taken
+        }
+
+        /// Copies the bodies of `objects` at `starts[object]` of each object of `order`, in that
+        /// order, to `writer`; returns how many references they hold now.
+        @inline(never)
+        static func copyBodies(
+            _ order: [Int],
+            at starts: [Int],
+            of objects: borrowing ByteWriter,
+            scanner: ValueScanner,
+            mapping: Mapping,
+            into writer: inout ByteWriter
+        ) throws(GraphArchiveError) -> Int {
+            var translator = Translator(mapping: mapping, reservingCapacity: 0)
+            swap(&translator.output, &writer)
+            defer { swap(&translator.output, &writer) }
+            try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+                for object in order {
+                    reader.offset = starts[object]
+                    try scanner.walkRecord(&reader, depth: 0, &translator)
+                }
+            }
+            return translator.referenceCount
+        }
+
+        /// Copies a top section (see ``copyTopSection(_:count:scanner:)``), adding the references
+        /// it holds to `references`.
+        @inline(never)
+        static func copyTopSection(
+            _ top: borrowing ByteWriter,
+            count: Int,
+            scanner: ValueScanner,
+            mapping: Mapping,
+            references: inout Int
+        ) throws(GraphArchiveError) -> ByteWriter {
+            var translator = Translator(mapping: mapping, reservingCapacity: 0)
+            let section = try translator.copyTopSection(top, count: count, scanner: scanner)
+            references += translator.referenceCount
+            return section
+        }
+
+        /// Copies a top section of `count` entries (key id, then a value, FORMAT.md §4.4) to an
+        /// output of its own, and returns it (an output not taken before is dropped).
+        mutating func copyTopSection(
+            _ top: borrowing ByteWriter,
+            count: Int,
+            scanner: ValueScanner
+        ) throws(GraphArchiveError) -> ByteWriter {
+            output = ByteWriter(reservingCapacity: top.count)
             try top.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
                 for _ in 0..<count {
-                    newTop.writeVarint(try reader.readVarint())
-                    try copyValue(&reader, into: &newTop)
+                    output.writeVarint(try reader.readVarint())
+                    try scanner.walkValue(&reader, depth: 0, &self)
                 }
             }
-            return newTop
+            return takeOutput()
         }
 
-        mutating func copyRecord(_ reader: inout ByteReader, into writer: inout ByteWriter)
-            throws(GraphArchiveError)
-        {
-            let shape = try scanner.readShape(&reader)
-            writer.writeVarint(shape)
-            for _ in 0..<scanner.shapeValueCounts[shape] {
-                try copyValue(&reader, into: &writer)
-            }
+        @inline(__always)
+        mutating func scalar(at start: Int, payload: Int, in reader: ByteReader) {
+            reader.copyPassed(from: start, into: &output)
         }
 
-        mutating func copyValue(_ reader: inout ByteReader, into writer: inout ByteWriter)
-            throws(GraphArchiveError)
-        {
-            let start = reader.offset
-            let tag = try reader.peekByte()
-            switch tag {
-            case ValueTag.objectReference:
-                _ = try reader.readByte()
-                let index = mapping.newIndex(of: Int(try reader.readVarint()))
-                referenceCount += ObjectOrdering.writeReference(to: index, into: &writer)
-            case ValueTag.referenceArray:
-                _ = try reader.readByte()
-                let count = try reader.readCount()
-                writer.writeByte(ValueTag.referenceArray)
-                writer.writeVarint(count)
-                var previousOld = -1
-                var previousNew = -1
-                for _ in 0..<count {
-                    previousOld = try ValueScanner.nextReferenceIndex(&reader, previous: previousOld)
-                    let index = mapping.newIndex(of: previousOld)
-                    writer.writeReferenceDelta(to: index, from: previousNew)
-                    previousNew = index
-                    referenceCount += 1
-                }
-            case ValueTag.array:
-                _ = try reader.readByte()
-                let count = try reader.readCount()
-                writer.writeByte(ValueTag.array)
-                writer.writeVarint(count)
-                for _ in 0..<count { try copyValue(&reader, into: &writer) }
-            case ValueTag.dictionary:
-                _ = try reader.readByte()
-                let count = try reader.readCount()
-                writer.writeByte(ValueTag.dictionary)
-                writer.writeVarint(count)
-                for _ in 0..<count * 2 { try copyValue(&reader, into: &writer) }
-            case ValueTag.valueRecord:
-                _ = try reader.readByte()
-                writer.writeByte(ValueTag.valueRecord)
-                try copyRecord(&reader, into: &writer)
-            default:
-                // A leaf: copy its bytes as they are.
-                try scanner.skipValue(&reader)
-                try ByteReader.copy(from: start, to: reader.offset, of: &reader, into: &writer)
+        @inline(__always)
+        mutating func reference(_ index: Int, at start: Int) {
+            referenceCount += ObjectOrdering.writeReference(to: mapping.newIndex(of: index), into: &output)
+        }
+
+        @inline(__always)
+        mutating func beginReferenceArray(count: Int, at start: Int, in reader: ByteReader) {
+            output.writeByte(ValueTag.referenceArray)
+            output.writeVarint(count)
+            previousEntry = -1
+        }
+
+        @inline(__always)
+        mutating func referenceArrayEntry(_ index: Int, at offset: Int) {
+            let index = mapping.newIndex(of: index)
+            output.writeReferenceDelta(to: index, from: previousEntry)
+            previousEntry = index
+            referenceCount += 1
+        }
+
+        @inline(__always)
+        mutating func begin(_ container: TaggedContainer, at start: Int) {
+            switch container {
+            case .array(let count):
+                output.writeByte(ValueTag.array)
+                output.writeVarint(count)
+            case .dictionary(let count):
+                output.writeByte(ValueTag.dictionary)
+                output.writeVarint(count)
+            case .record(let shape, let nested):
+                if nested { output.writeByte(ValueTag.valueRecord) }
+                output.writeVarint(shape)
             }
         }
     }

@@ -1,7 +1,9 @@
 // Sources/GraphArchive/Format/ValueScanner.swift - walks tagged values without building them
 
-/// Steps over tagged values (FORMAT.md §6), checking their structure: the shared walker behind
-/// skipping unread keys, locating keys out of order, verifying archives and reordering objects.
+/// Steps over tagged values (FORMAT.md §6), checking their structure against an archive's
+/// shapes and limits: skipping unread keys, locating keys out of order, verifying archives.
+/// Its walk (`ValueWalk.swift`) also drives reordering objects and reading values into a
+/// ``GraphVisitor``.
 struct ValueScanner {
     /// Number of values in each shape, indexed by shape id.
     var shapeValueCounts: [Int]
@@ -11,69 +13,27 @@ struct ValueScanner {
     /// Moves `reader` past one tagged value.
     @inline(__always)
     func skipValue(_ reader: inout ByteReader, depth: Int = 0) throws(GraphArchiveError) {
-        // Most values are scalars whose tag gives their length: stepped over in line, without
-        // the call and the switch (a third of the instructions of laying records out in
-        // columns, callgrind).
-        if !reader.skipPlainValue() { try skipAnyValue(&reader, depth: depth) }
+        // The walk's fast path, with a call of the same shape as ever behind it: this is
+        // inlined into loops over values (laying records out in columns), where one argument
+        // more changes how their registers are allocated (callgrind: 2 to 3 instructions a
+        // value).
+        if !reader.skipPlainValue() { try skipTaggedValue(&reader, depth: depth) }
     }
 
-    private func skipAnyValue(_ reader: inout ByteReader, depth: Int) throws(GraphArchiveError) {
-        let tagOffset = reader.offset
-        let tag = try reader.readByte()
-        switch tag {
-        case ValueTag.null, ValueTag.falseValue, ValueTag.trueValue:
-            return
-        case ValueTag.float32:
-            try reader.skip(4)
-        case ValueTag.float64, ValueTag.date:
-            try reader.skip(8)
-        case ValueTag.string, ValueTag.bytes:
-            try reader.skip(try reader.readCount())
-        case ValueTag.objectReference:
-            try checkObjectIndex(try reader.readVarint(), at: tagOffset)
-        case ValueTag.array:
-            let count = try reader.readCount()
-            try checkDepth(depth, at: tagOffset)
-            for _ in 0..<count {
-                try skipValue(&reader, depth: depth + 1)
-            }
-        case ValueTag.referenceArray:
-            let count = try reader.readCount()
-            var previous = -1
-            for _ in 0..<count {
-                let offset = reader.offset
-                let index = try Self.nextReferenceIndex(&reader, previous: previous)
-                try checkObjectIndex(UInt64(bitPattern: Int64(index)), at: offset)
-                previous = index
-            }
-        case ValueTag.dictionary:
-            let count = try reader.readCount()
-            try checkDepth(depth, at: tagOffset)
-            for _ in 0..<count {
-                try skipValue(&reader, depth: depth + 1)
-                try skipValue(&reader, depth: depth + 1)
-            }
-        case ValueTag.valueRecord:
-            try checkDepth(depth, at: tagOffset)
-            try skipRecord(&reader, depth: depth + 1)
-        case ValueTag.unsignedBase...(ValueTag.negativeBase + 7):
-            try reader.skip(Int(tag & 7) + 1)
-        case ValueTag.smallIntegerBase..<(ValueTag.smallIntegerBase + 64):
-            return
-        case ValueTag.shortStringBase..<(ValueTag.shortStringBase + 64):
-            try reader.skip(Int(tag - ValueTag.shortStringBase))
-        default:
-            throw GraphArchiveError(.corrupt, "unknown value tag 0x\(String(tag, radix: 16))", offset: tagOffset)
-        }
+    @inline(never)
+    private func skipTaggedValue(_ reader: inout ByteReader, depth: Int) throws(GraphArchiveError) {
+        var skipping = Skipping()
+        try walkTaggedValue(&reader, depth: depth, &skipping)
     }
 
     /// Moves `reader` past a record: its shape id and the shape's values.
     func skipRecord(_ reader: inout ByteReader, depth: Int) throws(GraphArchiveError) {
-        let shape = try readShape(&reader)
-        for _ in 0..<shapeValueCounts[shape] {
-            try skipValue(&reader, depth: depth)
-        }
+        var skipping = Skipping()
+        try walkRecord(&reader, depth: depth, &skipping)
     }
+
+    /// Visits nothing: the walk's own checks are all a skip wants.
+    private struct Skipping: TaggedValueVisitor {}
 
     func readShape(_ reader: inout ByteReader) throws(GraphArchiveError) -> Int {
         let offset = reader.offset
@@ -144,32 +104,15 @@ extension ValueScanner {
         depth: Int = 0,
         countingReferencesInto references: inout Int
     ) throws(GraphArchiveError) {
-        var content = reader
-        let tag = try content.readByte()
-        switch tag {
-        case ValueTag.objectReference:
-            references += 1
-        case ValueTag.referenceArray:
-            references += try content.readCount()
-        case ValueTag.array, ValueTag.dictionary:
-            try checkDepth(depth, at: reader.offset)
-            let count = try content.readCount()
-            reader = content
-            for _ in 0..<(tag == ValueTag.dictionary ? 2 * count : count) {
-                try skipValue(&reader, depth: depth + 1, countingReferencesInto: &references)
-            }
-            return
-        case ValueTag.valueRecord:
-            try checkDepth(depth, at: reader.offset)
-            reader = content
-            let shape = try readShape(&reader)
-            for _ in 0..<shapeValueCounts[shape] {
-                try skipValue(&reader, depth: depth + 1, countingReferencesInto: &references)
-            }
-            return
-        default:
-            break
-        }
-        try skipValue(&reader, depth: depth)
+        var counting = CountingReferences(count: references)
+        try walkValue(&reader, depth: depth, &counting)
+        references = counting.count
+    }
+
+    private struct CountingReferences: TaggedValueVisitor {
+        var count: Int
+
+        mutating func reference(_ index: Int, at start: Int) { count += 1 }
+        mutating func beginReferenceArray(count: Int, at start: Int, in reader: ByteReader) { self.count += count }
     }
 }

@@ -462,31 +462,16 @@ extension ByteReader {
 }
 
 extension ByteReader {
-    /// Moves past the next value if its tag alone, or its tag and the length of a short
-    /// string, says how long it is: nil, booleans, numbers, dates and strings under 64 bytes,
-    /// the values of most records. Returns false without moving for any other tag (nested
-    /// values, references, long strings, bytes, reserved tags) or a value cut short, which
-    /// `ValueScanner` then walks and checks.
+    /// Moves past the next value if its tag says how long it is (``ValueTag/plainLength(_:)``:
+    /// nil, booleans, numbers, dates and strings under 64 bytes, the values of most records).
+    /// Returns false without moving for any other tag or a value cut short, which the walk of
+    /// `ValueWalk.swift` then reads and checks.
     @inline(__always)
     mutating func skipPlainValue() -> Bool {
         guard offset < end else { return false }
-        let tag = base.load(fromByteOffset: offset, as: UInt8.self)
-        let length: Int
-        if tag >= ValueTag.smallIntegerBase {
-            guard tag < ValueTag.shortStringBase + 64 else { return false }
-            length = tag < ValueTag.shortStringBase ? 1 : 1 &+ Int(tag &- ValueTag.shortStringBase)
-        } else if tag >= ValueTag.unsignedBase {
-            guard tag <= ValueTag.negativeBase + 7 else { return false }
-            length = 2 &+ Int(tag & 7)
-        } else {
-            switch tag {
-            case ValueTag.null, ValueTag.falseValue, ValueTag.trueValue: length = 1
-            case ValueTag.float32: length = 5
-            case ValueTag.float64, ValueTag.date: length = 9
-            default: return false
-            }
-        }
-        guard length <= end &- offset else { return false }
+        let length = ValueTag.plainLength(base.load(fromByteOffset: offset, as: UInt8.self))
+        // 0 < length <= end - offset in one comparison: 0 wraps round to the largest UInt.
+        guard UInt(bitPattern: length &- 1) < UInt(bitPattern: end &- offset) else { return false }
         offset &+= length
         return true
     }
