@@ -196,21 +196,31 @@ struct ByteWriter: ~Copyable {
         return end + 1
     }
 
-    /// Appends the bytes `range` of `other`: spans of a few bytes byte by byte, where a
+    /// Appends the bytes `range` of `other`: spans of a few bytes a word at a time, where a
     /// `memcpy` call would cost more than the copy.
     @inline(__always)
     mutating func writeBytes(of other: borrowing ByteWriter, in range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
-        guard range.count > 16 else {
-            reserve(16)
-            for index in range {
-                base[count] = other.base[index]
-                count &+= 1
+        guard !range.isEmpty else { return }
+        guard range.count > Self.wordCopyLimit || range.lowerBound + Self.wordCopyLimit > other.capacity else {
+            // Whole words, up to the limit, which both buffers have room for: the bytes past
+            // the range are overwritten by later writes.
+            reserve(Self.wordCopyLimit)
+            let source = UnsafeRawPointer(other.base + range.lowerBound)
+            let target = UnsafeMutableRawPointer(base + count)
+            var copied = 0
+            while copied < range.count {
+                (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                copied &+= 8
             }
+            count &+= range.count
             return
         }
         writeBytes(UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
     }
+
+    /// Spans up to this long are copied a word at a time.
+    private static let wordCopyLimit = 32
 
     /// Appends everything `other` holds.
     mutating func writeBytes(of other: borrowing ByteWriter) {

@@ -351,18 +351,21 @@ public final class GraphUnarchiver {
     /// The object after which a deferred value can be decoded: the one it refers to if it is
     /// one reference, the object being built for nil or an object built already (so that no
     /// assignment runs while an initializer does), else the last object.
-    private func objectAwaited(byValueAt offset: Int) -> Int {
+    ///
+    /// - Returns: that object, and where the value ends when it is nil or a valid reference
+    ///   (otherwise the caller steps over it, which reports any damage).
+    private func objectAwaited(byValueAt offset: Int) -> (object: Int, end: Int?) {
         let last = state.objectCount - 1
         var reader = state.reader
         reader.offset = offset
         switch try? reader.readByte() {
         case ValueTag.null:
-            return state.objectBeingBuilt
+            return (state.objectBeingBuilt, reader.offset)
         case ValueTag.objectReference:
-            guard let index = try? reader.readVarint(), index <= UInt64(last) else { return last }
-            return max(state.objectBeingBuilt, Int(index))
+            guard let index = try? reader.readVarint(), index <= UInt64(last) else { return (last, nil) }
+            return (max(state.objectBeingBuilt, Int(index)), reader.offset)
         default:
-            return last
+            return (last, nil)
         }
     }
 
@@ -469,8 +472,12 @@ public final class GraphUnarchiver {
             )
             state.pendingAssignments.prepare(objectCount: state.objectCount)
         }
-        let awaited = objectAwaited(byValueAt: offset)
-        try state.scanner.skipValue(&state.reader, depth: state.stack.count)
+        let (awaited, end) = objectAwaited(byValueAt: offset)
+        if let end {
+            state.reader.offset = end
+        } else {
+            try state.scanner.skipValue(&state.reader, depth: state.stack.count)
+        }
         state.finishValue()
         state.pendingAssignments.add(
             after: awaited,
