@@ -18,7 +18,7 @@ final class ArchiveBytes: @unchecked Sendable {
     /// True for bytes lent by a caller (`init(borrowing:)`), which are not freed here.
     let isLent: Bool
     /// True for pages reserved with `mmap` (`init(reservingMapped:)`), unmapped when freed.
-    private let isMapped: Bool
+    let isMapped: Bool
 
     /// Refers to `bytes` without copying them. The caller keeps them valid and unchanged until
     /// nothing reads through this object or its readers any more (the one-call decodes close
@@ -81,8 +81,9 @@ final class ArchiveBytes: @unchecked Sendable {
     }
 
     /// Reserves `count` bytes of address space, none of it resident until `fill` writes it, for
-    /// a payload read piece by piece as it is decoded (`FilePayloadStream`): only the pieces
-    /// read and not yet given back (`discard`) take memory. Pages are private and anonymous,
+    /// a payload read piece by piece as it is decoded (`FilePayloadStream`), or given back as
+    /// it is (`PayloadWindow`): only the pieces written and not yet given back (`discard`)
+    /// take memory. Pages are private and anonymous,
     /// never a mapping of the file, which another process could cut short under the reader.
     ///
     /// - Throws: `.limitExceeded` when the address space cannot be reserved (`RLIMIT_AS`).
@@ -155,14 +156,17 @@ final class ArchiveBytes: @unchecked Sendable {
     }
 
     /// Allocates `count` bytes and lets `fill` write them in order through a writer that never
-    /// writes past them (rebuilding a payload from another one's pieces).
+    /// writes past them (rebuilding a payload from another one's pieces). From
+    /// `PayloadWindow.minimumSize` bytes on they are pages of their own
+    /// (`init(reservingMapped:)`), which a decoder can give back as it passes them.
     ///
-    /// - Throws: what `fill` throws; `.corrupt` if it writes more or fewer than `count` bytes.
+    /// - Throws: what `fill` throws; `.corrupt` if it writes more or fewer than `count` bytes;
+    ///   `.limitExceeded` if the address space cannot hold them.
     static func filled(
         count: Int,
         _ fill: (inout ArchiveBytesWriter) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) -> ArchiveBytes {
-        try ArchiveBytes(count: count) { (buffer) throws(GraphArchiveError) -> Int in
+        let write = { (buffer: UnsafeMutableRawBufferPointer) throws(GraphArchiveError) -> Int in
             var writer = ArchiveBytesWriter(buffer: buffer)
             try fill(&writer)
             guard writer.count == count else {
@@ -170,6 +174,10 @@ final class ArchiveBytes: @unchecked Sendable {
             }
             return count
         }
+        guard count >= PayloadWindow.minimumSize else { return try ArchiveBytes(count: count, fill: write) }
+        let bytes = try ArchiveBytes(reservingMapped: count)
+        _ = try bytes.fill(0..<count, write)
+        return bytes
     }
 }
 

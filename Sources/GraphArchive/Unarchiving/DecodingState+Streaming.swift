@@ -1,9 +1,9 @@
-// Sources/GraphArchive/Unarchiving/DecodingState+Streaming.swift - an archive file read as its objects are built
+// Sources/GraphArchive/Unarchiving/DecodingState+Streaming.swift - a payload read and given back as its objects are built
 
 extension DecodingState {
-    /// Makes `stream`, the rest of a file whose tables and top section the reader holds, the
-    /// input of the object table: construction asks for its records a window at a time.
-    mutating func stream(_ stream: FilePayloadStream?) {
+    /// Makes `stream`, a payload whose tables and top section the reader holds, the input of
+    /// the object table: construction asks for its records a window at a time.
+    mutating func stream(_ stream: PayloadWindow?) {
         guard let stream else { return }
         input = stream
         stream.keep(below: reader.offset)
@@ -17,10 +17,11 @@ extension DecodingState {
         if offset < inputKeptFrom { inputKeptFrom = offset }
     }
 
-    /// Reads the next window of the file, from record `index` (where the reader is) on: gives
-    /// back what construction has passed, reads a piece, and steps over the records it holds
-    /// whole, which construction then builds without asking again. A record larger than a
-    /// piece doubles the window until it fits.
+    /// Reads the next window of the payload, from record `index` (where the reader is) on:
+    /// gives back what construction has passed, reads a piece, and steps over the records it
+    /// holds whole, which construction then builds without asking again. A record larger than
+    /// a piece doubles the window until it fits. A payload held whole is not stepped over:
+    /// construction asks again after about a piece's worth of records.
     ///
     /// - Throws: `.limitExceeded` past the memory budget, `.ioError`, `.truncated` when the
     ///   file ends early; a damaged record is left to the decoder to report.
@@ -29,6 +30,11 @@ extension DecodingState {
         let start = reader.offset
         input.discard(below: min(start, inputKeptFrom), memory: &memory)
         if input.hasDiscarded { objectInputDiscarded = true }
+        if input.isWhole {
+            let perRecord = index > 0 ? max(1, (start - objectSectionStart) / index) : 64
+            recordsRead = min(objectCount, index + max(1, FilePayloadStream.pieceSize / perRecord))
+            return
+        }
         var target = input.loadedEnd + FilePayloadStream.pieceSize
         while true {
             try input.load(upTo: target, memory: &memory)
@@ -65,7 +71,7 @@ extension DecodingState {
         let offset = reader.offset
         input.discard(below: min(offset, inputKeptFrom), memory: &memory)
         try input.load(upTo: input.end, memory: &memory)
-        try input.verifyChecksum()
+        try input.verify()
         reader = input.bytes.reader(offset..<input.end)
         input.discard(below: min(input.end, inputKeptFrom), memory: &memory)
         if input.hasDiscarded { objectInputDiscarded = true }

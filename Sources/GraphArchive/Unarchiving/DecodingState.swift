@@ -84,8 +84,9 @@ struct DecodingState: ~Copyable {
     /// Records before this index are wholly in the input: all of them, unless the input is a
     /// file read as it is decoded (`input`, `readRecords(from:)`).
     var recordsRead: Int
-    /// The rest of a file read as it is decoded, while it is being read.
-    var input: FilePayloadStream?
+    /// The payload, while it is given back as construction passes it (a large file read as it
+    /// is decoded, or a large decompressed payload); nil for one held whole or lent.
+    var input: PayloadWindow?
     /// Input before this offset is kept for values read later (deferred assignments).
     var inputKeptFrom = Int.max
     /// True once input bytes of objects were given back (error paths cannot walk them).

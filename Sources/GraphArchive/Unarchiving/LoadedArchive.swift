@@ -12,7 +12,7 @@ struct LoadedArchive {
     var memory: MemoryBudget
     /// For a file read as it is decoded (``load(streaming:options:)``): the rest of it, after
     /// `payloadRange`, which holds the tables and the top section.
-    var stream: FilePayloadStream? = nil
+    var stream: PayloadWindow? = nil
 
     /// Bytes of the archive after `payloadRange` not read yet.
     var unreadBytes: Int { stream.map { $0.end - payloadRange.upperBound } ?? 0 }
@@ -156,7 +156,7 @@ struct LoadedArchive {
     }
 
     /// Checks the open archive `file` like ``load(file:options:)``, but reads an uncompressed one
-    /// of ``FilePayloadStream/minimumFileSize`` bytes or more only up to the end of its top
+    /// of ``PayloadWindow/minimumSize`` bytes or more only up to the end of its top
     /// section (FORMAT.md §4), leaving the object table to the decoder, which reads it as it
     /// goes and gives back what it has passed (`stream`), so the file is never held whole. As
     /// for a compressed file, a first pass through a small buffer verifies the checksum before
@@ -167,7 +167,7 @@ struct LoadedArchive {
     static func load(streaming file: consuming ArchiveFile, options: GraphUnarchiver.Options) throws(GraphArchiveError)
         -> LoadedArchive
     {
-        guard file.size >= FilePayloadStream.minimumFileSize else { return try load(file: file, options: options) }
+        guard file.size >= PayloadWindow.minimumSize else { return try load(file: file, options: options) }
         var memory = MemoryBudget(options)
         memory.limitToInput(bytes: file.size)
         let headerBytes = try ArchiveBytes(count: ArchiveHeader.size) { (buffer) throws(GraphArchiveError) -> Int in
@@ -271,7 +271,9 @@ struct LoadedArchive {
             archiveBytes: archiveBytes,
             payload: rows,
             payloadRange: 0..<rows.count,
-            memory: memory
+            memory: memory,
+            // A large rebuilt payload is given back as the decoder passes it.
+            stream: rows.isMapped ? PayloadWindow(bytes: rows, loadedEnd: rows.count) : nil
         )
     }
 

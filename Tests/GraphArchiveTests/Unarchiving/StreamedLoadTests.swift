@@ -50,7 +50,7 @@ private final class RingBulk: GraphCoding {
 private let bulkCount = 2_500
 private let bulkArchive: Data = {
     let archive = try! GraphArchiver.archivedData(withRootObject: (0..<bulkCount).map(Bulk.init(id:)))
-    precondition(archive.count >= FilePayloadStream.minimumFileSize)
+    precondition(archive.count >= PayloadWindow.minimumSize)
     return archive
 }()
 
@@ -79,7 +79,7 @@ struct StreamedLoadTests {
             node.neighbours = [ring[(index + 7) % ring.count], ring[(index + 1_000) % ring.count]]
         }
         let archive = try GraphArchiver.archivedData(withRootObject: ring)
-        #expect(archive.count >= FilePayloadStream.minimumFileSize)
+        #expect(archive.count >= PayloadWindow.minimumSize)
         try withTemporaryFolder { folder in
             let path = folder + "/ring.gridstore"
             try archive.write(to: URL(fileURLWithPath: path))
@@ -91,6 +91,42 @@ struct StreamedLoadTests {
             }
         }
     }
+
+    #if Zstd
+    /// A large decompressed payload is given back as the objects are built, deferred values
+    /// and all, from memory and from a file.
+    @Test func largeCompressedPayloadsDecode() throws {
+        let ring = (0..<bulkCount).map(RingBulk.init(id:))
+        for (index, node) in ring.enumerated() {
+            node.next = ring[(index + 1) % ring.count]
+            node.neighbours = [ring[(index + 7) % ring.count]]
+        }
+        var options = GraphArchiver.Options()
+        options.compression = .zstd(level: 1)
+        let rings = try GraphArchiver.archivedData(withRootObject: ring, options: options)
+        let bulk = try GraphArchiver.archivedData(
+            withRootObject: (0..<bulkCount).map(Bulk.init(id:)),
+            options: options
+        )
+        #expect(try GraphUnarchiver.archiveInfo(from: bulk).payloadBytes >= PayloadWindow.minimumSize)
+        try withTemporaryFolder { folder in
+            try rings.write(to: URL(fileURLWithPath: folder + "/ring.gridstore"))
+            try bulk.write(to: URL(fileURLWithPath: folder + "/bulk.gridstore"))
+            for loaded in [
+                try GraphUnarchiver.unarchivedObject(ofType: [RingBulk].self, from: rings),
+                try GraphUnarchiver.unarchivedObject(ofType: [RingBulk].self, fromFile: folder + "/ring.gridstore"),
+            ] {
+                #expect(loaded.map(\.id) == Array(0..<bulkCount))
+                #expect(loaded.indices.allSatisfy { loaded[$0].next === loaded[($0 + 1) % bulkCount] })
+                #expect(loaded.indices.allSatisfy { loaded[$0].neighbours[0] === loaded[($0 + 7) % bulkCount] })
+            }
+            #expect(
+                try GraphUnarchiver.unarchivedObject(ofType: [Bulk].self, from: bulk).map(\.id) == Array(0..<bulkCount)
+            )
+            #expect(try loadBulk(folder + "/bulk.gridstore").map(\.id) == Array(0..<bulkCount))
+        }
+    }
+    #endif
 
     /// The file is never held whole: a budget smaller than the file, but larger than the graph
     /// and a window of the file, is enough; the same budget refuses the archive from memory.
