@@ -33,7 +33,11 @@ struct ValueScanner {
     }
 
     /// Visits nothing: the walk's own checks are all a skip wants.
-    private struct Skipping: TaggedValueVisitor {}
+    private struct Skipping: TaggedValueVisitor {
+        // Not zero-sized: every zero-sized value has the same address, so ThreadSanitizer
+        // takes two threads' skips, each passing its own `inout`, for a race on one variable.
+        var unused: UInt8 = 0
+    }
 
     func readShape(_ reader: inout ByteReader) throws(GraphArchiveError) -> Int {
         let offset = reader.offset
