@@ -52,8 +52,8 @@ public final class GraphArchiver {
 
     /// The encoding state, addressed in place (see `UncheckedStateBox` for why).
     var state: EncodingState {
-        unsafeAddress { UnsafePointer(storage.pointer) }
-        unsafeMutableAddress { storage.pointer }
+        _read { yield storage.value }
+        _modify { yield &storage.value }
     }
 
     public init(options: Options = Options()) {

@@ -12,8 +12,8 @@ final class CodableDecoder: CodableContainerSource {
 
     /// The decoding state, addressed in place (see `UncheckedStateBox` for why).
     var state: CodableDecodingState {
-        unsafeAddress { UnsafePointer(storage.pointer) }
-        unsafeMutableAddress { storage.pointer }
+        _read { yield storage.value }
+        _modify { yield &storage.value }
     }
 
     init(

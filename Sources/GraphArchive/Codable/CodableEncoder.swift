@@ -10,8 +10,8 @@ final class CodableEncoder: Encoder {
 
     /// The encoding state, addressed in place (see `UncheckedStateBox` for why).
     var state: CodableEncodingState {
-        unsafeAddress { UnsafePointer(storage.pointer) }
-        unsafeMutableAddress { storage.pointer }
+        _read { yield storage.value }
+        _modify { yield &storage.value }
     }
 
     init(options: GraphArchiver.Options, userInfo: [CodingUserInfoKey: Any]) {

@@ -6,14 +6,30 @@
 /// access; callgrind showed those checks at over 10% of a 1M-record encode, since every
 /// `encode(_:forKey:)` touches the state. The state is only ever mutated by the engine's own
 /// short, non-reentrant methods (user code runs between them, never inside them), so the
-/// dynamic check guards nothing here. The owner exposes the state through
-/// `unsafeAddress`/`unsafeMutableAddress`, which the compiler does not instrument.
+/// dynamic check guards nothing here. The owner forwards to ``value``, which is addressed in
+/// place (`unsafeAddress`/`unsafeMutableAddress`, which the compiler does not instrument):
+///
+/// ```swift
+/// var state: EncodingState {
+///     _read { yield storage.value }
+///     _modify { yield &storage.value }
+/// }
+/// ```
 final class UncheckedStateBox<State: ~Copyable> {
-    let pointer: UnsafeMutablePointer<State>
+    private let pointer: UnsafeMutablePointer<State>
 
     init(_ state: consuming State) {
         pointer = UnsafeMutablePointer<State>.allocate(capacity: 1)
         pointer.initialize(to: state)
+    }
+
+    /// The state, read and written where it lies, with no run-time exclusivity check.
+    ///
+    /// The caller guarantees that two accesses never overlap: no method that holds the state
+    /// `inout` calls anything (user code included) that reaches it again.
+    var value: State {
+        @inline(__always) unsafeAddress { UnsafePointer(pointer) }
+        @inline(__always) unsafeMutableAddress { pointer }
     }
 
     deinit {

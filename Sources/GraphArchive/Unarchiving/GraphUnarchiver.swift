@@ -62,8 +62,8 @@ public final class GraphUnarchiver {
 
     /// The decoding state, addressed in place (see `UncheckedStateBox` for why).
     var state: DecodingState {
-        unsafeAddress { UnsafePointer(storage.pointer) }
-        unsafeMutableAddress { storage.pointer }
+        _read { yield storage.value }
+        _modify { yield &storage.value }
     }
     private let bytes: ArchiveBytes
     private var isConstructing = true
