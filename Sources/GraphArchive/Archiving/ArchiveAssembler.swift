@@ -22,11 +22,6 @@ final class OutputChunk {
         swap(&taken, &writer)
         return taken
     }
-
-    /// - Warning: Do not escape the pointer.
-    func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try writer.withUnsafeBytes(body)
-    }
 }
 
 /// An archive as stored: the 64-byte header and the stored payload in pieces, so a file can be
@@ -143,21 +138,25 @@ final class BlockedPayload {
     /// where they are, while the caller waits, as it has nothing left to do but wait.
     static let handOverLimit = 2 * ColumnarObjects.rowBatchBytes
 
-    /// Compresses whole row-wise records as blocks: a batch of the encoder's (at most
-    /// ``handOverLimit`` bytes) beside the caller once the first block is done, anything larger
-    /// before returning.
+    /// Compresses the whole row-wise records `range` of `rows` as blocks: a batch of the
+    /// encoder's (at most ``handOverLimit`` bytes) beside the caller once the first block is
+    /// done, anything larger before returning.
     ///
     /// - Throws: an error compressing these or earlier records, or writing them to the file.
-    func writeRecords(_ rows: UnsafeRawBufferPointer, shapeValueCounts: [Int]) throws(GraphArchiveError) {
-        guard rows.count <= Self.handOverLimit && bytesBeforeHandingOver <= 0 else {
-            bytesBeforeHandingOver -= rows.count
+    func writeRecords(
+        _ rows: borrowing ByteWriter,
+        in range: Range<Int>,
+        shapeValueCounts: [Int]
+    ) throws(GraphArchiveError) {
+        guard range.count <= Self.handOverLimit && bytesBeforeHandingOver <= 0 else {
+            bytesBeforeHandingOver -= range.count
             try worker.drained { (state) throws(GraphArchiveError) in
-                try state.append(rows, shapeValueCounts: shapeValueCounts)
+                try state.append(rows, in: range, shapeValueCounts: shapeValueCounts)
             }
             return
         }
         try worker.submit(
-            preparing: { $0.takeCopy(of: rows, shapeValueCounts: shapeValueCounts) },
+            preparing: { $0.takeCopy(of: rows, in: range, shapeValueCounts: shapeValueCounts) },
             { (state) throws(GraphArchiveError) in try state.appendCopy() }
         )
     }
@@ -175,8 +174,8 @@ final class BlockedPayload {
             )
             let compressed = state.compressed
             try state.blocks.finish(to: compressed)
-            try tables.withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
-            try top.withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
+            try compressed.write(tables)
+            try compressed.write(top)
             let (storedLength, checksum) = try compressed.finish()
             var header = header
             header.flags.insert([.zstdPayload, .columnarObjects, .objectBlocks])
@@ -200,21 +199,20 @@ private final class BlockCompression {
         self.compressed = compressed
     }
 
-    func append(_ rows: UnsafeRawBufferPointer, shapeValueCounts: [Int]) throws(GraphArchiveError) {
-        try blocks.append(rows: rows, shapeValueCounts: shapeValueCounts, to: compressed)
+    func append(_ rows: borrowing ByteWriter, in range: Range<Int>, shapeValueCounts: [Int]) throws(GraphArchiveError) {
+        try blocks.append(rows: rows, in: range, shapeValueCounts: shapeValueCounts, to: compressed)
     }
 
-    /// Copies `rows`, which the caller is about to reuse, for ``appendCopy()``.
-    func takeCopy(of rows: UnsafeRawBufferPointer, shapeValueCounts: [Int]) {
+    /// Copies the bytes `range` of `rows`, which the caller is about to reuse, for
+    /// ``appendCopy()``.
+    func takeCopy(of rows: borrowing ByteWriter, in range: Range<Int>, shapeValueCounts: [Int]) {
         batch.truncate(to: 0)
-        batch.writeBytes(rows)
+        batch.writeBytes(of: rows, in: range)
         batchShapeValueCounts = shapeValueCounts
     }
 
     func appendCopy() throws(GraphArchiveError) {
-        try batch.withUnsafeBytes { (rows) throws(GraphArchiveError) in
-            try append(rows, shapeValueCounts: batchShapeValueCounts)
-        }
+        try append(batch, in: 0..<batch.count, shapeValueCounts: batchShapeValueCounts)
     }
 }
 
@@ -254,9 +252,7 @@ enum ArchiveAssembler {
             )
         }
         let blocked = try state.blockedPayload(level: level)
-        try objects.withUnsafeBytes { (rows) throws(GraphArchiveError) in
-            try blocked.writeRecords(rows, shapeValueCounts: state.shapeKeyCount)
-        }
+        try blocked.writeRecords(objects, in: 0..<objects.count, shapeValueCounts: state.shapeKeyCount)
         return try blocked.finish(tables: tables, top: top, header: header)
     }
 
@@ -286,22 +282,16 @@ enum ArchiveAssembler {
         var top = ByteWriter()
         var topLeft = state.topCount
         for section in sections {
-            try section.withUnsafeBytes { (raw) throws(GraphArchiveError) in
-                let topEnd = try ByteReader.withReader(over: raw) {
-                    (reader: inout ByteReader) throws(GraphArchiveError) in
-                    while topLeft > 0 && !reader.isAtEnd {
-                        _ = try reader.readVarint()
-                        try scanner.skipValue(&reader)
-                        topLeft -= 1
-                    }
-                    return reader.offset
+            let topEnd = try section.writer.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+                while topLeft > 0 && !reader.isAtEnd {
+                    _ = try reader.readVarint()
+                    try scanner.skipValue(&reader)
+                    topLeft -= 1
                 }
-                top.writeBytes(UnsafeRawBufferPointer(rebasing: raw[..<topEnd]))
-                try blocked.writeRecords(
-                    UnsafeRawBufferPointer(rebasing: raw[topEnd...]),
-                    shapeValueCounts: shapeValueCounts
-                )
+                return reader.offset
             }
+            top.writeBytes(of: section.writer, in: 0..<topEnd)
+            try blocked.writeRecords(section.writer, in: topEnd..<section.count, shapeValueCounts: shapeValueCounts)
         }
         precondition(topLeft == 0, "sections hold fewer top-level entries than given")
         return try blocked.finish(tables: tables, top: top, header: header)

@@ -561,9 +561,7 @@ struct EncodingState: ~Copyable {
     /// Compresses the bodies written so far (the object section, being written) into blocks.
     private mutating func moveBodiesIntoBlocks(_ blocked: BlockedPayload) throws(GraphArchiveError) {
         let shapeValueCounts = shapeKeyCount
-        try out.withUnsafeBytes { (rows) throws(GraphArchiveError) in
-            try blocked.writeRecords(rows, shapeValueCounts: shapeValueCounts)
-        }
+        try blocked.writeRecords(out, in: 0..<out.count, shapeValueCounts: shapeValueCounts)
         out.truncate(to: 0)
         bodiesInBlocks = bodyCount
         referencesInBlocks = referencesFromBodies

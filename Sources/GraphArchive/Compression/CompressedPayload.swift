@@ -40,14 +40,21 @@ final class CompressedPayload {
         #endif
     }
 
-    /// Compresses the next piece of the payload.
+    /// Compresses the bytes `range` of `piece`, the next piece of the payload.
     ///
     /// - Throws: `.compressionFailed`, or the file's `.ioError`.
-    func write(_ piece: UnsafeRawBufferPointer) throws(GraphArchiveError) {
-        payloadLength += piece.count
+    func write(_ piece: borrowing ByteWriter, in range: Range<Int>) throws(GraphArchiveError) {
+        payloadLength += range.count
         #if Zstd
-        try compressor.compress(piece, emit: emit)
+        try compressor.compress(piece, in: range, emit: emit)
         #endif
+    }
+
+    /// Compresses all of `piece`, the next piece of the payload.
+    ///
+    /// - Throws: `.compressionFailed`, or the file's `.ioError`.
+    func write(_ piece: borrowing ByteWriter) throws(GraphArchiveError) {
+        try write(piece, in: 0..<piece.count)
     }
 
     /// Ends the current zstd block: what follows is compressed with statistics of its own.

@@ -50,6 +50,22 @@ struct ZstdCompressor: ~Copyable {
         try compress(input, isLast: false, emit: emit)
     }
 
+    /// Compresses the bytes `range` of `input`, the next piece of the content, handing finished
+    /// compressed bytes to `emit`.
+    ///
+    /// - Warning: Do not escape the pointer passed to `emit`.
+    /// - Throws: `.compressionFailed` with zstd's message, or what `emit` throws.
+    mutating func compress(
+        _ input: borrowing ByteWriter,
+        in range: Range<Int>,
+        emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= input.count, "range out of the written bytes")
+        try input.withUnsafeBytes { (raw) throws(GraphArchiveError) in
+            try compress(UnsafeRawBufferPointer(rebasing: raw[range]), isLast: false, emit: emit)
+        }
+    }
+
     /// Ends the frame, handing the rest of it to `emit`.
     ///
     /// - Warning: Do not escape the pointer passed to `emit`.

@@ -52,7 +52,8 @@ enum ColumnarObjects {
         ///   (at least every shape the records use).
         @discardableResult
         func append(
-            rows: UnsafeRawBufferPointer,
+            rows: borrowing ByteWriter,
+            in range: Range<Int>,
             shapeValueCounts: [Int],
             to payload: CompressedPayload
         ) throws(GraphArchiveError) -> Int {
@@ -61,7 +62,7 @@ enum ColumnarObjects {
             let firstColumn = ColumnarObjects.firstColumns(shapeValueCounts)
             columns.extend(to: firstColumn[firstColumn.count - 1])
             var taken = 0
-            try ByteReader.withReader(over: rows) { (reader: inout ByteReader) throws(GraphArchiveError) in
+            try rows.withReader(in: range) { (reader: inout ByteReader) throws(GraphArchiveError) in
                 while !reader.isAtEnd {
                     let recordStart = reader.offset
                     let shape = try scanner.readShape(&reader)
@@ -93,15 +94,15 @@ enum ColumnarObjects {
             blockHeader.truncate(to: 0)
             blockHeader.writeVarint(ByteWriter.varintLength(UInt64(blockRecords)) + collectedBytes)
             blockHeader.writeVarint(blockRecords)
-            try blockHeader.withUnsafeBytes(payload.write)
-            try shapeStream.withUnsafeBytes(payload.write)
+            try payload.write(blockHeader)
+            try payload.write(shapeStream)
             shapeStream.truncate(to: 0)
             for column in 0..<columns.count where columns.bytesCount(column) > 0 {
                 // Names after names, dates after dates: a zstd block of one column compresses
                 // better than one straddling two (1M grid states: 15.39 → 15.22 bytes a slot
                 // at 512 KiB blocks).
                 try payload.endBlock()
-                try columns.withUnsafeBytes(of: column, payload.write)
+                try columns.withWriter(column) { (cells) throws(GraphArchiveError) in try payload.write(cells) }
                 columns.empty(column)
             }
             blockRecords = 0

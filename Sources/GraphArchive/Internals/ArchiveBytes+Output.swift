@@ -16,7 +16,7 @@ extension ArchiveBytes {
                 offset += header.count
             }
             for piece in output.payload {
-                piece.withUnsafeBytes { bytes in
+                piece.writer.withUnsafeBytes { bytes in
                     UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(
                         from: bytes
                     )

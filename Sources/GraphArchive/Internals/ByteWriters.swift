@@ -50,14 +50,10 @@ struct ByteWriters: ~Copyable {
         return writers[index].count
     }
 
-    /// Calls `body` with the bytes of buffer `index`.
-    /// - Warning: Do not escape the pointer.
-    func withUnsafeBytes<R, E: Error>(
-        of index: Int,
-        _ body: (UnsafeRawBufferPointer) throws(E) -> R
-    ) throws(E) -> R {
+    /// Calls `body` with buffer `index`.
+    func withWriter<R, E: Error>(_ index: Int, _ body: (borrowing ByteWriter) throws(E) -> R) throws(E) -> R {
         precondition(index >= 0 && index < count)
-        return try writers[index].withUnsafeBytes(body)
+        return try body(writers[index])
     }
 
     /// Empties buffer `index`, keeping its capacity.

@@ -25,4 +25,18 @@ extension ByteWriter {
     func withReader<R, E: Error>(_ body: (inout ByteReader) throws(E) -> R) throws(E) -> R {
         try withUnsafeBytes { (raw) throws(E) -> R in try ByteReader.withReader(over: raw, body) }
     }
+
+    /// Calls `body` with a reader over the bytes `range` written so far (offsets count from
+    /// `range`'s start), without copying them.
+    ///
+    /// - Warning: Do not let the reader escape `body`.
+    func withReader<R, E: Error>(
+        in range: Range<Int>,
+        _ body: (inout ByteReader) throws(E) -> R
+    ) throws(E) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range out of the written bytes")
+        return try withUnsafeBytes { (raw) throws(E) -> R in
+            try ByteReader.withReader(over: UnsafeRawBufferPointer(rebasing: raw[range]), body)
+        }
+    }
 }

@@ -107,7 +107,7 @@ func decompressedPayload(_ archive: [UInt8]) throws -> [UInt8] {
 /// the one-piece columnar table of §5.5, or with `blocks` the blocked one of §5.6.
 func sealedColumnar(_ payload: [UInt8], objectCount: UInt64 = 2, blocks: Bool = false) throws -> [UInt8] {
     let compressed = try CompressedPayload(level: 3, file: nil)
-    try OutputChunk(payload).withUnsafeBytes { (raw) throws(GraphArchiveError) in try compressed.write(raw) }
+    try compressed.write(OutputChunk(payload).writer)
     _ = try compressed.finish()
     let frame = compressed.frameInMemory().writer.bytes
     var header = ArchiveHeader()
