@@ -60,11 +60,13 @@ final class ParkedContainer {
     var slowKeys: [Int] = []
 }
 
-/// A scratch buffer, boxed because `ByteWriter` is noncopyable and the pool is an array.
-final class CodableScratchBuffer {
-    // Unchecked for the reason `UncheckedStateBox` gives: only the encoder's own short,
-    // non-reentrant methods touch it, and two dynamic checks per object body showed in callgrind.
-    @exclusivity(unchecked) var writer = ByteWriter(reservingCapacity: 256)
+/// A scratch buffer, boxed because `ByteWriter` is noncopyable and the pool is an array;
+/// unchecked (`UncheckedCell`) as only the encoder's own short, non-reentrant methods touch it,
+/// and two dynamic checks per object body showed in callgrind.
+final class CodableScratchBuffer: UncheckedCell<ByteWriter> {
+    init() {
+        super.init(ByteWriter(reservingCapacity: 256))
+    }
 }
 
 /// A record type named after nothing more specific: what an unused super encoder leaves.
@@ -233,8 +235,8 @@ struct CodableEncodingState: ~Copyable {
 
     mutating func switchBuffer(to buffer: Int) {
         guard buffer != active else { return }
-        swap(&engine.out, &buffers[active].writer)
-        swap(&engine.out, &buffers[buffer].writer)
+        swap(&engine.out, &buffers[active].value)
+        swap(&engine.out, &buffers[buffer].value)
         active = buffer
     }
 
@@ -246,7 +248,7 @@ struct CodableEncodingState: ~Copyable {
 
     /// Empties an inactive buffer and returns it to the pool.
     mutating func releaseBuffer(_ buffer: Int) {
-        buffers[buffer].writer.truncate(to: 0)
+        buffers[buffer].value.truncate(to: 0)
         freeBuffers.append(buffer)
     }
 
@@ -551,11 +553,11 @@ struct CodableEncodingState: ~Copyable {
         }
         switchBuffer(to: outer)
         let parentBuffer = frames[frames[frame].parent].buffer
-        let bytes = buffers[frames[frame].buffer].writer.bytes
+        let bytes = buffers[frames[frame].buffer].value.bytes
         if parentBuffer == active {
             engine.out.insert(bytes, at: frames[frame].splicePosition)
         } else {
-            buffers[parentBuffer].writer.insert(bytes, at: frames[frame].splicePosition)
+            buffers[parentBuffer].value.insert(bytes, at: frames[frame].splicePosition)
         }
         releaseBuffer(frames[frame].buffer)
         removeLastFrame()

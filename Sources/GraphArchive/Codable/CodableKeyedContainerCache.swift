@@ -81,20 +81,19 @@ struct CodableKeyedContainerCache {
 /// call, copy one reference rather than a struct of several fields through its value
 /// witnesses (callgrind: about 70 instructions a call for the copy and its destruction), and
 /// so that a coder's cache repoints a container it hands out again in place.
-class CodableKeyedContainerPlace {
-    // Unchecked for the reason `UncheckedStateBox` gives: changed only by the coder's cache,
-    // between values, when nothing else holds the container; read by its own short calls.
-    @exclusivity(unchecked) final private(set) var frame: Int
-    @exclusivity(unchecked) final private(set) var serial: Int
+///
+/// Unchecked (`UncheckedCell`): changed only by the coder's cache, between values, when nothing
+/// else holds the container; read by its own short calls.
+class CodableKeyedContainerPlace: UncheckedCell<(frame: Int, serial: Int)> {
+    final var frame: Int { value.frame }
+    final var serial: Int { value.serial }
 
     init(frame: Int, serial: Int) {
-        self.frame = frame
-        self.serial = serial
+        super.init((frame, serial))
     }
 
     /// Makes the container use `frame` from now on.
     final func point(at frame: Int, serial: Int) {
-        self.frame = frame
-        self.serial = serial
+        value = (frame, serial)
     }
 }

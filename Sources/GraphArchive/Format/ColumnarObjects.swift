@@ -30,12 +30,10 @@ enum ColumnarObjects {
     /// the block reaches ``ColumnarObjects/blockBytes``. One writer serves a whole archive, so
     /// its buffers are allocated once and reused from block to block.
     final class BlockWriter {
-        // Unchecked: every record and cell is appended to these in place, and a class's stored
-        // property borrowed `inout` is otherwise checked for exclusive access at run time each
-        // time (swift_beginAccess and its thread-local set: 11% of a zstd encode's instructions,
-        // callgrind). Only `append` and `emitBlock` touch them, never both at once.
-        @exclusivity(unchecked) private var shapeStream = ByteWriter(reservingCapacity: 1 << 12)
-        @exclusivity(unchecked) private var columns = ByteWriters()
+        // Unchecked (`UncheckedCell`): every record and cell is appended to these in place.
+        // Only `append` and `emitBlock` touch them, never both at once.
+        private let shapeStream = UncheckedCell(ByteWriter(reservingCapacity: 1 << 12))
+        private let columns = UncheckedCell(ByteWriters())
         private var blockHeader = ByteWriter(reservingCapacity: 32)
         /// Records and bytes collected for the block being built.
         private var blockRecords = 0
@@ -60,17 +58,17 @@ enum ColumnarObjects {
             // The writer's own bytes: references may point at objects not yet written.
             let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: Int.max, maximumDepth: Int.max)
             let firstColumn = ColumnarObjects.firstColumns(shapeValueCounts)
-            columns.extend(to: firstColumn[firstColumn.count - 1])
+            columns.value.extend(to: firstColumn[firstColumn.count - 1])
             var taken = 0
             try rows.withReader(in: range) { (reader: inout ByteReader) throws(GraphArchiveError) in
                 while !reader.isAtEnd {
                     let recordStart = reader.offset
                     let shape = try scanner.readShape(&reader)
-                    reader.copyPassed(from: recordStart, into: &shapeStream)
+                    reader.copyPassed(from: recordStart, into: &shapeStream.value)
                     for column in firstColumn[shape]..<firstColumn[shape + 1] {
                         let start = reader.offset
                         try scanner.skipValue(&reader)
-                        reader.copyPassed(from: start, into: &columns, at: column)
+                        reader.copyPassed(from: start, into: &columns.value, at: column)
                     }
                     taken += 1
                     blockRecords += 1
@@ -95,15 +93,15 @@ enum ColumnarObjects {
             blockHeader.writeVarint(ByteWriter.varintLength(UInt64(blockRecords)) + collectedBytes)
             blockHeader.writeVarint(blockRecords)
             try payload.write(blockHeader)
-            try payload.write(shapeStream)
-            shapeStream.truncate(to: 0)
-            for column in 0..<columns.count where columns.bytesCount(column) > 0 {
+            try payload.write(shapeStream.value)
+            shapeStream.value.truncate(to: 0)
+            for column in 0..<columns.value.count where columns.value.bytesCount(column) > 0 {
                 // Names after names, dates after dates: a zstd block of one column compresses
                 // better than one straddling two (1M grid states: 15.39 → 15.22 bytes a slot
                 // at 512 KiB blocks).
                 try payload.endBlock()
-                try columns.withWriter(column) { (cells) throws(GraphArchiveError) in try payload.write(cells) }
-                columns.empty(column)
+                try columns.value.withWriter(column) { (cells) throws(GraphArchiveError) in try payload.write(cells) }
+                columns.value.empty(column)
             }
             blockRecords = 0
             collectedBytes = 0
