@@ -42,9 +42,7 @@ enum TemporaryFileCleanup {
     private static let generation = Atomic<Int>(2)
     /// `slotCount` paths of `pathCapacity` bytes, then the handler's copy of one: allocated
     /// once, before any handler is installed, and never freed.
-    nonisolated(unsafe) private static let paths = UnsafeMutablePointer<CChar>.allocate(
-        capacity: (slotCount + 1) * pathCapacity
-    )
+    private static let paths = SignalSafePaths(slotCount: slotCount, slotCapacity: pathCapacity)
     private static let installed = Locked<Set<Int32>>([])
 
     /// Registers `path` (a temporary file being written) for removal if a signal ends the
@@ -62,8 +60,7 @@ enum TemporaryFileCleanup {
         for slot in 0..<slotCount {
             guard states[slot].compareExchange(expected: free, desired: writing, ordering: .acquiring).exchanged
             else { continue }
-            let start = paths + slot * pathCapacity
-            for (index, byte) in bytes.enumerated() { start[index] = byte }
+            paths.store(bytes, in: slot)
             let published = generation.wrappingAdd(2, ordering: .relaxed).newValue
             states[slot].store(published, ordering: .releasing)
             return slot
@@ -108,19 +105,12 @@ enum TemporaryFileCleanup {
     /// The signal handler: async-signal-safe calls only (unlink, sigaction, raise).
     private static func handle(_ signal: Int32) {
         let savedErrno = errno
-        let copy = paths + slotCount * pathCapacity
         for slot in 0..<slotCount {
             let before = states[slot].load(ordering: .acquiring)
             guard before > writing else { continue }
-            let start = paths + slot * pathCapacity
-            var index = 0
-            while index < pathCapacity - 1 && start[index] != 0 {
-                copy[index] = start[index]
-                index += 1
-            }
-            copy[index] = 0
+            paths.copyToScratch(slot)
             // Unlink only a path no save changed while it was copied.
-            if states[slot].load(ordering: .acquiring) == before { unlink(copy) }
+            if states[slot].load(ordering: .acquiring) == before { paths.unlinkScratch() }
         }
         // End the process as the signal's default action would: the signal is blocked while
         // this handler runs, so it is delivered again as soon as the handler returns.
