@@ -23,17 +23,23 @@ enum ColumnarObjects {
     /// (`BlockedPayload`); each handing over waits for the last to be done.
     static let rowBatchBytes = 128 << 10
 
+    /// The buffers a ``BlockWriter`` collects a block in: the shape stream and one per column.
+    struct BlockBuffers: ~Copyable {
+        var shapeStream = ByteWriter(reservingCapacity: 1 << 12)
+        var columns = ByteWriters()
+    }
+
     /// Cuts row-wise records into blocks (§5.6) and compresses each block once it is complete.
     ///
     /// Records arrive in batches of any size (the encoder hands over its bodies every
     /// ``ColumnarObjects/rowBatchBytes``); their cells collect in one buffer per column until
     /// the block reaches ``ColumnarObjects/blockBytes``. One writer serves a whole archive, so
     /// its buffers are allocated once and reused from block to block.
-    final class BlockWriter {
-        // Unchecked (`UncheckedCell`): every record and cell is appended to these in place.
-        // Only `append` and `emitBlock` touch them, never both at once.
-        private let shapeStream = UncheckedCell(ByteWriter(reservingCapacity: 1 << 12))
-        private let columns = UncheckedCell(ByteWriters())
+    ///
+    /// Its buffers are its unchecked ``UncheckedCell/value``, fields of the writer itself (a
+    /// cell of their own would cost a load per cell): every record and cell is appended to them
+    /// in place. Only `append` and `emitBlock` touch them, never both at once.
+    final class BlockWriter: UncheckedCell<BlockBuffers> {
         private var blockHeader = ByteWriter(reservingCapacity: 32)
         /// Records and bytes collected for the block being built.
         private var blockRecords = 0
@@ -41,7 +47,9 @@ enum ColumnarObjects {
         /// Records taken so far, over all calls.
         private(set) var recordCount = 0
 
-        init() {}
+        init() {
+            super.init(BlockBuffers())
+        }
 
         /// Takes the whole records `rows`, compressing every block they complete; returns how
         /// many records there were.
@@ -58,17 +66,17 @@ enum ColumnarObjects {
             // The writer's own bytes: references may point at objects not yet written.
             let scanner = ValueScanner(shapeValueCounts: shapeValueCounts, objectCount: Int.max, maximumDepth: Int.max)
             let firstColumn = ColumnarObjects.firstColumns(shapeValueCounts)
-            columns.value.extend(to: firstColumn[firstColumn.count - 1])
+            value.columns.extend(to: firstColumn[firstColumn.count - 1])
             var taken = 0
             try rows.withReader(in: range) { (reader: inout ByteReader) throws(GraphArchiveError) in
                 while !reader.isAtEnd {
                     let recordStart = reader.offset
                     let shape = try scanner.readShape(&reader)
-                    reader.copyPassed(from: recordStart, into: &shapeStream.value)
+                    reader.copyPassed(from: recordStart, into: &value.shapeStream)
                     for column in firstColumn[shape]..<firstColumn[shape + 1] {
                         let start = reader.offset
                         try scanner.skipValue(&reader)
-                        reader.copyPassed(from: start, into: &columns.value, at: column)
+                        reader.copyPassed(from: start, into: &value.columns, at: column)
                     }
                     taken += 1
                     blockRecords += 1
@@ -93,15 +101,15 @@ enum ColumnarObjects {
             blockHeader.writeVarint(ByteWriter.varintLength(UInt64(blockRecords)) + collectedBytes)
             blockHeader.writeVarint(blockRecords)
             try payload.write(blockHeader)
-            try payload.write(shapeStream.value)
-            shapeStream.value.truncate(to: 0)
-            for column in 0..<columns.value.count where columns.value.bytesCount(column) > 0 {
+            try payload.write(value.shapeStream)
+            value.shapeStream.truncate(to: 0)
+            for column in 0..<value.columns.count where value.columns.bytesCount(column) > 0 {
                 // Names after names, dates after dates: a zstd block of one column compresses
                 // better than one straddling two (1M grid states: 15.39 → 15.22 bytes a slot
                 // at 512 KiB blocks).
                 try payload.endBlock()
-                try columns.value.withWriter(column) { (cells) throws(GraphArchiveError) in try payload.write(cells) }
-                columns.value.empty(column)
+                try value.columns.withWriter(column) { (cells) throws(GraphArchiveError) in try payload.write(cells) }
+                value.columns.empty(column)
             }
             blockRecords = 0
             collectedBytes = 0
