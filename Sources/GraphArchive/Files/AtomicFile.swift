@@ -42,14 +42,6 @@ enum AtomicFile {
         /// Bytes written so far.
         private(set) var count = 0
 
-        /// Appends `bytes`, retrying short writes.
-        mutating func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
-            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
-                try FileDescriptorIO.writeAll(bytes, to: descriptor)
-            }
-            count += bytes.count
-        }
-
         /// Appends everything `writer` holds.
         mutating func write(_ writer: borrowing ByteWriter) throws(GraphArchiveError) {
             try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
