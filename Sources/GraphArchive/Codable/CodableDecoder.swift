@@ -8,7 +8,7 @@ final class CodableDecoder: CodableContainerSource {
     private let payload: ArchiveBytes
     let userInfo: [CodingUserInfoKey: Any]
     /// Classes that may stand where a superclass is expected, by archived name.
-    private let classes: [String: any (AnyObject & Decodable).Type]
+    private let classes: GraphTypeRegistry
 
     /// The decoding state, addressed in place (see `UncheckedStateBox` for why).
     var state: CodableDecodingState {
@@ -20,7 +20,7 @@ final class CodableDecoder: CodableContainerSource {
         loaded: LoadedArchive,
         options: GraphUnarchiver.Options,
         userInfo: [CodingUserInfoKey: Any],
-        classes: [String: any (AnyObject & Decodable).Type]
+        classes: GraphTypeRegistry
     ) throws(GraphArchiveError) {
         payload = loaded.payload
         storage = UncheckedStateBox(try CodableDecodingState(loaded: loaded, options: options))
@@ -308,7 +308,7 @@ final class CodableDecoder: CodableContainerSource {
             state.verifiedClasses[typeID] = ObjectIdentifier(T.self)
             return nil
         }
-        guard let registered = classes[name] else {
+        guard let registered = classes.decodableType(named: name) else {
             throw GraphArchiveError(
                 .typeMismatch,
                 "expected \(T.self), found an object of class \(name): "

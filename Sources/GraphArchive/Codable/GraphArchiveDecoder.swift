@@ -22,8 +22,8 @@ import Foundation
 ///   to it is decoded, with the type that reference asks for, and every later reference gets
 ///   the same instance (`===`).
 /// - **Subclasses.** A property typed as a base class may hold a subclass instance. The archive
-///   names the subclass; the decoder builds it only if it was told about it with
-///   ``register(_:forName:)``, and otherwise throws `DecodingError.typeMismatch` naming the
+///   names the subclass; the decoder builds it only if it is in ``registry`` (see
+///   ``register(_:forName:)``), and otherwise throws `DecodingError.typeMismatch` naming the
 ///   class, rather than silently building a base-class instance. The same registration reads
 ///   archives whose class was renamed.
 /// - **Cycles** are read where the type asks for the reference that closes one with
@@ -47,17 +47,28 @@ public struct GraphArchiveDecoder: Sendable {
     public var options: GraphUnarchiver.Options
     /// Passed to every value as `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
-    private var classes = CodableClassRegistry()
+    /// The classes that may be built where one of their superclasses is asked for, or under a
+    /// name they were archived by before a rename: its `Decodable` classes. The registry a
+    /// ``GraphUnarchiver`` is given serves here too, for classes that adopt both protocols.
+    public var registry: GraphTypeRegistry
 
-    public init(options: GraphUnarchiver.Options = GraphUnarchiver.Options()) {
+    public init(
+        options: GraphUnarchiver.Options = GraphUnarchiver.Options(),
+        registry: GraphTypeRegistry = GraphTypeRegistry()
+    ) {
         self.options = options
+        self.registry = registry
     }
 
     /// Lets archived objects of class `type` be built where one of its superclasses is asked
-    /// for, under its archived name (`String(describing: type)`) or `name` (for an archive
-    /// written before a rename).
+    /// for: ``GraphTypeRegistry/registerDecodable(_:forName:)`` on ``registry``.
+    ///
+    /// Without `name`, `type` is registered under its archived name (`String(describing: type)`)
+    /// and, if it adopts ``GraphCoding``, its archived name and aliases there, with the
+    /// subclasses it lists in ``GraphCoding/archivedSubclasses``. With `name`, `type` alone
+    /// is registered under `name`, for an archive written before a rename.
     public mutating func register<T: AnyObject & Decodable>(_ type: T.Type, forName name: String? = nil) {
-        classes.types[name ?? String(describing: type)] = type
+        registry.registerDecodable(type, forName: name)
     }
 
     /// Decodes the root value of archive `data` as `type`.
@@ -87,7 +98,7 @@ public struct GraphArchiveDecoder: Sendable {
     ) throws -> T {
         let decoder: CodableDecoder
         do {
-            decoder = try CodableDecoder(loaded: load(), options: options, userInfo: userInfo, classes: classes.types)
+            decoder = try CodableDecoder(loaded: load(), options: options, userInfo: userInfo, classes: registry)
         } catch {
             // The file system's errors are not about the archive's content.
             if error.code == .fileNotFound || error.code == .ioError { throw error }
@@ -99,10 +110,4 @@ public struct GraphArchiveDecoder: Sendable {
         defer { decoder.state.engine.closeInput() }
         return try decoder.decodeRoot(type)
     }
-}
-
-/// Registered classes by archived name.
-struct CodableClassRegistry: @unchecked Sendable {
-    // @unchecked: holds only metatypes and strings, copied by value, never mutated while shared.
-    var types: [String: any (AnyObject & Decodable).Type] = [:]
 }

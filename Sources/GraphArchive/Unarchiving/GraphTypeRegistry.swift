@@ -1,6 +1,7 @@
-// Sources/GraphArchive/Unarchiving/GraphTypeRegistry.swift - the types an unarchiver may create
+// Sources/GraphArchive/Unarchiving/GraphTypeRegistry.swift - the classes a decoder may create
 
-/// The classes an unarchiver is allowed to create, by archived name.
+/// The classes a decoder is allowed to create, by archived name: one registry for
+/// ``GraphUnarchiver`` and ``GraphArchiveDecoder``.
 ///
 /// Decoding creates only registered classes: a name in the archive that is not here is an
 /// `.unknownType` error, never a guess. Register under more names to read archives written by
@@ -11,10 +12,31 @@
 /// registry.register(GridState.self, forName: "UAGridState")
 /// ```
 ///
+/// Each decoder uses the registered classes it can build: ``GraphUnarchiver`` those that adopt
+/// ``GraphCoding``, ``GraphArchiveDecoder`` those that adopt `Decodable`. A class that adopts
+/// both serves both under one registration.
+///
 /// Structs need no registration: they are decoded as the type the caller asks for.
 public struct GraphTypeRegistry: @unchecked Sendable {
     // @unchecked: holds only metatypes and strings, never mutated through shared references.
-    private(set) var classes: [String: any (GraphCoding & AnyObject).Type] = [:]
+
+    /// A registered class, with the views of it each decoder builds from, cast once here.
+    struct RegisteredClass {
+        let graphCoding: (any (GraphCoding & AnyObject).Type)?
+        let decodable: (any (AnyObject & Decodable).Type)?
+
+        init(_ type: AnyObject.Type) {
+            graphCoding = type as? any (GraphCoding & AnyObject).Type
+            decodable = type as? any (AnyObject & Decodable).Type
+        }
+
+        /// The names ``GraphCoding`` archives the class under: its archived name and aliases.
+        var archivedNames: [String] {
+            graphCoding.map { [$0.archivedTypeName] + $0.archivedTypeAliases } ?? []
+        }
+    }
+
+    private(set) var classes: [String: RegisteredClass] = [:]
 
     public init() {}
 
@@ -26,24 +48,48 @@ public struct GraphTypeRegistry: @unchecked Sendable {
     /// Registers `type` under its ``GraphCoding/archivedTypeName`` and every alias, and with it
     /// the classes of its ``GraphCoding/archivedSubclasses`` (theirs too, and so on).
     public mutating func register(_ type: any GraphCoding.Type) {
-        var pending = [type]
-        var seen: Set<ObjectIdentifier> = []
-        while let next = pending.popLast() {
-            guard seen.insert(ObjectIdentifier(next)).inserted,
-                let objectType = next as? any (GraphCoding & AnyObject).Type
-            else { continue }
-            classes[next.archivedTypeName] = objectType
-            for alias in next.archivedTypeAliases {
-                classes[alias] = objectType
-            }
-            pending += next.archivedSubclasses.reversed()
-        }
+        registerHierarchy(type) { $0.graphCoding == nil ? nil : $0.archivedNames }
     }
 
     /// Registers `type` under `name` as well, for archives that call it that.
     public mutating func register(_ type: any GraphCoding.Type, forName name: String) {
-        guard let objectType = type as? any (GraphCoding & AnyObject).Type else { return }
-        classes[name] = objectType
+        guard let objectType = type as? AnyObject.Type else { return }
+        classes[name] = RegisteredClass(objectType)
+    }
+
+    /// Registers a `Decodable` class for ``GraphArchiveDecoder``, which builds it where one of
+    /// its superclasses is asked for.
+    ///
+    /// Without `name`, `type` is registered under the name ``GraphArchiveEncoder`` archives it
+    /// by (`String(describing: type)`) and, if it adopts ``GraphCoding``, under its
+    /// ``GraphCoding/archivedTypeName`` and aliases, with the `Decodable` classes of its
+    /// ``GraphCoding/archivedSubclasses`` (theirs too, and so on), as
+    /// ``register(_:)`` follows them. With `name`, `type` alone is registered under `name`, for
+    /// archives written before a rename.
+    public mutating func registerDecodable<T: AnyObject & Decodable>(_ type: T.Type, forName name: String? = nil) {
+        if let name {
+            classes[name] = RegisteredClass(type)
+            return
+        }
+        registerHierarchy(type) { registered in
+            registered.decodable.map { [String(describing: $0)] + registered.archivedNames }
+        }
+    }
+
+    /// Registers `root` and the classes of its ``GraphCoding/archivedSubclasses``, recursively,
+    /// each under the names `names` gives it; a class `names` gives none (nil) is skipped.
+    private mutating func registerHierarchy(_ root: any Any.Type, names: (RegisteredClass) -> [String]?) {
+        var pending: [any Any.Type] = [root]
+        var seen: Set<ObjectIdentifier> = []
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted, let objectType = next as? AnyObject.Type else {
+                continue
+            }
+            let registered = RegisteredClass(objectType)
+            guard let names = names(registered) else { continue }
+            for name in names { classes[name] = registered }
+            for subclass in (registered.graphCoding?.archivedSubclasses ?? []).reversed() { pending.append(subclass) }
+        }
     }
 
     /// Adds every registration of `other`.
@@ -51,13 +97,18 @@ public struct GraphTypeRegistry: @unchecked Sendable {
         classes.merge(other.classes) { _, new in new }
     }
 
-    /// The class registered for `name`.
+    /// The ``GraphCoding`` class registered for `name`.
     public func type(named name: String) -> (any GraphCoding.Type)? {
-        classes[name]
+        classes[name]?.graphCoding
     }
 
     func objectType(named name: String) -> (any (GraphCoding & AnyObject).Type)? {
-        classes[name]
+        classes[name]?.graphCoding
+    }
+
+    /// The `Decodable` class registered for `name`, for ``GraphArchiveDecoder``.
+    func decodableType(named name: String) -> (any (AnyObject & Decodable).Type)? {
+        classes[name]?.decodable
     }
 
     /// The names a class archived as `name` is looked up by, in order, as NSKeyedUnarchiver
