@@ -67,7 +67,8 @@ enum CommandLineSyntax {
           --heap STATE       the heap every timed run starts from: warm (freed memory kept by the
                              process, as in one that keeps coding graphs) or cold (given back to
                              the system first, as a process's first decode finds it) (default warm)
-          --sweep            also time gridstore at N = 10k, 100k, 1M, 10M (memory allowing)
+          --sweep            also time gridstore and its floors at N = 10k, 100k, 1M, 10M
+                     (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
           --baseline PATH    print each row against the same row of a report --json wrote
                              (Benchmarks/baseline.json: the figures docs/BENCHMARKS.md shows)

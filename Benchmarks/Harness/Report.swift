@@ -211,6 +211,8 @@ struct Growth: Codable, Sendable {
     var fromRecords: Int
     var toRecords: Int
     var exponent: Double
+    /// The floor's exponent between the same sizes, where the floor ran at both.
+    var floorExponent: Double?
 }
 
 struct WorkloadReport: Codable, Sendable {

@@ -313,8 +313,8 @@ struct Runner {
             Output.progress("\(workload.name): \(workload.summary)")
             let cases = workload.cases().filter { includes($0.group) }
             // The growth probe (N/10) runs in the same rounds as the rows at N.
-            let probeCases =
-                !settings.sweep && includes("gridstore") ? SizeGrowth(settings: settings).probeCases(entry) : []
+            let growth = SizeGrowth(settings: settings, includesFloors: includes("floors"))
+            let probeCases = !settings.sweep && includes("gridstore") ? growth.probeCases(entry) : []
             phases.setupSeconds += clock.lap()
             let measured = timer.measure(cases + probeCases, label: "\(workload.name): ", phases: &phases)
             _ = clock.lap()
@@ -352,7 +352,7 @@ struct Runner {
             )
         }
         if settings.sweep && includes("gridstore") {
-            report.sweep = SizeGrowth(settings: settings).sweep()
+            report.sweep = SizeGrowth(settings: settings, includesFloors: includes("floors")).sweep()
         }
         report.growth = SizeGrowth.exponents(report.sweep, reported: report.workloads)
         report.targets = Targets.judge(report, settings: settings)

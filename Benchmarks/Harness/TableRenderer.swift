@@ -51,7 +51,7 @@ enum TableRenderer {
             }
         }
         if !report.sweep.isEmpty {
-            text += "\n== gridstore at other sizes (no compression)\n\n" + sweep(report).render()
+            text += "\n== gridstore and its floors at other sizes (no compression)\n\n" + sweep(report).render()
         }
         if !report.targets.isEmpty {
             text +=
@@ -207,7 +207,7 @@ enum TableRenderer {
         for growth in report.growth {
             table.rows.append([
                 growth.workload, growth.operation.rawValue, "", "", "", "",
-                "time ∝ N^\(Format.decimal(growth.exponent)) from \(growth.fromRecords.grouped) to \(growth.toRecords.grouped)",
+                "time ∝ N^e: " + growth.summary,
             ])
         }
         return table

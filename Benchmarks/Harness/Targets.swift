@@ -146,9 +146,7 @@ enum Targets {
                     "\(name): \(operation.rawValue) cost linear in N (time ∝ N^e, e ≤ \(linearExponentLimit))",
                     limit: linearExponentLimit,
                     growth?.exponent,
-                    growth.map {
-                        "e = \(Format.decimal($0.exponent)) from N = \($0.fromRecords.grouped) to \($0.toRecords.grouped)"
-                    } ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
+                    growth.map(\.summary) ?? "needs gridstore at two sizes (the growth probe at N/10, or --sweep)"
                 )
             }
         }
