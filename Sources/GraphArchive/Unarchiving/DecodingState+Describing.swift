@@ -71,14 +71,18 @@ extension DecodingState {
     /// The elements of a reference array whose classes an error names at most.
     private static let describedReferences = 16
 
-    /// The archived type name of each object of `indexes`, read from its record. Error paths
-    /// only: it walks the object table from its start.
+    /// The archived type name of each object of `indexes`: from the class table for objects
+    /// built, else read from its record. Error paths only: it walks the object table from its
+    /// start.
     func objectTypeNames(of indexes: [Int]) -> [Int: String] {
-        guard objectSectionStart >= 0, !objectInputDiscarded, let last = indexes.max(),
-            last < min(objectCount, recordsRead)
-        else { return [:] }
-        let wanted = Set(indexes)
         var names: [Int: String] = [:]
+        for index in indexes where index >= 0 && index < objectClasses.count {
+            names[index] = tables.typeNames[objectClasses.typeID(of: index)]
+        }
+        let wanted = Set(indexes.filter { names[$0] == nil })
+        guard objectSectionStart >= 0, !objectInputDiscarded, let last = wanted.max(),
+            last < min(objectCount, recordsRead)
+        else { return names }
         var walker = reader
         walker.offset = objectSectionStart
         for index in 0...last {

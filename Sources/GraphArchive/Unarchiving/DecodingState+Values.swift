@@ -196,11 +196,8 @@ extension DecodingState {
             referenceBatch.append(index, offset: offset)
         }
         // The class table is read per reference too (`object(at:as:)`), another miss.
-        var classes: UInt = 0
-        for position in 0..<referenceBatch.count where referenceBatch.touchList[position] < objectClasses.count {
-            classes ^= UInt(bitPattern: objectClasses[referenceBatch.touchList[position]])
-        }
         let count = referenceBatch.count
+        let classes = objectClasses.touch(referenceBatch.touchList, count: count)
         prefetchSink ^= classes ^ objects.touch(&referenceBatch.touchList, count: count, handingOver: handingOver)
     }
 

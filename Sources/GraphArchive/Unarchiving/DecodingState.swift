@@ -42,9 +42,8 @@ struct DecodingState: ~Copyable {
     var prefetchSink: UInt = 0
     /// True once the input, lent by a one-call decode, is gone (`closeInput`).
     private(set) var isInputClosed = false
-    /// The class of each object in `objects`, so a typed lookup need not read the object itself
-    /// (on a large graph that read is a cache miss per reference).
-    var objectClasses = PlainStack<ObjectIdentifier>()
+    /// The class of each object in `objects` (see `ObjectClassTable`).
+    var objectClasses = ObjectClassTable()
     /// The object whose initializer runs (construction builds them in index order).
     var objectBeingBuilt = 0
     /// The `decodeLater` assignments waiting for objects still to be built (here rather than

@@ -287,7 +287,10 @@ public final class GraphUnarchiver {
         // What one instance of each type costs, charged before each object is built.
         let instanceCost = classes.map { $0.map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0 }
         state.objects.reserveCapacity(state.objectCount)
-        state.objectClasses.reserveCapacity(state.objectCount)
+        state.objectClasses = ObjectClassTable(
+            classes: classes.map { $0.map { ObjectIdentifier($0) } },
+            capacity: state.objectCount
+        )
         // The object section's records replace one another inside one saved level, instead of
         // a push and a pop of the container per record (perf: about 5% of decoding 1M grid-state
         // slots); while an initializer runs, the stack is as `beginRecord` would leave it.
@@ -314,7 +317,7 @@ public final class GraphUnarchiver {
             let object = try type.init(from: self)
             try state.closeRecord()
             state.objects.append(object)
-            state.objectClasses.append(ObjectIdentifier(type))
+            state.objectClasses.append(typeID: tables.shapeType[shape])
             // Those waiting for the last object run after the check for trailing bytes below.
             if state.pendingAssignments.hasWaiting(for: index) && index < state.objectCount - 1 {
                 try runPendingAssignments(waitingFor: index)

@@ -1,0 +1,92 @@
+// Sources/GraphArchive/Unarchiving/ObjectClassTable.swift - the class of each decoded object, compactly
+
+/// The class of each object an unarchiver built, so that a typed lookup need not read the
+/// object itself (on a large graph that read is a cache miss per reference).
+///
+/// Kept as the archive's type id of each object rather than its class: one byte an object when
+/// the archive has at most 256 types, four otherwise, and nothing at all when it has one
+/// object type (a chain of links, a tree of nodes), whose class every object then has. A table
+/// of `ObjectIdentifier`s took 8 bytes an object, as much again as the object table: 8 MB of a
+/// decode of a million links whose archive is 10 MB.
+struct ObjectClassTable: ~Copyable {
+    /// The class of each type id (a placeholder for value types, which no object has).
+    private let classes: [ObjectIdentifier]
+    /// Bytes per object: 0 (one object type), 1 or 4.
+    private let width: Int
+    /// The one object type's class and type id, when `width` is 0.
+    private let only: ObjectIdentifier
+    private let onlyTypeID: Int
+    private var narrow = PlainStack<UInt8>(capacity: 1)
+    private var wide = PlainStack<UInt32>(capacity: 1)
+    private(set) var count = 0
+
+    /// A table for an archive whose type ids have the classes `classes` (nil for value types
+    /// and types not registered), able to hold `capacity` objects without growing.
+    init(classes: [ObjectIdentifier?], capacity: Int) {
+        let placeholder = ObjectIdentifier(Never.self)
+        self.classes = classes.map { $0 ?? placeholder }
+        let objectTypes = classes.compactMap { $0 }
+        if objectTypes.count <= 1 {
+            width = 0
+        } else {
+            width = classes.count <= 1 << 8 ? 1 : 4
+        }
+        only = objectTypes.first ?? placeholder
+        onlyTypeID = classes.firstIndex { $0 != nil } ?? 0
+        switch width {
+        case 1: narrow.reserveCapacity(capacity)
+        case 4: wide.reserveCapacity(capacity)
+        default: break
+        }
+    }
+
+    /// An empty table, for an unarchiver that builds no objects.
+    init() {
+        self.init(classes: [], capacity: 0)
+    }
+
+    /// Adds the next object, of type id `typeID`.
+    @inline(__always)
+    mutating func append(typeID: Int) {
+        switch width {
+        case 0: break
+        case 1: narrow.append(UInt8(truncatingIfNeeded: typeID))
+        default: wide.append(UInt32(truncatingIfNeeded: typeID))
+        }
+        count += 1
+    }
+
+    /// The class of object `index` (a valid index).
+    @inline(__always)
+    subscript(index: Int) -> ObjectIdentifier {
+        switch width {
+        case 0:
+            precondition(index >= 0 && index < count, "object \(index) out of range (count \(count))")
+            return only
+        case 1: return classes[Int(narrow[index])]
+        default: return classes[Int(wide[index])]
+        }
+    }
+
+    /// The archive's type id of object `index` (a valid index).
+    func typeID(of index: Int) -> Int {
+        switch width {
+        case 0:
+            precondition(index >= 0 && index < count, "object \(index) out of range (count \(count))")
+            return onlyTypeID
+        case 1: return Int(narrow[index])
+        default: return Int(wide[index])
+        }
+    }
+
+    /// Reads the entries of the objects at `indexes[..<count]` (below `self.count`) so that
+    /// they are in cache when looked up; returns a value the caller keeps, so the loads stay.
+    func touch(_ indexes: [Int], count: Int) -> UInt {
+        guard width != 0 else { return 0 }
+        var sink: UInt = 0
+        for position in 0..<min(count, indexes.count) where indexes[position] >= 0 && indexes[position] < self.count {
+            sink ^= width == 1 ? UInt(narrow[indexes[position]]) : UInt(wide[indexes[position]])
+        }
+        return sink
+    }
+}
