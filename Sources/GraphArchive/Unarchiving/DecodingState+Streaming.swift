@@ -10,8 +10,8 @@ extension DecodingState {
         recordsRead = 0
     }
 
-    /// Keeps the input from `offset` on until the end of decoding: a deferred value there is
-    /// read after construction has moved on.
+    /// Keeps the input from `offset` on until the end of decoding: a deferred value there (one
+    /// not copied, see `decodeLater`) is read after construction has moved on.
     @inline(__always)
     mutating func keepsInput(from offset: Int) {
         if offset < inputKeptFrom { inputKeptFrom = offset }

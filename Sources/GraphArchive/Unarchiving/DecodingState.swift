@@ -86,7 +86,8 @@ struct DecodingState: ~Copyable {
     /// The payload, while it is given back as construction passes it (a large file read as it
     /// is decoded, or a large decompressed payload); nil for one held whole or lent.
     var input: PayloadWindow?
-    /// Input before this offset is kept for values read later (deferred assignments).
+    /// Input from this offset on is kept for values read later (deferred assignments other
+    /// than nil and single references, which are copied).
     var inputKeptFrom = Int.max
     /// True once input bytes of objects were given back (error paths cannot walk them).
     var objectInputDiscarded = false

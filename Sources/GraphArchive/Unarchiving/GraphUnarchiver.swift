@@ -344,7 +344,7 @@ public final class GraphUnarchiver {
         let wasConstructing = isConstructing
         isConstructing = false
         while let entry = state.pendingAssignments.next(waitingFor: object) {
-            try entry.assignment.run(self, at: entry.offset, place: entry.place)
+            try entry.assignment.run(self, at: entry.offset, copy: entry.copy, place: entry.place)
             state.memory.release(MemoryBudget.deferredAssignment)
         }
         isConstructing = wasConstructing
@@ -461,7 +461,6 @@ public final class GraphUnarchiver {
         }
         let offset = state.reader.offset
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
-        state.keepsInput(from: offset)
         let place = DeferredPlace(
             shape: state.container.shape,
             key: state.container.current,
@@ -476,16 +475,43 @@ public final class GraphUnarchiver {
             state.pendingAssignments.prepare(objectCount: state.objectCount)
         }
         let (awaited, end) = objectAwaited(byValueAt: offset)
-        if let end {
+        // Nil or one reference is copied, so that the payload need not be kept for it
+        // (a streamed one is given back as construction passes it); any other value is read
+        // where it is, and the payload is kept from there on.
+        let copy = end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
+        if let end, copy != nil {
             state.reader.offset = end
         } else {
+            state.keepsInput(from: offset)
             try state.scanner.skipValue(&state.reader, depth: state.stack.count)
         }
         state.finishValue()
         state.pendingAssignments.add(
             after: awaited,
-            .init(assignment: DeferredRead(assign: assign), offset: offset, place: place)
+            .init(assignment: DeferredRead(assign: assign), offset: offset, copy: copy ?? CopiedValue(), place: place)
         )
+    }
+
+    /// Reads a deferred value with `read`: at `offset` in the payload, or from `copy`, the
+    /// value's bytes copied from there, when it holds any (errors then give their offsets in
+    /// the payload, as if read there).
+    func readDeferred<Value>(at offset: Int, copy: CopiedValue, _ read: () throws -> Value) throws -> Value {
+        guard !copy.isEmpty else {
+            state.reader.offset = offset
+            return try read()
+        }
+        let payloadReader = state.reader
+        defer { state.reader = payloadReader }
+        do {
+            return try copy.withReader { reader in
+                state.reader = reader
+                defer { state.reader = payloadReader }
+                return try read()
+            }
+        } catch var error as GraphArchiveError {
+            error.offset = error.offset.map { $0 + offset }
+            throw error
+        }
     }
 
     // MARK: - Plumbing called by the GraphValue conformances

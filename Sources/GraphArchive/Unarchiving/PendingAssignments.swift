@@ -8,11 +8,10 @@
 struct DeferredRead<T: GraphValue>: DeferredAssignment {
     let assign: (T) throws -> Void
 
-    func run(_ unarchiver: GraphUnarchiver, at offset: Int, place: DeferredPlace) throws {
-        unarchiver.state.reader.offset = offset
+    func run(_ unarchiver: GraphUnarchiver, at offset: Int, copy: CopiedValue, place: DeferredPlace) throws {
         let value: T
         do {
-            value = try T._decodeGraphValue(from: unarchiver)
+            value = try unarchiver.readDeferred(at: offset, copy: copy) { try T._decodeGraphValue(from: unarchiver) }
         } catch var error as GraphArchiveError {
             error.keyPath = unarchiver.state.recordPath(shape: place.shape, objectIndex: place.object, key: place.key)
             throw error
@@ -23,7 +22,7 @@ struct DeferredRead<T: GraphValue>: DeferredAssignment {
 
 /// What a queued `decodeLater` request does once its objects exist (see ``DeferredRead``).
 protocol DeferredAssignment {
-    func run(_ unarchiver: GraphUnarchiver, at offset: Int, place: DeferredPlace) throws
+    func run(_ unarchiver: GraphUnarchiver, at offset: Int, copy: CopiedValue, place: DeferredPlace) throws
 }
 
 /// Where a deferred value sits, kept as three numbers: the key path is built only for an error.
@@ -44,10 +43,13 @@ struct DeferredPlace {
 /// One queue per object, of assignments in slots reused as they run: adding and taking one
 /// are a few array accesses, and nothing moves but into and out of its slot.
 struct PendingAssignments {
-    /// One waiting request: what runs, and where its value is.
+    /// One waiting request: what runs, and where its value is: at `offset` in the payload, or
+    /// when `copy` holds bytes, those bytes, copied from there (nil and single references,
+    /// which then need not keep the payload until the assignment runs).
     struct Entry {
         var assignment: any DeferredAssignment
         var offset: Int
+        var copy: CopiedValue
         var place: DeferredPlace
     }
 

@@ -112,3 +112,50 @@ struct DeferredAssignmentTimingTests {
         #expect(a.laterSiblings.count == 1 && a.laterSiblings[0] === b && b.laterSiblings.isEmpty)
     }
 }
+
+/// A note whose `link`, nil or a reference to an earlier note, is read as an `Int?`: directly, or
+/// deferred (then from a copy of its bytes).
+private final class MisreadLink: GraphCoding {
+    static let deferred = TaskLocalFlag()
+    var link: MisreadLink?
+    init(link: MisreadLink?) { self.link = link }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(link, forKey: "link")
+    }
+
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
+        if Self.deferred.isSet {
+            try unarchiver.decodeLater(Int?.self, forKey: "link") { _ in }
+        } else {
+            _ = try unarchiver.decode(Int?.self, forKey: "link")
+        }
+    }
+}
+
+/// A flag set for the decodes inside `set(_:)`.
+final class TaskLocalFlag: Sendable {
+    @TaskLocal private static var value = false
+    var isSet: Bool { Self.value }
+    func set<R>(_ body: () throws -> R) rethrows -> R { try Self.$value.withValue(true, operation: body) }
+}
+
+@Suite("Deferred values read from a copy")
+struct DeferredCopyTests {
+    /// A deferred reference is read from a copy of its bytes; an error in it names the object
+    /// and gives the offset in the payload, as the same value read directly does.
+    @Test func errorsInACopiedValueMatchTheValueReadInPlace() throws {
+        let first = MisreadLink(link: nil)
+        let data = try GraphArchiver.archivedData(withRootObject: [MisreadLink(link: first), first])
+        let direct = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, from: data) }
+        let deferred = MisreadLink.deferred.set {
+            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, from: data) }
+        }
+        #expect(direct?.code == .typeMismatch)
+        #expect(direct?.message.hasSuffix("found a MisreadLink object (#0)") == true, "\(String(describing: direct))")
+        #expect(deferred?.code == direct?.code)
+        #expect(deferred?.message == direct?.message)
+        #expect(deferred?.offset != nil && deferred?.offset == direct?.offset)
+        #expect(deferred?.keyPath == ["MisreadLink#1", "link"])
+    }
+}

@@ -46,6 +46,26 @@ private final class RingBulk: GraphCoding {
     }
 }
 
+/// A ring of padded objects linked forwards by one back link each, the way trees link to their
+/// parents: nil or one reference, which a deferred assignment copies rather than keeping the
+/// file from there on.
+private final class LinkBulk: GraphCoding {
+    let id: Int
+    var next: LinkBulk?
+    init(id: Int) { self.id = id }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(id, forKey: "id")
+        try archiver.encode([UInt8](repeating: 7, count: Bulk.padding), forKey: "padding")
+        try archiver.encodeLater(next, forKey: "next")
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        id = try unarchiver.decode(Int.self, forKey: "id")
+        try unarchiver.decodeLater(LinkBulk?.self, forKey: "next") { [unowned self] in self.next = $0 }
+    }
+}
+
 /// An uncompressed archive file large enough to be read as it is decoded.
 private let bulkCount = 2_500
 private let bulkArchive: Data = {
@@ -144,6 +164,24 @@ struct StreamedLoadTests {
             try bulkArchive.write(to: URL(fileURLWithPath: path))
             let error = archiveError { _ = try loadBulk(path, options: options) }
             #expect(error?.code == .limitExceeded)
+        }
+    }
+
+    /// Deferred single references do not keep the file: a ring linked by them loads within a
+    /// budget of half the file, as an archive without back links does.
+    @Test func deferredReferencesDoNotKeepTheFile() throws {
+        let ring = (0..<bulkCount).map(LinkBulk.init(id:))
+        for (index, node) in ring.enumerated() { node.next = ring[(index + 1) % ring.count] }
+        let archive = try GraphArchiver.archivedData(withRootObject: ring)
+        #expect(archive.count >= PayloadWindow.minimumSize)
+        var options = GraphUnarchiver.Options()
+        options.maximumMemoryBytes = archive.count / 2
+        try withTemporaryFolder { folder in
+            let path = folder + "/links.gridstore"
+            try archive.write(to: URL(fileURLWithPath: path))
+            let loaded = try GraphUnarchiver.unarchivedObject(ofType: [LinkBulk].self, fromFile: path, options: options)
+            #expect(loaded.map(\.id) == Array(0..<bulkCount))
+            #expect(loaded.indices.allSatisfy { loaded[$0].next === loaded[($0 + 1) % bulkCount] })
         }
     }
 
