@@ -100,6 +100,11 @@ struct EncodingState: ~Copyable {
     /// False once bodies can no longer be read in table order (FORMAT.md §5.4): a body refers
     /// to an object not written before it, or bodies were written out of index order.
     private(set) var inConstructionOrder = true
+    /// True while every reference a body made points to an object numbered after the body's
+    /// own (a chain, a tree without back links): the reverse of the numbering is then a
+    /// construction order, which `ObjectOrdering` takes without working one out. (Settable so
+    /// that tests can compare with the general ordering.)
+    var bodyReferencesPointForward = true
     /// Once out of construction order, the reordering pass needs every body's start: those
     /// from body `firstTrackedBody` on are recorded in `trackedBodyStarts` as they are written,
     /// the earlier ones are found by scanning (-1: none recorded yet). Deep graphs leave the
@@ -395,6 +400,7 @@ struct EncodingState: ~Copyable {
             // Even a back link leaves the order here: the body could otherwise go into a block
             // (numbers fixed) before the reordering renumbers its target.
             if index >= currentObject { leaveConstructionOrder() }
+            if index <= currentObject { bodyReferencesPointForward = false }
         }
         return index
     }

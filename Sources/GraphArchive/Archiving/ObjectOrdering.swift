@@ -6,7 +6,9 @@
 /// Bodies are written in discovery order, which is already such an order for flat collections
 /// (the common case, which skips this pass). Deeper graphs, cycles and conditional references
 /// come here: the order is worked out from the references bodies made (no recursion), then
-/// every body is copied once with its references translated.
+/// every body is copied once with its references translated. Graphs whose bodies refer only to
+/// objects met after them (chains, trees without back links) need no working out: their order
+/// is the reverse of the numbering.
 ///
 /// Bodies already compressed into blocks (`bodiesInBlocks`, FORMAT.md §5.6) keep their numbers:
 /// they were in construction order, so each refers only to bodies before it, all of which have
@@ -32,9 +34,10 @@ enum ObjectOrdering {
             objectCount: count,
             maximumDepth: Int.max
         )
-        // Each body's object, edges and start: recorded from the first body out of order on,
-        // found by scanning before it (the bodies after the fixed ones lie in written order
-        // from offset 0).
+        if state.bodyReferencesPointForward && state.bodyOwner.isEmpty && state.bodyCount == count {
+            return try reverse(state: state, top: top, objects: objects, scanner: scanner)
+        }
+        // Each body's object, edges and start (see `bodyStarts`).
         var bodyStart = [Int](repeating: -1, count: count)
         var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
         var bodyOwners: [Int] = []
@@ -44,15 +47,8 @@ enum ObjectOrdering {
             bodyOwners.append(owner)
             edgeRange[owner] = state.edgeRange(ofBody: position)
         }
-        let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
-        try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
-            for position in fixed..<firstTracked {
-                bodyStart[bodyOwners[position - fixed]] = reader.offset
-                try scanner.skipRecord(&reader, depth: 0)
-            }
-        }
-        for (position, start) in zip(firstTracked..., state.trackedBodyStarts) {
-            bodyStart[bodyOwners[position - fixed]] = start
+        for (owner, start) in zip(bodyOwners, try bodyStarts(state: state, objects: objects, scanner: scanner)) {
+            bodyStart[owner] = start
         }
 
         var isNode = [Bool](repeating: false, count: count)
@@ -74,7 +70,7 @@ enum ObjectOrdering {
             // Bodies lie back to back in written order: each ends where the next one starts.
             var bodyEnd = [Int](repeating: objects.count, count: count)
             for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
-            let copier = BodyCopier(edges: state.edges, places: places, newIndex: newIndex)
+            let copier = BodyCopier(edges: state.edges, places: places, mapping: Reordering(newIndex: newIndex))
             for object in order {
                 bodyReferences += copier.copy(
                     bodyStart[object]..<bodyEnd[object],
@@ -93,28 +89,133 @@ enum ObjectOrdering {
                 into: &newObjects
             )
         }
+        return try result(
+            objects: newObjects,
+            count: fixed + order.count,
+            bodyReferences: bodyReferences,
+            top: top,
+            state: state,
+            scanner: scanner,
+            mapping: Reordering(newIndex: newIndex)
+        )
+    }
+
+    /// The ordered payload of `objects`, bodies copied in their new order holding
+    /// `bodyReferences` references, and of the top section `top`, copied through `mapping`.
+    private static func result<Mapping: ObjectIndexMapping>(
+        objects: consuming ByteWriter,
+        count: Int,
+        bodyReferences: Int,
+        top: borrowing ByteWriter,
+        state: borrowing EncodingState,
+        scanner: ValueScanner,
+        mapping: Mapping
+    ) throws(GraphArchiveError) -> Result {
         var topReferences = 0
         let newTop = try Translator.copyTopSection(
             top,
             count: state.topCount,
             scanner: scanner,
-            mapping: Reordering(newIndex: newIndex),
+            mapping: mapping,
             references: &topReferences
         )
         return Result(
             top: newTop,
-            objects: newObjects,
-            objectCount: fixed + order.count,
+            objects: objects,
+            objectCount: count,
             referenceCount: bodyReferences + topReferences
         )
     }
 
+    /// The construction order of a graph whose bodies refer only to objects numbered after
+    /// their own, every one with a body written in index order (a chain, a tree without back
+    /// links): the bodies after the fixed ones (`bodiesInBlocks`, which then refer to nothing)
+    /// last to first. No reference points forward in it, and no order needs working out: each
+    /// body is copied once, its references renumbered.
+    private static func reverse(
+        state: borrowing EncodingState,
+        top: borrowing ByteWriter,
+        objects: borrowing ByteWriter,
+        scanner: ValueScanner
+    ) throws(GraphArchiveError) -> Result {
+        let fixed = state.bodiesInBlocks
+        let mapping = Reversal(fixed: fixed, count: state.bodyCount)
+        let starts = try bodyStarts(state: state, objects: objects, scanner: scanner)
+        var newObjects = ByteWriter(reservingCapacity: objects.count)
+        var bodyReferences = 0
+        if let places = state.edgePlaces {
+            let copier = BodyCopier(edges: state.edges, places: places, mapping: mapping)
+            var end = objects.count
+            for position in (fixed..<state.bodyCount).reversed() {
+                let start = starts[position - fixed]
+                bodyReferences += copier.copy(
+                    start..<end,
+                    references: state.edgeRange(ofBody: position),
+                    of: objects,
+                    into: &newObjects
+                )
+                end = start
+            }
+        } else {
+            // Bodies are indexed by object here, which is their position (written in order).
+            bodyReferences = try Translator.copyBodies(
+                Array((fixed..<state.bodyCount).reversed()),
+                at: [Int](repeating: 0, count: fixed) + starts,
+                of: objects,
+                scanner: scanner,
+                mapping: mapping,
+                into: &newObjects
+            )
+        }
+        return try result(
+            objects: newObjects,
+            count: state.bodyCount,
+            bodyReferences: bodyReferences,
+            top: top,
+            state: state,
+            scanner: scanner,
+            mapping: mapping
+        )
+    }
+
+    /// Where each body after the fixed ones starts in `objects`, in written order (they lie
+    /// there back to back from offset 0): recorded from the first body out of construction
+    /// order on, found by scanning before it.
+    private static func bodyStarts(
+        state: borrowing EncodingState,
+        objects: borrowing ByteWriter,
+        scanner: ValueScanner
+    ) throws(GraphArchiveError) -> [Int] {
+        let fixed = state.bodiesInBlocks
+        let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
+        guard firstTracked > fixed else { return state.trackedBodyStarts }
+        var starts: [Int] = []
+        starts.reserveCapacity(state.bodyCount - fixed)
+        try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
+            for _ in fixed..<firstTracked {
+                starts.append(reader.offset)
+                try scanner.skipRecord(&reader, depth: 0)
+            }
+        }
+        starts.append(contentsOf: state.trackedBodyStarts)
+        return starts
+    }
+
+    /// Numbers the objects from `fixed` on last to first (see ``reverse(state:top:objects:scanner:)``).
+    struct Reversal: ObjectIndexMapping {
+        let fixed: Int
+        let count: Int
+
+        @inline(__always)
+        func newIndex(of old: Int) -> Int { old < fixed ? old : count - 1 - old + fixed }
+    }
+
     /// Copies bodies, renumbering their references where the encoder noted them
     /// (``ReferencePlace``): the bytes between references are copied as they are, unread.
-    struct BodyCopier {
+    struct BodyCopier<Mapping: ObjectIndexMapping> {
         let edges: [Int]
         let places: [ReferencePlace]
-        let newIndex: [Int]
+        let mapping: Mapping
 
         /// Copies the body at `body` of `objects`, whose references are `edges[references]`,
         /// and returns how many references it holds now (one without a body, a
@@ -132,7 +233,7 @@ enum ObjectOrdering {
                 let place = places[edge]
                 let start = body.lowerBound + place.offset
                 writer.writeBytes(of: objects, in: copied..<start)
-                let index = newIndex[ReferenceGraph.target(of: edges[edge])]
+                let index = mapping.newIndex(of: ReferenceGraph.target(of: edges[edge]))
                 switch place.kind {
                 case .tagged:
                     copied = objects.endOfVarint(at: start + 1)
@@ -168,6 +269,7 @@ enum ObjectOrdering {
     struct Reordering: ObjectIndexMapping {
         let newIndex: [Int]
 
+        @inline(__always)
         func newIndex(of old: Int) -> Int { newIndex[old] }
     }
 
