@@ -310,11 +310,7 @@ public final class ArchiveGraph {
     {
         switch source {
         case .native(let native):
-            try native.forEachRecord { (id, shape, start, reader) throws(GraphArchiveError) in
-                try visitor.beginObject(id: id, classIndex: native.tables.shapeType[shape])
-                try native.visitFields(of: id, shape: shape, reader: &reader, &visitor)
-                try visitor.endObject(storedBytes: reader.offset - start)
-            }
+            try native.visitObjects(&visitor)
         case .keyed(var keyed):
             source = .moving
             defer { source = .keyed(keyed) }

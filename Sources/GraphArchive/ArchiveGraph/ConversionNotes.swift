@@ -145,7 +145,7 @@ struct ConversionNotes {
 
     /// Whether `object` has notes at all (most objects have none: a quick test first).
     func hasNotes(object: Int) -> Bool {
-        fields[object] != nil
+        !fields.isEmpty && fields[object] != nil
     }
 
     /// The notes as the value of a `$keyedArchive` entry.

@@ -50,6 +50,10 @@ protocol GraphVisitor {
     mutating func float(_ value: Float, _ form: ValueForm) throws(GraphArchiveError)
     mutating func double(_ value: Double, _ form: ValueForm) throws(GraphArchiveError)
     mutating func string(_ value: String, _ form: ValueForm) throws(GraphArchiveError)
+    /// A string as it is stored: `count` bytes of UTF-8, unchecked, at `reader`'s position. The
+    /// default reads them (throwing `.invalidUTF8` or `.truncated`) and calls
+    /// ``string(_:_:)``; a visitor that copies bytes can take them as they are.
+    mutating func string(utf8 reader: ByteReader, count: Int, _ form: ValueForm) throws(GraphArchiveError)
     mutating func data(_ value: [UInt8], _ form: ValueForm) throws(GraphArchiveError)
     /// Seconds since 2001-01-01.
     mutating func date(_ seconds: Double, _ form: ValueForm) throws(GraphArchiveError)
@@ -60,6 +64,13 @@ protocol GraphVisitor {
     mutating func endDictionary() throws(GraphArchiveError)
     mutating func beginRecord(typeName: String, fieldCount: Int, _ form: ValueForm) throws(GraphArchiveError)
     mutating func endRecord() throws(GraphArchiveError)
+}
+
+extension GraphVisitor {
+    mutating func string(utf8 reader: ByteReader, count: Int, _ form: ValueForm) throws(GraphArchiveError) {
+        var reader = reader
+        try string(reader.readString(count: count), form)
+    }
 }
 
 /// Bounds the work of walking values that a keyed archive shares: a string or an array stored

@@ -151,15 +151,37 @@ struct NativeGraphSource {
         reader: inout ByteReader,
         _ visitor: inout V
     ) throws(GraphArchiveError) {
+        var emitter = Emitter(source: self, visitor: consume visitor)
+        defer { visitor = emitter.visitor }
+        try visitFields(of: id, shape: shape, reader: &reader, &emitter)
+    }
+
+    /// Walks every object in stored order: `beginObject`, its fields, `endObject`. One emitter
+    /// serves the whole walk (making one copies this source, a dozen references).
+    func visitObjects<V: GraphObjectVisitor>(_ visitor: inout V) throws(GraphArchiveError) {
+        var emitter = Emitter(source: self, visitor: consume visitor)
+        defer { visitor = emitter.visitor }
+        try forEachRecord { (id, shape, start, reader) throws(GraphArchiveError) in
+            try emitter.visitor.beginObject(id: id, classIndex: tables.shapeType[shape])
+            try visitFields(of: id, shape: shape, reader: &reader, &emitter)
+            try emitter.visitor.endObject(storedBytes: reader.offset - start)
+        }
+    }
+
+    private func visitFields<V: GraphVisitor>(
+        of id: Int,
+        shape: Int,
+        reader: inout ByteReader,
+        _ emitter: inout Emitter<V>
+    ) throws(GraphArchiveError) {
         let start = tables.shapeKeyStart[shape]
         let hasNotes = notes.hasNotes(object: id)
-        var path: [Int] = []
         for position in 0..<tables.shapeKeyCount[shape] {
             let keyID = tables.shapeKeyIDs[start + position]
             let key = tables.keys[keyID]
-            try visitor.field(key, keyID: keyID)
-            var fieldNotes = hasNotes ? notes.notes(object: id, key: key) ?? FieldNotes() : FieldNotes()
-            try emit(&reader, depth: 0, &visitor, notes: &fieldNotes, path: &path)
+            try emitter.visitor.field(key, keyID: keyID)
+            emitter.notes = hasNotes ? notes.notes(object: id, key: key) ?? FieldNotes() : FieldNotes()
+            try scanner.walkValue(&reader, depth: 0, &emitter)
         }
     }
 
@@ -203,8 +225,10 @@ struct NativeGraphSource {
     private struct Emitter<V: GraphVisitor>: TaggedValueVisitor {
         let source: NativeGraphSource
         var visitor: V
-        let notes: FieldNotes
-        var path: [Int]
+        /// The notes of the field being walked, and where the walk is in its value (kept
+        /// only while there are notes; empty between fields).
+        var notes = FieldNotes()
+        var path: [Int] = []
 
         /// The notes of the value at `path`.
         private var note: NoteForm { notes.isEmpty ? NoteForm() : notes.form(at: path) ?? NoteForm() }
@@ -224,7 +248,7 @@ struct NativeGraphSource {
             case .date(let seconds): try visitor.date(seconds, form)
             case .string(let count):
                 try source.checkLength(count, at: start, what: "string")
-                try visitor.string(try reader.readString(count: count), form)
+                try visitor.string(utf8: reader, count: count, form)
             case .bytes(let count):
                 try source.checkLength(count, at: start, what: "byte string")
                 let bytes = try reader.readBytes(count: count)

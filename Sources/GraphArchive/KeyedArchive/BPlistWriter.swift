@@ -20,7 +20,8 @@ struct BPlistWriter: ~Copyable {
     /// References of containers being built.
     private var pending: [Int] = []
 
-    private var strings: [String: Int] = [:]
+    /// The ASCII strings stored, by their bytes in `scalars`.
+    private var strings = ByteStringTable()
     private var integers: [Int64: Int] = [:]
     private var reals: [UInt64: Int] = [:]
     private var uids: [Int] = []
@@ -31,25 +32,40 @@ struct BPlistWriter: ~Copyable {
     // MARK: - Scalars
 
     /// A string object. ASCII strings are stored once each; others every time, since the
-    /// table is keyed by `String`, whose `==` also matches canonically equivalent strings ("é"
-    /// and "e" + U+0301, "K" and the Kelvin sign), which must keep their own bytes. (An ASCII
-    /// string is equivalent to no other ASCII string, and non-ASCII ones never enter the table.)
+    /// equality that matters for them is canonical equivalence ("é" and "e" + U+0301, "K" and
+    /// the Kelvin sign are equal `String`s), and each must keep its own bytes. (An ASCII string
+    /// is equivalent to no other ASCII string.)
     mutating func string(_ value: String) -> Int {
         // Only ASCII has as many UTF-16 units as UTF-8 bytes (any other scalar takes more
         // bytes than units), and an ASCII string knows its UTF-16 count without a pass.
-        guard value.utf8.count == value.utf16.count else {
+        let count = value.utf8.count
+        guard count == value.utf16.count else {
             let id = beginScalar()
             Self.writeHeader(BPlistMarker.utf16String, count: value.utf16.count, into: &scalars)
             for unit in value.utf16 { scalars.writeBigEndian(UInt64(unit), width: 2) }
             return id
         }
-        // One lookup, which also inserts a new string under the id it is about to get.
-        let next = locations.count
-        let id = Self.value(&strings[value, default: next])
-        guard id == next else { return id }
-        _ = beginScalar()
-        Self.writeHeader(BPlistMarker.asciiString, count: value.utf8.count, into: &scalars)
+        if let id = ByteReader.withUTF8(of: value, { asciiString($0, count: count) }) { return id }
+        // Not reached (the bytes are ASCII and all there); stored without the table.
+        let id = beginScalar()
+        Self.writeHeader(BPlistMarker.asciiString, count: count, into: &scalars)
         scalars.writeUTF8(value)
+        return id
+    }
+
+    /// The string object of the `count` bytes at `reader`'s position if they are ASCII (stored
+    /// once each), else nil: the caller reads them as UTF-8 and writes them with
+    /// ``string(_:)``. Nil too if fewer than `count` bytes are left.
+    mutating func asciiString(_ reader: ByteReader, count: Int) -> Int? {
+        guard let (hash, isASCII) = ByteStringTable.fingerprint(reader, count: count), isASCII else { return nil }
+        if let id = strings.id(of: reader, count: count, hash: hash, in: scalars) { return id }
+        var end = reader
+        guard (try? end.skip(count)) != nil else { return nil }
+        let id = beginScalar()
+        Self.writeHeader(BPlistMarker.asciiString, count: count, into: &scalars)
+        let offset = scalars.count
+        end.copyPassed(from: reader.offset, into: &scalars)
+        strings.insert(id: id, hash: hash, offset: offset, count: count)
         return id
     }
 
@@ -159,6 +175,12 @@ struct BPlistWriter: ~Copyable {
 
     mutating func push(_ reference: Int) {
         pending.append(reference)
+    }
+
+    /// Takes the references pushed since `start` off the stack.
+    mutating func popReferences(from start: Int) -> [Int] {
+        defer { pending.removeSubrange(start...) }
+        return Array(pending[start...])
     }
 
     /// Closes an array of the references pushed since `start`.

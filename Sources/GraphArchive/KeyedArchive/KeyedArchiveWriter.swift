@@ -16,70 +16,10 @@
 // `$classes` each class had; those win over the defaults, so such an archive is written back as
 // it was (FORMAT.md §12 carries them through a gridstore archive).
 
-/// Writes one graph as a keyed archive, from visitor events. (A class: it holds the
-/// noncopyable property list writer.)
-final class KeyedArchiveWriter: GraphObjectVisitor {
-    /// Where values go: an object's, a record's or the top level's dictionary (keys and values
-    /// on the property list writer's stack), or an array's or dictionary's elements.
-    private enum Context {
-        case fields(start: Int)
-        case array(elements: [Int], form: ValueForm)
-        case dictionary(keys: [Int], values: [Int], form: ValueForm)
-        case record(start: Int, uid: Int, className: String)
-    }
-
-    private var plist = BPlistWriter()
-    private let classes: [ArchiveGraph.GraphClass]
-    private let classNames: [String: String]
-    /// The archived names of each class's archivable superclasses, nearest first, by archived
-    /// type name (what the archiver saw of the class hierarchy).
-    private let superclasses: [String: [String]]
-    /// The `$classes` list of each class name the graph knows (nil: the class lists none).
-    private let listedChains: [String: [String]?]
-    /// `$objects`: the property list object of each UID; -1 until an entry is finished.
-    private var entries: [Int]
-    /// Per object id: its UID.
-    private var objectUIDs: [Int32]
-    /// The UID of each scalar already in `$objects`, by property list object, or -1.
-    private var scalarUIDs: [Int] = []
-    /// The UID of each class definition, by class name.
-    private var classUIDs: [String: Int] = [:]
-    /// The property list string of each key, by the source's key id, or -1.
-    private var keyStrings: [Int] = []
-    private var classKey = -1
-    private var contexts: [Context] = []
-    private var currentObject = (uid: 0, classIndex: 0)
-
-    /// Foundation's classes as NSKeyedArchiver lists them, for the instances written here.
-    private static let foundationChains: [String: [String]] = [
-        "NSArray": ["NSArray", "NSObject"], "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"],
-        "NSDictionary": ["NSDictionary", "NSObject"],
-        "NSMutableDictionary": ["NSMutableDictionary", "NSDictionary", "NSObject"],
-        "NSString": ["NSString", "NSObject"], "NSMutableString": ["NSMutableString", "NSString", "NSObject"],
-        "NSData": ["NSData", "NSObject"], "NSMutableData": ["NSMutableData", "NSData", "NSObject"],
-        "NSDate": ["NSDate", "NSObject"], "NSNull": ["NSNull", "NSObject"],
-    ]
-
-    private init(graph: ArchiveGraph, classNames: [String: String], superclasses: [String: [String]]) {
-        classes = graph.classes
-        self.classNames = classNames
-        self.superclasses = superclasses
-        var chains: [String: [String]?] = [:]
-        for graphClass in graph.classes {
-            if let listed = graphClass.listedClasses { chains[graphClass.name] = listed }
-        }
-        listedChains = chains
-        objectUIDs = Array(repeating: -1, count: graph.objectIDLimit)
-        entries = [-1]
-        for (position, id) in graph.objectIDs.enumerated() {
-            objectUIDs[id] = Int32(truncatingIfNeeded: 1 + position)
-            entries.append(-1)
-        }
-        // Records hold a string or number or two each, most of them distinct: a guess, kept to
-        // a share of the archive's size so that a large object count cannot make it large.
-        plist.reserveScalars(min(2 * graph.objectCount, graph.archiveBytes / 16))
-    }
-
+/// Writes one graph as a keyed archive, from visitor events: a class that forwards each event
+/// to the ``KeyedArchiveBuilder`` it holds, reached with no run-time exclusivity check (see
+/// ``UncheckedCell``; a class's stored `var`s would pay one on every access, several per value).
+final class KeyedArchiveWriter: UncheckedCell<KeyedArchiveBuilder>, GraphObjectVisitor {
     /// The keyed archive (binary property list bytes) holding what gridstore archive `bytes` holds.
     ///
     /// - Parameters:
@@ -116,19 +56,133 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         classNames: [String: String],
         superclasses: [String: [String]] = [:]
     ) throws(GraphArchiveError) -> ByteWriter {
-        try KeyedArchiveWriter(graph: graph, classNames: classNames, superclasses: superclasses).write(graph)
+        var writer = KeyedArchiveWriter(
+            KeyedArchiveBuilder(graph: graph, classNames: classNames, superclasses: superclasses)
+        )
+        var budget = graph.walkBudget()
+        writer.value.beginTopLevel()
+        for position in graph.topLevelKeys.indices { try graph.walkTopEntry(position, &writer, budget: &budget) }
+        writer.value.endTopLevel()
+        try graph.walkObjects(&writer, budget: &budget)
+        return writer.value.finish()
     }
 
-    private func write(_ graph: ArchiveGraph) throws(GraphArchiveError) -> ByteWriter {
-        var visitor = self
+    func beginObject(id: Int, classIndex: Int) { value.beginObject(id: id, classIndex: classIndex) }
+    func endObject(storedBytes: Int) { value.endObject() }
+    func field(_ key: String, keyID: Int) { value.field(key, keyID: keyID) }
+    func null(_ form: ValueForm) throws(GraphArchiveError) { try value.null(form) }
+    func bool(_ value: Bool, _ form: ValueForm) { self.value.bool(value, form) }
+    func integer(_ value: Int64, _ form: ValueForm) { self.value.integer(value, form) }
+    func unsignedInteger(_ value: UInt64, _ form: ValueForm) { self.value.unsignedInteger(value, form) }
+    func integer128(high: Int64, low: UInt64, _ form: ValueForm) { value.integer128(high: high, low: low, form) }
+    func float(_ value: Float, _ form: ValueForm) { self.value.float(value, form) }
+    func double(_ value: Double, _ form: ValueForm) { self.value.double(value, form) }
+    func string(_ value: String, _ form: ValueForm) { self.value.string(value, form) }
+    func string(utf8 reader: ByteReader, count: Int, _ form: ValueForm) throws(GraphArchiveError) {
+        try value.string(utf8: reader, count: count, form)
+    }
+    func data(_ value: [UInt8], _ form: ValueForm) { self.value.data(value, form) }
+    func date(_ seconds: Double, _ form: ValueForm) { value.date(seconds, form) }
+    func object(_ id: Int, _ form: ValueForm) { value.object(id, form) }
+    func beginArray(count: Int, _ form: ValueForm) { value.beginArray(form) }
+    func endArray() { value.endArray() }
+    func beginDictionary(count: Int, _ form: ValueForm) { value.beginDictionary(form) }
+    func endDictionary() { value.endDictionary() }
+    func beginRecord(typeName: String, fieldCount: Int, _ form: ValueForm) { value.beginRecord(typeName: typeName) }
+    func endRecord() { value.endRecord() }
+}
+
+/// The state and the work of ``KeyedArchiveWriter``: the property list being built, where
+/// each object went, and the containers open.
+///
+/// Every value is pushed on the property list writer's stack where it is finished; a container
+/// (an object's, a record's or the top level's dictionary, an array, a dictionary) remembers
+/// where its part of the stack starts and closes it from there.
+struct KeyedArchiveBuilder: ~Copyable {
+    /// An open container: what it is and where its references start on the stack.
+    private struct Context {
+        enum Kind { case fields, array, dictionary, record }
+        var kind: Kind
+        var start: Int
+        var form = ValueForm.unspecified
+        /// A record's `$objects` entry and type name.
+        var uid = 0
+        var typeName = ""
+    }
+
+    private var plist = BPlistWriter()
+    private let classes: [ArchiveGraph.GraphClass]
+    private let classNames: [String: String]
+    /// The archived names of each class's archivable superclasses, nearest first, by archived
+    /// type name (what the archiver saw of the class hierarchy).
+    private let superclasses: [String: [String]]
+    /// The `$classes` list of each class name the graph knows (nil: the class lists none).
+    private let listedChains: [String: [String]?]
+    /// `$objects`: the property list object of each UID; -1 until an entry is finished.
+    private var entries: [Int]
+    /// Per object id: its UID.
+    private var objectUIDs: [Int32]
+    /// The UID of each scalar already in `$objects`, by property list object, or -1.
+    private var scalarUIDs: [Int] = []
+    /// The UID of each class definition, by class name.
+    private var classUIDs: [String: Int] = [:]
+    /// The UID object of each graph class's definition, by class index, or -1 until first used.
+    private var classReferences: [Int]
+    /// The property list string of each key, by the source's key id, or -1.
+    private var keyStrings: [Int] = []
+    private var classKey = -1
+    private var contexts: [Context] = []
+    /// Whether the innermost open container keeps values under keys (else it is an array or
+    /// a dictionary).
+    private var isInField = true
+    private var currentObject = (uid: 0, classIndex: 0)
+    private var topLevel = 0
+
+    /// Foundation's classes as NSKeyedArchiver lists them, for the instances written here.
+    private static let foundationChains: [String: [String]] = [
+        "NSArray": ["NSArray", "NSObject"], "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"],
+        "NSDictionary": ["NSDictionary", "NSObject"],
+        "NSMutableDictionary": ["NSMutableDictionary", "NSDictionary", "NSObject"],
+        "NSString": ["NSString", "NSObject"], "NSMutableString": ["NSMutableString", "NSString", "NSObject"],
+        "NSData": ["NSData", "NSObject"], "NSMutableData": ["NSMutableData", "NSData", "NSObject"],
+        "NSDate": ["NSDate", "NSObject"], "NSNull": ["NSNull", "NSObject"],
+    ]
+
+    init(graph: ArchiveGraph, classNames: [String: String], superclasses: [String: [String]]) {
+        classes = graph.classes
+        self.classNames = classNames
+        self.superclasses = superclasses
+        var chains: [String: [String]?] = [:]
+        for graphClass in graph.classes {
+            if let listed = graphClass.listedClasses { chains[graphClass.name] = listed }
+        }
+        listedChains = chains
+        classReferences = Array(repeating: -1, count: graph.classes.count)
+        objectUIDs = Array(repeating: -1, count: graph.objectIDLimit)
+        entries = [-1]
+        for (position, id) in graph.objectIDs.enumerated() {
+            objectUIDs[id] = Int32(truncatingIfNeeded: 1 + position)
+            entries.append(-1)
+        }
+        // Records hold a string or number or two each, most of them distinct: a guess, kept to
+        // a share of the archive's size so that a large object count cannot make it large.
+        plist.reserveScalars(min(2 * graph.objectCount, graph.archiveBytes / 16))
         entries[0] = plist.string("$null")
         classKey = plist.string(KeyedKey.names[KeyedKey.classReference])
-        var budget = graph.walkBudget()
-        let topStart = plist.stackPosition
-        contexts = [.fields(start: topStart)]
-        for position in graph.topLevelKeys.indices { try graph.walkTopEntry(position, &visitor, budget: &budget) }
-        let top = plist.closeDictionary(from: topStart)
-        try graph.walkObjects(&visitor, budget: &budget)
+    }
+
+    /// Opens the `$top` dictionary, before the top-level entries are walked.
+    mutating func beginTopLevel() {
+        openContext(Context(kind: .fields, start: plist.stackPosition))
+    }
+
+    /// Closes the `$top` dictionary.
+    mutating func endTopLevel() {
+        topLevel = plist.closeDictionary(from: closeContext().start)
+    }
+
+    /// The finished property list: `$version`, `$archiver`, `$top` and `$objects`.
+    mutating func finish() -> ByteWriter {
         let start = plist.stackPosition
         for entry in entries { plist.push(entry) }
         let objects = plist.closeArray(from: start)
@@ -138,7 +192,7 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         plist.push(plist.string("$archiver"))
         plist.push(plist.string(KeyedArchiveIndex.archiverName))
         plist.push(plist.string("$top"))
-        plist.push(top)
+        plist.push(topLevel)
         plist.push(plist.string("$objects"))
         plist.push(objects)
         let rootObject = plist.closeDictionary(from: root)
@@ -147,22 +201,42 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         return finished.finish(top: rootObject)
     }
 
-    // MARK: - Objects and fields
-
-    func beginObject(id: Int, classIndex: Int) {
-        currentObject = (Int(objectUIDs[id]), classIndex)
-        contexts = [.fields(start: plist.stackPosition)]
+    private mutating func openContext(_ context: Context) {
+        contexts.append(context)
+        isInField = context.kind == .fields || context.kind == .record
     }
 
-    func endObject(storedBytes: Int) {
-        guard case .fields(let start) = contexts.removeLast() else { return }
-        let name = classes[currentObject.classIndex].name
+    private mutating func closeContext() -> Context {
+        let context = contexts.removeLast()
+        let outer = contexts.last?.kind ?? .fields
+        isInField = outer == .fields || outer == .record
+        return context
+    }
+
+    // MARK: - Objects and fields
+
+    mutating func beginObject(id: Int, classIndex: Int) {
+        currentObject = (Int(objectUIDs[id]), classIndex)
+        openContext(Context(kind: .fields, start: plist.stackPosition))
+    }
+
+    mutating func endObject() {
+        let start = closeContext().start
         plist.push(classKey)
-        plist.push(plist.uid(classDefinition(classNames[name] ?? name, originalName: name)))
+        plist.push(classReference(currentObject.classIndex))
         entries[currentObject.uid] = plist.closeDictionary(from: start)
     }
 
-    func field(_ key: String, keyID: Int) {
+    /// The UID object of graph class `classIndex`'s definition, written on first use.
+    private mutating func classReference(_ classIndex: Int) -> Int {
+        if classReferences[classIndex] >= 0 { return classReferences[classIndex] }
+        let name = classes[classIndex].name
+        let reference = plist.uid(classDefinition(classNames[name] ?? name, originalName: name))
+        classReferences[classIndex] = reference
+        return reference
+    }
+
+    mutating func field(_ key: String, keyID: Int) {
         if keyID >= 0 {
             if keyID >= keyStrings.count {
                 keyStrings.append(contentsOf: repeatElement(-1, count: keyID + 1 - keyStrings.count))
@@ -177,7 +251,7 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
     /// The UID of the class definition for `name` (`originalName` before `classNames`), written
     /// on first use: its `$classes` as the graph lists them, else Foundation's for its classes,
     /// else the class then NSObject.
-    private func classDefinition(_ name: String, originalName: String) -> Int {
+    private mutating func classDefinition(_ name: String, originalName: String) -> Int {
         if let known = classUIDs[name] { return known }
         if let listed = listedChains[originalName] {
             return classDefinition(name, classes: listed)
@@ -192,7 +266,7 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
     }
 
     /// Writes a class definition entry: `$classname`, and `$classes` when `classes` is given.
-    private func classDefinition(_ name: String, classes: [String]?) -> Int {
+    private mutating func classDefinition(_ name: String, classes: [String]?) -> Int {
         let uid = reserveEntry()
         let start = plist.stackPosition
         if let classes {
@@ -209,42 +283,16 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         return uid
     }
 
-    private func reserveEntry() -> Int {
+    private mutating func reserveEntry() -> Int {
         entries.append(-1)
         return entries.count - 1
     }
 
     // MARK: - Values
 
-    /// Whether the value being written goes under a key (else into a container).
-    private var isInField: Bool {
-        switch contexts.last {
-        case .fields, .record: true
-        default: false
-        }
-    }
-
-    /// Hands a finished value's property list object to where it goes.
-    private func add(_ value: Int) {
-        switch contexts.removeLast() {
-        case .fields(let start):
-            plist.push(value)
-            contexts.append(.fields(start: start))
-        case .record(let start, let uid, let className):
-            plist.push(value)
-            contexts.append(.record(start: start, uid: uid, className: className))
-        case .array(var elements, let form):
-            elements.append(value)
-            contexts.append(.array(elements: elements, form: form))
-        case .dictionary(var keys, var values, let form):
-            if keys.count == values.count { keys.append(value) } else { values.append(value) }
-            contexts.append(.dictionary(keys: keys, values: values, form: form))
-        }
-    }
-
     /// A scalar (`object`, a property list object made for it) stored as `form` says, or as
     /// NSKeyedArchiver stores a `kind` there by default.
-    private func addScalar(_ object: Int, _ kind: ValueKind, _ form: ValueForm) {
+    private mutating func addScalar(_ object: Int, _ kind: ValueKind, _ form: ValueForm) {
         let stored = form.filled(from: .keyedDefault(for: kind, inField: isInField))
         if case .instance(let className) = stored.instance {
             // An instance of a Foundation value class: its one member in place.
@@ -254,16 +302,16 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
             case .data: member = KeyedKey.data
             default: member = KeyedKey.time
             }
-            add(instance(className, members: [(plist.string(KeyedKey.names[member]), object)]))
+            plist.push(instance(className, members: [(plist.string(KeyedKey.names[member]), object)]))
         } else if stored.storage == .inline {
-            add(object)
+            plist.push(object)
         } else {
-            add(plist.uid(scalarEntry(object)))
+            plist.push(plist.uid(scalarEntry(object)))
         }
     }
 
     /// A new `$objects` dictionary of class `className` with `members`; its UID object.
-    private func instance(_ className: String, members: [(key: Int, value: Int)]) -> Int {
+    private mutating func instance(_ className: String, members: [(key: Int, value: Int)]) -> Int {
         let definition = classDefinition(className, originalName: className)
         let uid = reserveEntry()
         let start = plist.stackPosition
@@ -277,7 +325,7 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         return plist.uid(uid)
     }
 
-    private func scalarEntry(_ object: Int) -> Int {
+    private mutating func scalarEntry(_ object: Int) -> Int {
         if object < scalarUIDs.count && scalarUIDs[object] >= 0 { return scalarUIDs[object] }
         let uid = reserveEntry()
         entries[uid] = object
@@ -288,11 +336,11 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         return uid
     }
 
-    func null(_ form: ValueForm) throws(GraphArchiveError) {
+    mutating func null(_ form: ValueForm) throws(GraphArchiveError) {
         if case .instance(let className) = form.instance {
-            add(instance(className, members: []))
+            plist.push(instance(className, members: []))
         } else if isInField {
-            add(plist.uid(0))
+            plist.push(plist.uid(0))
         } else {
             throw GraphArchiveError(
                 .invalidValue,
@@ -301,18 +349,30 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         }
     }
 
-    func bool(_ value: Bool, _ form: ValueForm) { addScalar(plist.bool(value), .number, form) }
-    func integer(_ value: Int64, _ form: ValueForm) { addScalar(plist.integer(value), .number, form) }
-    func unsignedInteger(_ value: UInt64, _ form: ValueForm) { addScalar(plist.unsigned(value), .number, form) }
-    func integer128(high: Int64, low: UInt64, _ form: ValueForm) {
+    mutating func bool(_ value: Bool, _ form: ValueForm) { addScalar(plist.bool(value), .number, form) }
+    mutating func integer(_ value: Int64, _ form: ValueForm) { addScalar(plist.integer(value), .number, form) }
+    mutating func unsignedInteger(_ value: UInt64, _ form: ValueForm) {
+        addScalar(plist.unsigned(value), .number, form)
+    }
+    mutating func integer128(high: Int64, low: UInt64, _ form: ValueForm) {
         addScalar(plist.integer128(high: high, low: low), .number, form)
     }
-    func float(_ value: Float, _ form: ValueForm) { addScalar(plist.float(value), .number, form) }
-    func double(_ value: Double, _ form: ValueForm) { addScalar(plist.double(value), .number, form) }
-    func string(_ value: String, _ form: ValueForm) { addScalar(plist.string(value), .string, form) }
-    func data(_ value: [UInt8], _ form: ValueForm) { addScalar(plist.data(value), .data, form) }
+    mutating func float(_ value: Float, _ form: ValueForm) { addScalar(plist.float(value), .number, form) }
+    mutating func double(_ value: Double, _ form: ValueForm) { addScalar(plist.double(value), .number, form) }
+    mutating func string(_ value: String, _ form: ValueForm) { addScalar(plist.string(value), .string, form) }
+    /// A string read from an archive: its bytes copied as they are when they are ASCII.
+    mutating func string(utf8 reader: ByteReader, count: Int, _ form: ValueForm) throws(GraphArchiveError) {
+        if let object = plist.asciiString(reader, count: count) {
+            addScalar(object, .string, form)
+        } else {
+            var reader = reader
+            string(try reader.readString(count: count), form)
+        }
+    }
 
-    func date(_ seconds: Double, _ form: ValueForm) {
+    mutating func data(_ value: [UInt8], _ form: ValueForm) { addScalar(plist.data(value), .data, form) }
+
+    mutating func date(_ seconds: Double, _ form: ValueForm) {
         let stored = form.filled(from: .keyedDefault(for: .date, inField: isInField))
         if case .instance = stored.instance {
             addScalar(plist.double(seconds), .date, stored)
@@ -322,34 +382,38 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
         }
     }
 
-    func object(_ id: Int, _ form: ValueForm) {
-        add(plist.uid(Int(objectUIDs[id])))
+    mutating func object(_ id: Int, _ form: ValueForm) {
+        plist.push(plist.uid(Int(objectUIDs[id])))
     }
 
-    func beginArray(count: Int, _ form: ValueForm) {
+    mutating func beginArray(_ form: ValueForm) {
         let stored = form.filled(from: .keyedDefault(for: .array, inField: isInField))
-        contexts.append(.array(elements: [], form: stored))
+        openContext(Context(kind: .array, start: plist.stackPosition, form: stored))
     }
 
-    func endArray() {
-        guard case .array(let elements, let form) = contexts.removeLast() else { return }
-        let array = list(elements)
-        if case .instance(let className) = form.instance {
-            add(instance(className, members: [(plist.string(KeyedKey.names[KeyedKey.objects]), array)]))
+    mutating func endArray() {
+        let context = closeContext()
+        let array = plist.closeArray(from: context.start)
+        if case .instance(let className) = context.form.instance {
+            plist.push(instance(className, members: [(plist.string(KeyedKey.names[KeyedKey.objects]), array)]))
         } else {
-            add(form.storage == .inline ? array : plist.uid(scalarEntry(array)))
+            plist.push(context.form.storage == .inline ? array : plist.uid(scalarEntry(array)))
         }
     }
 
-    func beginDictionary(count: Int, _ form: ValueForm) {
+    mutating func beginDictionary(_ form: ValueForm) {
         let stored = form.filled(from: .keyedDefault(for: .dictionary, inField: isInField))
-        contexts.append(.dictionary(keys: [], values: [], form: stored))
+        openContext(Context(kind: .dictionary, start: plist.stackPosition, form: stored))
     }
 
-    func endDictionary() {
-        guard case .dictionary(let keys, let values, let form) = contexts.removeLast() else { return }
-        if case .instance(let className) = form.instance {
-            add(
+    mutating func endDictionary() {
+        let context = closeContext()
+        if case .instance(let className) = context.form.instance {
+            // Keys and values alternate on the stack: taken off, then listed apart.
+            let entries = plist.popReferences(from: context.start)
+            let keys = stride(from: 0, to: entries.count, by: 2).map { entries[$0] }
+            let values = stride(from: 1, to: entries.count, by: 2).map { entries[$0] }
+            plist.push(
                 instance(
                     className,
                     members: [
@@ -361,31 +425,27 @@ final class KeyedArchiveWriter: GraphObjectVisitor {
             return
         }
         // A property list dictionary in place.
-        let start = plist.stackPosition
-        for (key, value) in zip(keys, values) {
-            plist.push(key)
-            plist.push(value)
-        }
-        let dictionary = plist.closeDictionary(from: start)
-        add(form.storage == .inline ? dictionary : plist.uid(scalarEntry(dictionary)))
+        let dictionary = plist.closeDictionary(from: context.start)
+        plist.push(context.form.storage == .inline ? dictionary : plist.uid(scalarEntry(dictionary)))
     }
 
     /// A property list array of `elements`.
-    private func list(_ elements: [Int]) -> Int {
+    private mutating func list(_ elements: [Int]) -> Int {
         let start = plist.stackPosition
         for element in elements { plist.push(element) }
         return plist.closeArray(from: start)
     }
 
-    func beginRecord(typeName: String, fieldCount: Int, _ form: ValueForm) {
-        contexts.append(.record(start: plist.stackPosition, uid: reserveEntry(), className: typeName))
+    mutating func beginRecord(typeName: String) {
+        openContext(Context(kind: .record, start: plist.stackPosition, uid: reserveEntry(), typeName: typeName))
     }
 
-    func endRecord() {
-        guard case .record(let start, let uid, let typeName) = contexts.removeLast() else { return }
+    mutating func endRecord() {
+        let context = closeContext()
+        let typeName = context.typeName
         plist.push(classKey)
         plist.push(plist.uid(classDefinition(classNames[typeName] ?? typeName, originalName: typeName)))
-        entries[uid] = plist.closeDictionary(from: start)
-        add(plist.uid(uid))
+        entries[context.uid] = plist.closeDictionary(from: context.start)
+        plist.push(plist.uid(context.uid))
     }
 }

@@ -291,6 +291,48 @@ struct KeyedArchiveWritingTests {
         #expect(foundation.map { Array($0.utf8) } == strings.map { Array($0.utf8) })
     }
 
+    @Test func equalASCIIStringsAreStoredOnceAndDistinctOnesAllKept() throws {
+        // 3,000 distinct strings (the writer's table grows several times), each three times,
+        // some of them equal to keys the archive also holds.
+        let distinct = (0..<3_000).map { "s\($0)-" + String(repeating: "x", count: $0 % 40) } + ["$class", "root"]
+        let strings = distinct + distinct.reversed() + distinct
+        let data = try KeyedArchive.archivedData(withRootObject: strings)
+        #expect(try GraphUnarchiver.unarchivedObject(ofType: [String].self, fromKeyedArchive: data) == strings)
+        let bytes = ArchiveBytes(copying: data)
+        let plist = try BPlist.scan(bytes.reader(), maximumObjectCount: .max)
+        var stored: [String: Int] = [:]
+        for index in 0..<plist.objectCount {
+            let object = try plist.object(index)
+            guard object.type == BPlistMarker.asciiString else { continue }
+            try stored[plist.string(object), default: 0] += 1
+        }
+        withExtendedLifetime(bytes) {}
+        #expect(stored.values.allSatisfy { $0 == 1 })
+        #expect(Set(distinct).isSubset(of: stored.keys))
+    }
+
+    @Test func byteStringTableGivesUpAfterBoundedProbes() {
+        // Strings whose hashes all land on one slot: past the probe limit a string is reported
+        // new rather than searched for further, and the ones placed are still found.
+        var storage = ByteWriter()
+        var table = ByteStringTable()
+        let hash: UInt64 = 7
+        var placed: [(offset: Int, count: Int, id: Int)] = []
+        for id in 0..<(ByteStringTable.maximumProbes + 4) {
+            let offset = storage.count
+            storage.writeUTF8("k\(id)")
+            table.insert(id: id, hash: hash, offset: offset, count: storage.count - offset)
+            placed.append((offset, storage.count - offset, id))
+        }
+        let bytes = ArchiveBytes(copying: Data(storage.bytes))
+        for entry in placed {
+            let reader = bytes.reader(entry.offset..<(entry.offset + entry.count))
+            let found = table.id(of: reader, count: entry.count, hash: hash, in: storage)
+            #expect(found == (entry.id < ByteStringTable.maximumProbes ? entry.id : nil))
+        }
+        withExtendedLifetime(bytes) {}
+    }
+
     @Test func structRootRoundTripsAsAValueType() throws {
         // Everything holds every primitive width, nested arrays and dictionaries with Int keys.
         let data = try KeyedArchive.archivedData(withRootObject: Everything())
