@@ -116,9 +116,12 @@ final class ArchiveOutput {
 /// The records are laid out in blocks and compressed on a thread of their own
 /// (``SerialWorker``), while the encoder goes on with the next ones: a batch of records handed
 /// over is copied, and the encoder waits only if the last batch is not done yet. Compressing is
-/// the slower half (1M grid states at level 3: about twice the encode), so a compressed encode
-/// takes about as long as compressing alone. The bytes are the same as compressed in line:
-/// one zstd context takes the same input in the same order.
+/// the slower half (1M grid states at level 3: about twice the encode), and comes a block at a
+/// time, while the encoder is at most a batch ahead: so a payload of more than one block is
+/// compressed on zstd's own workers where the archiver allows them
+/// (``GraphArchiver/Options/zstdWorkers``), which take each block over at once and compress it
+/// while the next one is laid out. The bytes are the same as compressed in line: one zstd
+/// context takes the same input in the same order.
 final class BlockedPayload {
     private let worker: SerialWorker<BlockCompression>
     /// Row-wise bytes still to be laid out on the caller's thread before the worker takes over:
@@ -128,9 +131,13 @@ final class BlockedPayload {
     /// higher, in the benchmark harness's child process).
     private var bytesBeforeHandingOver = ColumnarObjects.blockBytes
 
-    /// - Parameter file: Where the frame goes; nil keeps it in memory.
-    init(level: Int, file: AtomicFile.Appender?) throws(GraphArchiveError) {
-        worker = SerialWorker(BlockCompression(compressed: try CompressedPayload(level: level, file: file)))
+    /// - Parameters:
+    ///   - file: Where the frame goes; nil keeps it in memory.
+    ///   - workers: zstd workers for a payload of more than one block; nil lets
+    ///     ``CompressedPayload/automaticWorkers(isSave:)`` choose.
+    init(level: Int, file: AtomicFile.Appender?, workers: Int? = nil) throws(GraphArchiveError) {
+        let compressed = try CompressedPayload(level: level, file: file, workers: workers)
+        worker = SerialWorker(BlockCompression(compressed: compressed))
     }
 
     /// Row-wise bytes of at most this many bytes are copied and compressed beside the caller;

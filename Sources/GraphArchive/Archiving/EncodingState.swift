@@ -122,6 +122,8 @@ struct EncodingState: ~Copyable {
     var payloadFile: AtomicFile.Appender?
     /// The zstd level when the archive is compressed; nil for an uncompressed archive.
     var zstdLevel: Int?
+    /// zstd workers for a payload of more than one block (`GraphArchiver.Options.zstdWorkers`).
+    var zstdWorkers: Int?
     /// Bodies already in blocks: the object section holds the bodies written after them.
     private(set) var bodiesInBlocks = 0
     /// References those bodies make: each one stays a reference in any later reordering.
@@ -559,7 +561,7 @@ struct EncodingState: ~Copyable {
     /// The blocked payload of a zstd archive, created on first use.
     mutating func blockedPayload(level: Int) throws(GraphArchiveError) -> BlockedPayload {
         if let blocked { return blocked }
-        let created = try BlockedPayload(level: level, file: payloadFile)
+        let created = try BlockedPayload(level: level, file: payloadFile, workers: zstdWorkers)
         blocked = created
         return created
     }

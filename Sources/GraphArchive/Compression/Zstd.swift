@@ -15,6 +15,13 @@ enum Zstd {
     /// The levels the library accepts: negative levels are its fast modes, 0 means its default.
     static var levels: ClosedRange<Int> { Int(ZSTD_minCLevel())...Int(ZSTD_maxCLevel()) }
 
+    /// The most worker threads the library compresses on (``ZstdCompressor/useWorkers(_:)``):
+    /// 0 when it was built without multithreading.
+    static let maximumWorkers: Int = {
+        let bounds = ZSTD_cParam_getBounds(ZSTD_c_nbWorkers)
+        return ZSTD_isError(bounds.error) != 0 ? 0 : Int(max(bounds.upperBound, 0))
+    }()
+
     /// The most a zstd frame can expand: every block takes at least 4 stored bytes (a 3-byte
     /// header and one byte, the run-length block) and regenerates at most ZSTD_BLOCKSIZE_MAX
     /// (128 KiB). A payload length beyond this for the stored length cannot be a real frame.

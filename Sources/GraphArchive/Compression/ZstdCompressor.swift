@@ -39,6 +39,20 @@ struct ZstdCompressor: ~Copyable {
         scratch.deallocate()
     }
 
+    /// Compresses on `count` worker threads of zstd's own, asynchronously: ``compress(_:emit:)``
+    /// hands its input over and returns while the workers compress. Call it before the first
+    /// byte is compressed. Returns the workers granted: at most the library's bound, and 0 when
+    /// libzstd was built without multithreading (setting them then fails; the context stays
+    /// single-threaded).
+    mutating func useWorkers(_ count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        let granted = min(count, Zstd.maximumWorkers)
+        guard granted > 0, ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_nbWorkers, Int32(granted))) == 0 else {
+            return 0
+        }
+        return granted
+    }
+
     /// Compresses `input`, the next piece of the content, handing finished compressed bytes to `emit`.
     ///
     /// - Warning: Do not escape the pointer passed to `emit`.

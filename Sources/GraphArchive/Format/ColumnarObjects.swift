@@ -81,7 +81,7 @@ enum ColumnarObjects {
                     taken += 1
                     blockRecords += 1
                     collectedBytes += reader.offset - recordStart
-                    if collectedBytes >= ColumnarObjects.blockBytes { try emitBlock(to: payload) }
+                    if collectedBytes >= ColumnarObjects.blockBytes { try emitBlock(to: payload, moreFollow: true) }
                 }
             }
             recordCount += taken
@@ -90,13 +90,15 @@ enum ColumnarObjects {
 
         /// Compresses the records collected since the last block, if any.
         func finish(to payload: CompressedPayload) throws(GraphArchiveError) {
-            if blockRecords > 0 { try emitBlock(to: payload) }
+            if blockRecords > 0 { try emitBlock(to: payload, moreFollow: false) }
         }
 
         /// Compresses the collected block: its length, its record count, the shape stream and
         /// every column (those of shapes without records here are empty), each column starting a
-        /// zstd block of its own; then empties the buffers.
-        private func emitBlock(to payload: CompressedPayload) throws(GraphArchiveError) {
+        /// zstd block of its own; then empties the buffers. `moreFollow` is false for the last
+        /// block (``CompressedPayload/beginBlock(moreFollow:)``).
+        private func emitBlock(to payload: CompressedPayload, moreFollow: Bool) throws(GraphArchiveError) {
+            payload.beginBlock(moreFollow: moreFollow)
             blockHeader.truncate(to: 0)
             blockHeader.writeVarint(ByteWriter.varintLength(UInt64(blockRecords)) + collectedBytes)
             blockHeader.writeVarint(blockRecords)
