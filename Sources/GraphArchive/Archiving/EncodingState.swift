@@ -358,7 +358,7 @@ struct EncodingState: ~Copyable {
 
     /// Numbers `object` (once) and writes a reference to it.
     @inline(__always)
-    mutating func writeReference(_ object: any GraphCoding & AnyObject, conditional: Bool) {
+    mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) {
         let index = register(object, conditional: conditional, kind: .tagged)
         out.writeByte(ValueTag.objectReference)
         out.writeVarint(index)

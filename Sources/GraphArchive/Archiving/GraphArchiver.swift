@@ -185,16 +185,18 @@ public final class GraphArchiver {
         throws
     {
         try state.writeKey(key)
-        if let object {
-            state.writeReference(object, conditional: true)
-        } else {
-            state.writeNil()
+        // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
+        switch object {
+        case .some(let object): state.writeReference(object, conditional: true)
+        case .none: state.writeNil()
         }
     }
 
     // MARK: - Plumbing called by the GraphValue conformances
 
-    func writeObjectReference(_ object: any GraphCoding & AnyObject, conditional: Bool) throws {
+    /// Generic rather than taking `any GraphCoding & AnyObject`: making the existential takes
+    /// its own reference to the object, a retain and a release per reference written.
+    func writeObjectReference<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) throws {
         state.writeReference(object, conditional: conditional)
     }
 

@@ -186,10 +186,11 @@ extension GraphCoding where Self: AnyObject {
     // A class's optional is one pointer, nil or not, read without the generic copy.
     @_documentation(visibility: internal)
     public static func _encodeOptional(_ value: Self?, to archiver: GraphArchiver) throws {
-        if let value {
-            try archiver.writeObjectReference(value, conditional: false)
-        } else {
-            archiver.state.writeNil()
+        // A `switch`, not `if let`: binding with `if let` retains the object and releases it
+        // after (in this unspecialized code), once per reference written.
+        switch value {
+        case .some(let object): try archiver.writeObjectReference(object, conditional: false)
+        case .none: archiver.state.writeNil()
         }
     }
 
