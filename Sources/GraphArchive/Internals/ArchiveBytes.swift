@@ -453,6 +453,28 @@ struct ByteReader {
 }
 
 extension ByteReader {
+    /// The `count` bytes (at most 16) from `start`, as two little-endian words, zero past
+    /// `count`; nil unless they are all within the reader's bytes.
+    func words(from start: Int, count: Int) -> (low: UInt64, high: UInt64)? {
+        guard count >= 0, count <= 16, start >= 0, start <= end &- count else { return nil }
+        var words: (low: UInt64, high: UInt64) = (0, 0)
+        for index in 0..<count {
+            let byte = UInt64(base.load(fromByteOffset: start &+ index, as: UInt8.self))
+            if index < 8 {
+                words.low |= byte << UInt64(8 &* index)
+            } else {
+                words.high |= byte << UInt64(8 &* (index &- 8))
+            }
+        }
+        return words
+    }
+
+    /// A reader over the `count` bytes at `bytes`, which the caller keeps valid and unchanged
+    /// while anything reads through it (``CopiedValueBuffer``).
+    static func reading(_ bytes: UnsafeRawPointer, count: Int) -> ByteReader {
+        ByteReader(base: bytes, offset: 0, end: count)
+    }
+
     /// Runs `body` with a reader over `bytes`.
     /// - Warning: Do not let the reader escape `body`.
     static func withReader<R, E: Error>(

@@ -7,11 +7,13 @@
 struct CopiedValue {
     static let capacity = 16
 
-    /// The bytes in memory order (little endian).
-    private var low: UInt64 = 0
-    private var high: UInt64 = 0
+    /// The bytes, little endian.
+    fileprivate var low: UInt64 = 0
+    fileprivate var high: UInt64 = 0
     /// Bytes held; 0 for none.
-    private(set) var count = 0
+    private var held: UInt8 = 0
+
+    var count: Int { Int(held) }
 
     /// No bytes.
     init() {}
@@ -19,29 +21,30 @@ struct CopiedValue {
     /// Copies the bytes `range` of `reader`'s input; nil if they are more than ``capacity`` or
     /// not all within the reader's bytes.
     init?(_ range: Range<Int>, of reader: ByteReader) {
-        guard range.count <= Self.capacity, range.lowerBound >= 0 else { return nil }
-        var walker = reader
-        walker.offset = range.lowerBound
-        for position in 0..<range.count {
-            guard let byte = try? walker.readByte() else { return nil }
-            if position < 8 {
-                low |= UInt64(byte) << (8 * UInt64(position))
-            } else {
-                high |= UInt64(byte) << (8 * UInt64(position - 8))
-            }
-        }
-        count = range.count
+        guard let words = reader.words(from: range.lowerBound, count: range.count) else { return nil }
+        (low, high) = words
+        held = UInt8(range.count)
     }
 
-    var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { held == 0 }
+}
 
-    /// Runs `body` with a reader over the bytes, at offsets from 0.
-    /// - Warning: Do not let the reader escape `body`.
-    func withReader<R>(_ body: (inout ByteReader) throws -> R) rethrows -> R {
-        var words = (low.littleEndian, high.littleEndian)
-        let count = count
-        return try withUnsafeBytes(of: &words) { bytes in
-            try ByteReader.withReader(over: UnsafeRawBufferPointer(rebasing: bytes[0..<count]), body)
-        }
+/// The buffer a ``CopiedValue`` is read from: one per decode, written before each read.
+final class CopiedValueBuffer {
+    private let storage = UnsafeMutableRawPointer.allocate(
+        byteCount: CopiedValue.capacity,
+        alignment: MemoryLayout<UInt64>.alignment
+    )
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// A reader over `value`'s bytes, at offsets from 0, valid until the next call (or until
+    /// this buffer goes, which its owner holds while anything reads through the reader).
+    func reader(holding value: CopiedValue) -> ByteReader {
+        storage.storeBytes(of: value.low.littleEndian, as: UInt64.self)
+        storage.storeBytes(of: value.high.littleEndian, toByteOffset: 8, as: UInt64.self)
+        return ByteReader.reading(storage, count: value.count)
     }
 }

@@ -89,6 +89,8 @@ struct DecodingState: ~Copyable {
     /// Input from this offset on is kept for values read later (deferred assignments other
     /// than nil and single references, which are copied).
     var inputKeptFrom = Int.max
+    /// Where deferred values copied out of such a payload are read from; nil until the first.
+    var copiedValues: CopiedValueBuffer?
     /// True once input bytes of objects were given back (error paths cannot walk them).
     var objectInputDiscarded = false
 
@@ -356,7 +358,7 @@ struct DecodingState: ~Copyable {
 
     /// The key path of one value of a record, e.g. `["Node#12", "parent"]`.
     func recordPath(shape: Int, objectIndex: Int, key: Int) -> [String] {
-        guard shape < tables.shapeType.count else { return [] }
+        guard shape >= 0 && shape < tables.shapeType.count else { return [] }
         let type = tables.typeNames[tables.shapeType[shape]]
         var path = [objectIndex >= 0 ? "\(type)#\(objectIndex)" : type]
         if key >= 0 && key < tables.shapeKeyCount[shape] {

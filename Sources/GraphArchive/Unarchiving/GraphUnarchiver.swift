@@ -319,8 +319,8 @@ public final class GraphUnarchiver {
             state.objects.append(object)
             state.objectClasses.append(typeID: tables.shapeType[shape])
             // Those waiting for the last object run after the check for trailing bytes below.
-            if state.pendingAssignments.hasWaiting(for: index) && index < state.objectCount - 1 {
-                try runPendingAssignments(waitingFor: index)
+            if index < state.objectCount - 1, let queue = state.pendingAssignments.takeQueue(waitingFor: index) {
+                try runPendingAssignments(queue)
             }
         }
         if state.objectCount > 0 { state.endNested() }
@@ -334,18 +334,24 @@ public final class GraphUnarchiver {
                 offset: state.reader.offset
             )
         }
-        if state.objectCount > 0 { try runPendingAssignments(waitingFor: state.objectCount - 1) }
+        if state.objectCount > 0, let queue = state.pendingAssignments.takeQueue(waitingFor: state.objectCount - 1) {
+            try runPendingAssignments(queue)
+        }
     }
 
-    /// Runs the `decodeLater` assignments waiting for object `object`, just built, then goes
-    /// on reading where construction stopped.
-    private func runPendingAssignments(waitingFor object: Int) throws {
+    /// Runs the `decodeLater` assignments of a queue taken for an object just built, from its
+    /// first slot `queue`, in the order they were requested, then goes on reading where
+    /// construction stopped.
+    private func runPendingAssignments(_ queue: Int32) throws {
         let resume = state.reader.offset
         let wasConstructing = isConstructing
         isConstructing = false
-        while let entry = state.pendingAssignments.next(waitingFor: object) {
+        var slot = queue
+        while slot >= 0 {
+            let (entry, next) = state.pendingAssignments.take(slot)
             try entry.assignment.run(self, at: entry.offset, copy: entry.copy, place: entry.place)
             state.memory.release(MemoryBudget.deferredAssignment)
+            slot = next
         }
         isConstructing = wasConstructing
         state.reader.offset = resume
@@ -462,24 +468,16 @@ public final class GraphUnarchiver {
         let offset = state.reader.offset
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
         let place = DeferredPlace(
-            shape: state.container.shape,
-            key: state.container.current,
-            object: state.container.objectIndex
+            shape: Int32(truncatingIfNeeded: state.container.shape),
+            key: Int32(truncatingIfNeeded: state.container.current),
+            object: Int32(truncatingIfNeeded: state.container.objectIndex)
         )
-        if !state.pendingAssignments.isPrepared {
-            try state.charge(
-                PendingAssignments.tableBytes(objectCount: state.objectCount),
-                for: "the table of deferred assignments",
-                at: offset
-            )
-            state.pendingAssignments.prepare(objectCount: state.objectCount)
-        }
         let (awaited, end) = objectAwaited(byValueAt: offset)
-        // Nil or one reference is copied, so that the payload need not be kept for it
-        // (a streamed one is given back as construction passes it); any other value is read
-        // where it is, and the payload is kept from there on.
-        let copy = end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
-        if let end, copy != nil {
+        // Nil or one reference in a payload given back as construction passes it (a large file
+        // or rebuilt payload) is copied, so that the payload need not be kept for it; any
+        // other value is read where it is, and a payload given back is kept from there on.
+        let copy = state.input == nil ? nil : end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
+        if let end, copy != nil || state.input == nil {
             state.reader.offset = end
         } else {
             state.keepsInput(from: offset)
@@ -492,26 +490,17 @@ public final class GraphUnarchiver {
         )
     }
 
-    /// Reads a deferred value with `read`: at `offset` in the payload, or from `copy`, the
-    /// value's bytes copied from there, when it holds any (errors then give their offsets in
-    /// the payload, as if read there).
-    func readDeferred<Value>(at offset: Int, copy: CopiedValue, _ read: () throws -> Value) throws -> Value {
-        guard !copy.isEmpty else {
-            state.reader.offset = offset
-            return try read()
-        }
+    /// Points the reader at a deferred value: at `offset` in the payload, or at `copy`, the
+    /// value's bytes copied from there, when it holds any. Returns the reader to put back.
+    func readerForDeferred(at offset: Int, copy: CopiedValue) -> ByteReader {
         let payloadReader = state.reader
-        defer { state.reader = payloadReader }
-        do {
-            return try copy.withReader { reader in
-                state.reader = reader
-                defer { state.reader = payloadReader }
-                return try read()
-            }
-        } catch var error as GraphArchiveError {
-            error.offset = error.offset.map { $0 + offset }
-            throw error
+        if copy.isEmpty {
+            state.reader.offset = offset
+        } else {
+            if state.copiedValues == nil { state.copiedValues = CopiedValueBuffer() }
+            state.reader = state.copiedValues!.reader(holding: copy)
         }
+        return payloadReader
     }
 
     // MARK: - Plumbing called by the GraphValue conformances

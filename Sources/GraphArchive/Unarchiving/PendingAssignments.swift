@@ -10,10 +10,18 @@ struct DeferredRead<T: GraphValue>: DeferredAssignment {
 
     func run(_ unarchiver: GraphUnarchiver, at offset: Int, copy: CopiedValue, place: DeferredPlace) throws {
         let value: T
+        let payloadReader = unarchiver.readerForDeferred(at: offset, copy: copy)
         do {
-            value = try unarchiver.readDeferred(at: offset, copy: copy) { try T._decodeGraphValue(from: unarchiver) }
+            defer { unarchiver.state.reader = payloadReader }
+            value = try T._decodeGraphValue(from: unarchiver)
         } catch var error as GraphArchiveError {
-            error.keyPath = unarchiver.state.recordPath(shape: place.shape, objectIndex: place.object, key: place.key)
+            // Read from a copy: offsets in the payload, as if read there.
+            if !copy.isEmpty { error.offset = error.offset.map { $0 + offset } }
+            error.keyPath = unarchiver.state.recordPath(
+                shape: Int(place.shape),
+                objectIndex: Int(place.object),
+                key: Int(place.key)
+            )
             throw error
         }
         try assign(value)
@@ -27,9 +35,9 @@ protocol DeferredAssignment {
 
 /// Where a deferred value sits, kept as three numbers: the key path is built only for an error.
 struct DeferredPlace {
-    var shape: Int
-    var key: Int
-    var object: Int
+    var shape: Int32
+    var key: Int32
+    var object: Int32
 }
 
 /// The `decodeLater` assignments of a decode that wait for objects not built yet, each run as
@@ -40,8 +48,11 @@ struct DeferredPlace {
 /// archive. Run as soon as they can, only the back links whose targets are still to come wait.
 /// Those waiting for the same object run in the order they were requested.
 ///
-/// One queue per object, of assignments in slots reused as they run: adding and taking one
-/// are a few array accesses, and nothing moves but into and out of its slot.
+/// One queue per awaited object, of assignments in slots reused as they run, the queues found
+/// by object in a small open-addressing table (`WaitingQueues`): adding and taking one are a few
+/// array accesses, and nothing moves but into and out of its slot. A queue per object of the
+/// archive took 8 bytes an object whether it waited or not: 8 MB for the million nodes, more
+/// than their compressed archive.
 struct PendingAssignments {
     /// One waiting request: what runs, and where its value is: at `offset` in the payload, or
     /// when `copy` holds bytes, those bytes, copied from there (nil and single references,
@@ -53,25 +64,12 @@ struct PendingAssignments {
         var place: DeferredPlace
     }
 
-    /// Per object, the first and last slot waiting for it (-1: none); empty until the first
-    /// assignment waits.
-    private var queues: [(first: Int32, last: Int32)] = []
+    /// The first and last slot waiting for each awaited object.
+    private var queues = WaitingQueues()
     /// Per slot, the request, and the next slot in its object's queue (or in the free list).
     private var entries: [Entry?] = []
     private var nextSlot: [Int32] = []
     private var firstFree: Int32 = -1
-
-    /// Bytes `prepare(objectCount:)` allocates.
-    static func tableBytes(objectCount: Int) -> Int {
-        MemoryBudget.array(objectCount, stride: MemoryLayout<(first: Int32, last: Int32)>.stride)
-    }
-
-    var isPrepared: Bool { !queues.isEmpty }
-
-    /// Makes a queue for each of `objectCount` objects (at most 2^31, the archiver's limit).
-    mutating func prepare(objectCount: Int) {
-        queues = Array(repeating: (-1, -1), count: objectCount)
-    }
 
     /// Adds a request that can run once object `object` is built.
     mutating func add(after object: Int, _ entry: Entry) {
@@ -86,26 +84,112 @@ struct PendingAssignments {
             entries.append(entry)
             nextSlot.append(-1)
         }
-        let last = queues[object].last
-        if last >= 0 { nextSlot[Int(last)] = slot } else { queues[object].first = slot }
-        queues[object].last = slot
+        if let position = queues.position(of: object) {
+            nextSlot[Int(queues.last(at: position))] = slot
+            queues.setLast(slot, at: position)
+        } else {
+            queues.insert(object, first: slot)
+        }
     }
 
-    /// Whether a request waits for object `object`.
-    func hasWaiting(for object: Int) -> Bool {
-        object < queues.count && queues[object].first >= 0
+    /// Takes the queue of requests waiting for object `object`, if any: its first slot, for
+    /// `next(after:)`. Requests added later for the same object start a new queue.
+    @inline(__always)
+    mutating func takeQueue(waitingFor object: Int) -> Int32? {
+        guard !queues.isEmpty, let position = queues.position(of: object) else { return nil }
+        let first = queues.first(at: position)
+        queues.remove(at: position)
+        return first
     }
 
-    /// Removes and returns the first request waiting for object `object`, if any.
-    mutating func next(waitingFor object: Int) -> Entry? {
-        guard object < queues.count else { return nil }
-        let slot = queues[object].first
-        guard slot >= 0 else { return nil }
+    /// Removes and returns the request in `slot` of a taken queue, and the queue's next slot
+    /// (-1 after the last).
+    mutating func take(_ slot: Int32) -> (entry: Entry, next: Int32) {
         let following = nextSlot[Int(slot)]
-        queues[object].first = following
-        if following < 0 { queues[object].last = -1 }
         nextSlot[Int(slot)] = firstFree
         firstFree = slot
-        return entries[Int(slot)].take()
+        return (entries[Int(slot)].take()!, following)
+    }
+}
+
+/// Awaited object → the first and last slot of its queue: an open-addressing table with
+/// linear probing and a multiplicative hash, at most half full, removing by shifting back the
+/// entries after a hole (no tombstones). Sized by the objects awaited at once, not by the
+/// archive.
+struct WaitingQueues {
+    /// Per position, the awaited object (-1: free) and its queue's ends.
+    private var keys: [Int] = []
+    private var ends: [(first: Int32, last: Int32)] = []
+    private var count = 0
+    /// 64 less log2 of the capacity: the hash's top bits pick the position.
+    private var shift: UInt64 = 64
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    private func home(of key: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(key)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    /// Where `key` is, if it is in the table.
+    @inline(__always)
+    func position(of key: Int) -> Int? {
+        guard !keys.isEmpty else { return nil }
+        let mask = keys.count - 1
+        var position = home(of: key)
+        while true {
+            let found = keys[position]
+            if found == key { return position }
+            if found < 0 { return nil }
+            position = (position + 1) & mask
+        }
+    }
+
+    func first(at position: Int) -> Int32 { ends[position].first }
+    func last(at position: Int) -> Int32 { ends[position].last }
+    mutating func setFirst(_ slot: Int32, at position: Int) { ends[position].first = slot }
+    mutating func setLast(_ slot: Int32, at position: Int) { ends[position].last = slot }
+
+    /// Adds `key`, not in the table, with a queue of one slot.
+    mutating func insert(_ key: Int, first slot: Int32) {
+        if (count + 1) * 2 > keys.count { grow() }
+        let mask = keys.count - 1
+        var position = home(of: key)
+        while keys[position] >= 0 { position = (position + 1) & mask }
+        keys[position] = key
+        ends[position] = (slot, slot)
+        count += 1
+    }
+
+    /// Removes the key at `position`, moving back the entries after it that probed past it.
+    mutating func remove(at position: Int) {
+        let mask = keys.count - 1
+        var hole = position
+        var probe = (hole + 1) & mask
+        while keys[probe] >= 0 {
+            // An entry may fill the hole if the hole lies between its home and where it is.
+            if (probe - home(of: keys[probe])) & mask >= (probe - hole) & mask {
+                keys[hole] = keys[probe]
+                ends[hole] = ends[probe]
+                hole = probe
+            }
+            probe = (probe + 1) & mask
+        }
+        keys[hole] = -1
+        count -= 1
+    }
+
+    private mutating func grow() {
+        let capacity = max(16, keys.count * 2)
+        let oldKeys = keys
+        let oldEnds = ends
+        keys = Array(repeating: -1, count: capacity)
+        ends = Array(repeating: (-1, -1), count: capacity)
+        shift = 64 - UInt64(capacity.trailingZeroBitCount)
+        count = 0
+        for (position, key) in oldKeys.enumerated() where key >= 0 {
+            insert(key, first: oldEnds[position].first)
+            ends[self.position(of: key)!].last = oldEnds[position].last
+        }
     }
 }

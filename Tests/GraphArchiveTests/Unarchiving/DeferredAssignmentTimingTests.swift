@@ -1,6 +1,7 @@
 // Tests/GraphArchiveTests/Unarchiving/DeferredAssignmentTimingTests.swift - decodeLater runs once its object exists
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GraphArchive
@@ -113,14 +114,15 @@ struct DeferredAssignmentTimingTests {
     }
 }
 
-/// A note whose `link`, nil or a reference to an earlier note, is read as an `Int?`: directly, or
-/// deferred (then from a copy of its bytes).
+/// A padded object whose `link`, nil or a reference to an earlier one, is read as an `Int?`:
+/// directly, or deferred.
 private final class MisreadLink: GraphCoding {
     static let deferred = TaskLocalFlag()
     var link: MisreadLink?
     init(link: MisreadLink?) { self.link = link }
 
     func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode([UInt8](repeating: 7, count: 4_000), forKey: "padding")
         try archiver.encode(link, forKey: "link")
     }
 
@@ -142,20 +144,38 @@ final class TaskLocalFlag: Sendable {
 
 @Suite("Deferred values read from a copy")
 struct DeferredCopyTests {
-    /// A deferred reference is read from a copy of its bytes; an error in it names the object
-    /// and gives the offset in the payload, as the same value read directly does.
+    /// A deferred reference in a file read as it is decoded is read from a copy of its bytes;
+    /// an error in it names the object and gives the offset in the payload, as the same value
+    /// read directly does, and as it does read in place from memory.
     @Test func errorsInACopiedValueMatchTheValueReadInPlace() throws {
-        let first = MisreadLink(link: nil)
-        let data = try GraphArchiver.archivedData(withRootObject: [MisreadLink(link: first), first])
-        let direct = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, from: data) }
-        let deferred = MisreadLink.deferred.set {
-            archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, from: data) }
+        var links: [MisreadLink] = []
+        for _ in 0..<2_500 { links.append(MisreadLink(link: links.last)) }
+        let data = try GraphArchiver.archivedData(withRootObject: links)
+        #expect(data.count >= PayloadWindow.minimumSize)
+        try withTemporaryFolder { folder in
+            let path = folder + "/links.gridstore"
+            try data.write(to: URL(fileURLWithPath: path))
+            let direct = archiveError {
+                _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, fromFile: path)
+            }
+            #expect(direct?.code == .typeMismatch)
+            #expect(
+                direct?.message.hasSuffix("found a MisreadLink object (#0)") == true,
+                "\(String(describing: direct))"
+            )
+            for deferred in MisreadLink.deferred.set({
+                [
+                    archiveError {
+                        _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, fromFile: path)
+                    },
+                    archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, from: data) },
+                ]
+            }) {
+                #expect(deferred?.code == direct?.code)
+                #expect(deferred?.message == direct?.message)
+                #expect(deferred?.offset != nil && deferred?.offset == direct?.offset)
+                #expect(deferred?.keyPath == ["MisreadLink#1", "link"])
+            }
         }
-        #expect(direct?.code == .typeMismatch)
-        #expect(direct?.message.hasSuffix("found a MisreadLink object (#0)") == true, "\(String(describing: direct))")
-        #expect(deferred?.code == direct?.code)
-        #expect(deferred?.message == direct?.message)
-        #expect(deferred?.offset != nil && deferred?.offset == direct?.offset)
-        #expect(deferred?.keyPath == ["MisreadLink#1", "link"])
     }
 }
