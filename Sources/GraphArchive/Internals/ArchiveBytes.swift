@@ -86,8 +86,10 @@ final class ArchiveBytes: @unchecked Sendable {
     /// take memory. Pages are private and anonymous,
     /// never a mapping of the file, which another process could cut short under the reader.
     ///
+    /// - Parameter hugePages: Whether to ask for huge pages (for bytes written whole at once;
+    ///   a file read a piece at a time would make each piece's huge page resident whole).
     /// - Throws: `.limitExceeded` when the address space cannot be reserved (`RLIMIT_AS`).
-    init(reservingMapped count: Int) throws(GraphArchiveError) {
+    init(reservingMapped count: Int, hugePages: Bool = true) throws(GraphArchiveError) {
         guard let memory = ZeroedMemory.map(byteCount: max(count, 1)) else {
             throw GraphArchiveError(
                 .limitExceeded,
@@ -98,7 +100,7 @@ final class ArchiveBytes: @unchecked Sendable {
         self.count = count
         isLent = false
         isMapped = true
-        ZeroedMemory.adviseHugePages(memory, byteCount: count)
+        if hugePages { ZeroedMemory.adviseHugePages(memory, byteCount: count) }
     }
 
     deinit {
@@ -124,10 +126,10 @@ final class ArchiveBytes: @unchecked Sendable {
 
     /// Gives the pages wholly inside `range` of reserved bytes back to the system; returns the
     /// range given back (empty if none), whose bytes now read as zero until written again.
-    /// Huge pages are given back whole: the range is rounded inwards to 2 MiB boundaries.
+    /// The range is rounded inwards to whole pages.
     func discard(_ range: Range<Int>) -> Range<Int> {
         precondition(isMapped && range.lowerBound >= 0 && range.upperBound <= count)
-        return ZeroedMemory.discardHugePages(storage.baseAddress!, range: range)
+        return ZeroedMemory.discardPages(storage.baseAddress!, range: range)
     }
 
     /// Buffers from this size on are asked for huge pages.

@@ -82,14 +82,17 @@ enum ZeroedMemory {
         #endif
     }
 
-    /// Gives back the whole 2 MiB pages of `range` in a block from `map(byteCount:)` (its
-    /// contents there become zero), and returns the range given back, relative to `memory`.
-    static func discardHugePages(_ memory: UnsafeMutableRawPointer, range: Range<Int>) -> Range<Int> {
+    /// Gives back the whole pages of `range` in a block from `map(byteCount:)` (its contents
+    /// there become zero), and returns the range given back, relative to `memory`. A huge page
+    /// partly given back is split by the kernel, and only the part given back leaves: a payload
+    /// given back as it is decoded then holds what is ahead of the decoder and less than a
+    /// page behind it, not up to 2 MiB of each.
+    static func discardPages(_ memory: UnsafeMutableRawPointer, range: Range<Int>) -> Range<Int> {
         #if canImport(Glibc) || canImport(Musl)
-        let hugePage = 2 << 20
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let address = Int(bitPattern: UInt(bitPattern: memory))
-        let start = (address + range.lowerBound + hugePage - 1) & ~(hugePage - 1)
-        let end = (address + range.upperBound) & ~(hugePage - 1)
+        let start = (address + range.lowerBound + page - 1) / page * page
+        let end = (address + range.upperBound) / page * page
         guard end > start else { return range.lowerBound..<range.lowerBound }
         madvise(memory + (start - address), end - start, MADV_DONTNEED)
         return (start - address)..<(end - address)

@@ -158,7 +158,7 @@ struct StreamedLoadTests {
             try bulkArchive.write(to: URL(fileURLWithPath: path))
             #expect(try loadBulk(path, options: options).count == bulkCount)
         }
-        options.maximumMemoryBytes = bulkArchive.count / 8
+        options.maximumMemoryBytes = bulkArchive.count / 32
         try withTemporaryFolder { folder in
             let path = folder + "/bulk.gridstore"
             try bulkArchive.write(to: URL(fileURLWithPath: path))
