@@ -211,12 +211,25 @@ struct EncodingState: ~Copyable {
 
     // MARK: - Types and records
 
+    /// The id of `type` in the type table, added if new (`object`: the type as a class, for a
+    /// class). Inlined for the common case, the type of the record before.
+    @inline(__always)
     mutating func typeID(
         for type: any GraphCoding.Type,
         object: (any (GraphCoding & AnyObject).Type)?
     ) -> Int {
         let key = ObjectIdentifier(type)
         if key == lastTypeKey { return lastTypeID }
+        return typeID(newTo: key, type: type, object: object)
+    }
+
+    /// ``typeID(for:object:)`` for a type other than the last one's.
+    @inline(never)
+    private mutating func typeID(
+        newTo key: ObjectIdentifier,
+        type: any GraphCoding.Type,
+        object: (any (GraphCoding & AnyObject).Type)?
+    ) -> Int {
         let id: Int
         if let known = typeIndex[key] {
             id = known
