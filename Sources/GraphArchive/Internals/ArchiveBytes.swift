@@ -477,6 +477,14 @@ extension ByteReader {
         ByteReader(base: bytes, offset: 0, end: count)
     }
 
+    /// The `count` bytes at the reader's position, which does not move; nil if fewer are left.
+    /// - Warning: Do not let the buffer outlive the bytes the reader reads.
+    @inline(__always)
+    func peekBytes(_ count: Int) -> UnsafeRawBufferPointer? {
+        guard count >= 0, count <= end &- offset else { return nil }
+        return UnsafeRawBufferPointer(start: base + offset, count: count)
+    }
+
     /// Runs `body` with a reader over `bytes`.
     /// - Warning: Do not let the reader escape `body`.
     static func withReader<R, E: Error>(

@@ -48,30 +48,28 @@ struct ByteStringTable {
     /// nil if fewer than `count` bytes are left. The reader does not move.
     @inline(__always)
     static func fingerprint(_ reader: ByteReader, count: Int) -> (hash: UInt64, isASCII: Bool)? {
-        var cursor = reader
-        return try? cursor.readUnsafeBytes(count: count) { bytes in
-            var hash = UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15
-            var high: UInt64 = 0
-            var index = 0
-            while index &+ 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                high |= word
-                hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
-                hash ^= hash >> 29
-                index &+= 8
-            }
-            var last: UInt64 = 0
-            var shift: UInt64 = 0
-            while index < bytes.count {
-                last |= UInt64(bytes[index]) &<< shift
-                shift &+= 8
-                index &+= 1
-            }
-            high |= last
-            hash = (hash ^ last) &* 0xC4CE_B9FE_1A85_EC53
-            hash ^= hash >> 32
-            return (hash, high & 0x8080_8080_8080_8080 == 0)
+        guard let bytes = reader.peekBytes(count) else { return nil }
+        var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        var high: UInt64 = 0
+        var index = 0
+        while index &+ 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            high |= word
+            hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash &>> 29
+            index &+= 8
         }
+        var last: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < count {
+            last |= UInt64(bytes.load(fromByteOffset: index, as: UInt8.self)) &<< shift
+            shift &+= 8
+            index &+= 1
+        }
+        high |= last
+        hash = (hash ^ last) &* 0xC4CE_B9FE_1A85_EC53
+        hash ^= hash &>> 32
+        return (hash, high & 0x8080_8080_8080_8080 == 0)
     }
 
     /// The id of the string stored with `hash` whose bytes equal the `count` bytes at
@@ -100,13 +98,10 @@ struct ByteStringTable {
     private static func equal(_ reader: ByteReader, _ storage: borrowing ByteWriter, at offset: Int, count: Int) -> Bool
     {
         precondition(offset >= 0 && count <= storage.count - offset)
-        var cursor = reader
-        let same: Bool? = try? cursor.readUnsafeBytes(count: count) { bytes in
-            storage.withUnsafeBytes { stored in
-                count == 0 || memcmp(bytes.baseAddress!, stored.baseAddress! + offset, count) == 0
-            }
+        guard let bytes = reader.peekBytes(count) else { return false }
+        guard count > 0 else { return true }
+        return storage.withUnsafeBytes { stored in memcmp(bytes.baseAddress!, stored.baseAddress! + offset, count) == 0
         }
-        return same ?? false
     }
 
     /// Records string `id`, of `count` bytes hashing to `hash`, as lying at `offset` of the

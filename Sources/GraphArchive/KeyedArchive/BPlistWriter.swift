@@ -22,8 +22,8 @@ struct BPlistWriter: ~Copyable {
 
     /// The ASCII strings stored, by their bytes in `scalars`.
     private var strings = ByteStringTable()
-    private var integers: [Int64: Int] = [:]
-    private var reals: [UInt64: Int] = [:]
+    private var integers = WordTable()
+    private var reals = WordTable()
     private var uids: [Int] = []
     private var booleans: [Int] = [-1, -1]
 
@@ -69,23 +69,30 @@ struct BPlistWriter: ~Copyable {
         return id
     }
 
-    /// Reads an `inout` access: `&dictionary[key, default: value]` inserts `value` when `key`
-    /// is new, in the same lookup.
-    private static func value(_ slot: inout Int) -> Int { slot }
-
-    /// Makes room for `count` distinct strings and as many numbers, so that the tables that
-    /// store each once do not grow (rehashing everything) while a large archive is written.
-    mutating func reserveScalars(_ count: Int) {
-        strings.reserveCapacity(count)
-        integers.reserveCapacity(count)
+    /// Makes room for the objects of about `records` records, `bytes` bytes of strings and
+    /// numbers among them, so that a large archive is written without growing (and copying)
+    /// the tables as it goes.
+    mutating func reserve(records: Int, bytes: Int) {
+        // A record of a few values takes about eight objects (its dictionary, its values, the
+        // UIDs of its values' entries) and a dozen references; most of its strings and numbers
+        // are distinct.
+        strings.reserveCapacity(2 * records)
+        integers.reserveCapacity(records)
+        locations.reserveCapacity(8 * records)
+        references.reserveCapacity(12 * records)
+        containerMarkers.reserveCapacity(2 * records)
+        containerCounts.reserveCapacity(2 * records)
+        containerStarts.reserveCapacity(2 * records)
+        uids.reserveCapacity(4 * records)
+        if scalars.count == 0 { scalars = ByteWriter(reservingCapacity: bytes) }
     }
 
     mutating func integer(_ value: Int64) -> Int {
-        let next = locations.count
-        let id = Self.value(&integers[value, default: next])
-        guard id == next else { return id }
-        _ = beginScalar()
+        let bits = UInt64(bitPattern: value)
+        if let id = integers.id(of: bits) { return id }
+        let id = beginScalar()
         Self.writeInteger(value, into: &scalars)
+        integers.insert(bits, id: id)
         return id
     }
 
@@ -111,12 +118,11 @@ struct BPlistWriter: ~Copyable {
 
     mutating func double(_ value: Double) -> Int {
         let key = value.bitPattern
-        let next = locations.count
-        let id = Self.value(&reals[key, default: next])
-        guard id == next else { return id }
-        _ = beginScalar()
+        if let id = reals.id(of: key) { return id }
+        let id = beginScalar()
         scalars.writeByte(BPlistMarker.real | 3)
         scalars.writeBigEndian(key, width: 8)
+        reals.insert(key, id: id)
         return id
     }
 
@@ -179,7 +185,7 @@ struct BPlistWriter: ~Copyable {
 
     /// Takes the references pushed since `start` off the stack.
     mutating func popReferences(from start: Int) -> [Int] {
-        defer { pending.removeSubrange(start...) }
+        defer { pending.removeLast(pending.count - start) }
         return Array(pending[start...])
     }
 
@@ -207,7 +213,7 @@ struct BPlistWriter: ~Copyable {
         containerMarkers.append(marker)
         containerCounts.append(count)
         containerStarts.append(containerStart)
-        pending.removeSubrange(start...)
+        pending.removeLast(pending.count - start)
         locations.append(-containerMarkers.count)
         return locations.count - 1
     }
@@ -274,5 +280,74 @@ struct BPlistWriter: ~Copyable {
     /// The fewest of 1, 2, 4 or 8 bytes that hold `value`.
     static func width(_ value: UInt64) -> Int {
         value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
+    }
+}
+
+/// Ids of 64-bit values (integers, the bits of reals), each stored once: an open-addressing
+/// table in place of a `Dictionary`, which hashes with SipHash and checks uniqueness on every
+/// lookup. A value not found within ``maximumProbes`` slots is reported new (and stored again
+/// by the caller), so values crafted to collide cost a bounded search each.
+struct WordTable {
+    private var keys: [UInt64] = Array(repeating: 0, count: 64)
+    /// Per slot: the id of the value in `keys`, or -1 for an empty slot.
+    private var ids: [Int] = Array(repeating: -1, count: 64)
+    private var count = 0
+
+    static let maximumProbes = 32
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        var size = ids.count
+        while size < 2 * capacity { size *= 2 }
+        if size > ids.count { rehash(size) }
+    }
+
+    @inline(__always)
+    private static func slot(_ key: UInt64, mask: Int) -> Int {
+        var mixed = key &* 0x9E37_79B9_7F4A_7C15
+        mixed ^= mixed >> 29
+        return Int(truncatingIfNeeded: mixed) & mask
+    }
+
+    /// The id stored for `key`, or nil.
+    func id(of key: UInt64) -> Int? {
+        let mask = ids.count &- 1
+        var slot = Self.slot(key, mask: mask)
+        for _ in 0..<Self.maximumProbes {
+            let id = ids[slot]
+            if id < 0 { return nil }
+            if keys[slot] == key { return id }
+            slot = (slot &+ 1) & mask
+        }
+        return nil
+    }
+
+    /// Records `key` under `id`; a key with no free slot within ``maximumProbes`` is not recorded.
+    mutating func insert(_ key: UInt64, id: Int) {
+        if 2 * (count + 1) > ids.count { rehash(2 * ids.count) }
+        if place(key, id: id) { count += 1 }
+    }
+
+    private mutating func place(_ key: UInt64, id: Int) -> Bool {
+        let mask = ids.count &- 1
+        var slot = Self.slot(key, mask: mask)
+        for _ in 0..<Self.maximumProbes {
+            if ids[slot] < 0 {
+                keys[slot] = key
+                ids[slot] = id
+                return true
+            }
+            slot = (slot &+ 1) & mask
+        }
+        return false
+    }
+
+    private mutating func rehash(_ size: Int) {
+        let (oldKeys, oldIDs) = (keys, ids)
+        keys = Array(repeating: 0, count: size)
+        ids = Array(repeating: -1, count: size)
+        count = 0
+        for slot in oldIDs.indices where oldIDs[slot] >= 0 && place(oldKeys[slot], id: oldIDs[slot]) {
+            count += 1
+        }
     }
 }

@@ -204,15 +204,17 @@ extension GraphArchiver {
         try KeyedArchive.write(keyedArchive(options: options), to: path)
     }
 
-    private func keyedArchive(options: KeyedArchive.Options) throws -> ByteWriter {
+    private func keyedArchive(options keyedOptions: KeyedArchive.Options) throws -> ByteWriter {
         guard let output = finishedOutput else {
             throw GraphArchiveError(.invalidState, "the keyed archive was requested before finishEncoding()")
         }
+        // The archive this archiver just assembled: its checksum is not computed again.
+        let options = GraphUnarchiver.Options()
         return try KeyedArchiveWriter.transcode(
-            ArchiveBytes(joining: output.stored()),
-            classNames: options.classNames,
+            LoadedArchive.load(ArchiveBytes(joining: output.stored()), options: options, isOwnOutput: true),
+            classNames: keyedOptions.classNames,
             superclasses: encounteredSuperclasses,
-            options: GraphUnarchiver.Options()
+            options: options
         )
     }
 }

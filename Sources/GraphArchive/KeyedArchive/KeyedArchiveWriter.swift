@@ -159,14 +159,18 @@ struct KeyedArchiveBuilder: ~Copyable {
         listedChains = chains
         classReferences = Array(repeating: -1, count: graph.classes.count)
         objectUIDs = Array(repeating: -1, count: graph.objectIDLimit)
+        // Reserved for the records the graph has, as far as its size vouches for them (a
+        // record takes a few bytes): the `$objects` entries (the objects, a string or two of
+        // each), the property list's objects and its strings (about twice the graph's bytes).
+        let records = min(graph.objectCount, graph.archiveBytes / 8)
         entries = [-1]
+        entries.reserveCapacity(1 + graph.objectCount + 2 * records)
         for (position, id) in graph.objectIDs.enumerated() {
             objectUIDs[id] = Int32(truncatingIfNeeded: 1 + position)
             entries.append(-1)
         }
-        // Records hold a string or number or two each, most of them distinct: a guess, kept to
-        // a share of the archive's size so that a large object count cannot make it large.
-        plist.reserveScalars(min(2 * graph.objectCount, graph.archiveBytes / 16))
+        plist.reserve(records: records, bytes: 2 * graph.archiveBytes)
+        scalarUIDs.reserveCapacity(8 * records)
         entries[0] = plist.string("$null")
         classKey = plist.string(KeyedKey.names[KeyedKey.classReference])
     }
@@ -293,6 +297,12 @@ struct KeyedArchiveBuilder: ~Copyable {
     /// A scalar (`object`, a property list object made for it) stored as `form` says, or as
     /// NSKeyedArchiver stores a `kind` there by default.
     private mutating func addScalar(_ object: Int, _ kind: ValueKind, _ form: ValueForm) {
+        // Most values come with no form (all of an archive written here): NSKeyedArchiver's
+        // defaults for a string, data or number, decided without building them.
+        if case .unspecified = form.instance, form.storage == .unspecified, kind != .date {
+            plist.push(isInField && kind == .number ? object : plist.uid(scalarEntry(object)))
+            return
+        }
         let stored = form.filled(from: .keyedDefault(for: kind, inField: isInField))
         if case .instance(let className) = stored.instance {
             // An instance of a Foundation value class: its one member in place.
@@ -329,9 +339,7 @@ struct KeyedArchiveBuilder: ~Copyable {
         if object < scalarUIDs.count && scalarUIDs[object] >= 0 { return scalarUIDs[object] }
         let uid = reserveEntry()
         entries[uid] = object
-        if object >= scalarUIDs.count {
-            scalarUIDs.append(contentsOf: repeatElement(-1, count: object + 1 - scalarUIDs.count))
-        }
+        while object >= scalarUIDs.count { scalarUIDs.append(-1) }
         scalarUIDs[object] = uid
         return uid
     }
