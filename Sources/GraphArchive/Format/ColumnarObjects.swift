@@ -137,77 +137,126 @@ enum ColumnarObjects {
         header: ArchiveHeader,
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ArchiveBytes {
-        var reader = stored.reader()
-        // Every record has at least its shape id's byte in a shape stream.
-        guard header.objectCount <= UInt64(stored.count) else { throw tooManyObjects(header.objectCount) }
-        let objectCount = Int(header.objectCount)
-        let isBlocked = header.flags.contains(.objectBlocks)
-        // §5.6: the blocks come first. Step over them to the tables, adding up their headers.
-        var blockHeaderBytes = 0
-        if isBlocked {
-            var recordsLeft = objectCount
-            while recordsLeft > 0 {
-                let block = try Block.read(&reader, recordsLeft: recordsLeft)
-                blockHeaderBytes += block.headerBytes
-                recordsLeft -= block.recordCount
-            }
+        var rebuild = try Rebuild(stored: stored, header: header, options: options)
+        return try ArchiveBytes.filled(count: rebuild.rowCount) { (output) throws(GraphArchiveError) in
+            try rebuild.writeHead(into: &output)
+            while try rebuild.writeNextBlock(into: &output) > 0 {}
         }
-        let tablesStart = reader.offset
-        // Charged to a budget of its own: the tables parsed here are not kept.
-        let tables = try ArchiveTables.parse(&reader, header: header, options: options)
-        let scanner = ValueScanner(
-            shapeValueCounts: tables.shapeKeyCount,
-            objectCount: objectCount,
-            maximumDepth: options.maximumDepth
-        )
-        for _ in 0..<tables.topCount {
-            _ = try reader.readCount()
-            try scanner.skipValue(&reader)
-        }
-        let topEnd = reader.offset
-        // §5.6 and an empty §5.5 table: the top section ends the payload.
-        if isBlocked || objectCount == 0 {
-            guard reader.isAtEnd else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "\(reader.remaining) bytes left over after the top section",
-                    offset: reader.offset
-                )
-            }
-        } else {
-            // §5.5: one set of columns for every record follows the top section.
-            guard objectCount <= reader.remaining else { throw tooManyObjects(header.objectCount) }
-        }
+    }
 
-        // The tables and top section as they are, then each block's records: each one's shape id
-        // and the next cell of each of its columns.
-        var columns = BlockColumns(tables: tables)
-        return try ArchiveBytes.filled(count: stored.count - blockHeaderBytes) { (output) throws(GraphArchiveError) in
-            try output.write(tablesStart..<topEnd, of: stored.reader())
-            var blocks = stored.reader(0..<tablesStart)
-            var recordsLeft = objectCount
-            while recordsLeft > 0 {
-                let block =
-                    isBlocked
-                    ? try Block.read(&blocks, recordsLeft: recordsLeft)
-                    : Block(range: topEnd..<stored.count, recordCount: objectCount, headerBytes: 0)
-                recordsLeft -= block.recordCount
-                let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
-                var shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
-                var cells = stored.reader(block.range)
-                for _ in 0..<block.recordCount {
-                    let shapeStart = shapes.offset
-                    let shape = try scanner.readShape(&shapes)
-                    try output.writePassed(from: shapeStart, of: shapes)
-                    for column in columns.firstColumn[shape]..<columns.firstColumn[shape + 1] {
-                        let cellStart = columns.cursor[column]
-                        cells.offset = cellStart
-                        try scanner.skipValue(&cells)
-                        try output.writePassed(from: cellStart, of: cells)
-                        columns.cursor[column] = cells.offset
-                    }
+    /// A columnar payload (§5.5, §5.6) being rebuilt row-wise: the tables and the top section
+    /// first (``writeHead(into:)``), then a block of records at a time
+    /// (``writeNextBlock(into:)``), so that a decoder can read the records of one block while
+    /// the next is rebuilt (`RebuiltPayloadWindow`). Its checks are those of
+    /// ``rows(fromColumnar:header:options:)``: the blocks' lengths and counts, the tables and
+    /// the top section when it is made, each block's structure before its records are written.
+    struct Rebuild {
+        /// The decompressed columnar payload.
+        let stored: ArchiveBytes
+        /// Bytes of the row-wise payload: the stored ones less the blocks' lengths and counts.
+        let rowCount: Int
+        /// Bytes of the tables and the top section, which start the row-wise payload.
+        var headCount: Int { topEnd - tablesStart }
+        private let objectCount: Int
+        private let isBlocked: Bool
+        private let tablesStart: Int
+        private let topEnd: Int
+        private let scanner: ValueScanner
+        private var columns: BlockColumns
+        /// The blocks not rebuilt yet.
+        private var blocks: ByteReader
+        private var recordsLeft: Int
+
+        /// Checks the block lengths and record counts, the tables and the top section.
+        ///
+        /// - Throws: what ``rows(fromColumnar:header:options:)`` throws for them.
+        init(stored: ArchiveBytes, header: ArchiveHeader, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
+            var reader = stored.reader()
+            // Every record has at least its shape id's byte in a shape stream.
+            guard header.objectCount <= UInt64(stored.count) else { throw tooManyObjects(header.objectCount) }
+            let objectCount = Int(header.objectCount)
+            let isBlocked = header.flags.contains(.objectBlocks)
+            // §5.6: the blocks come first. Step over them to the tables, adding up their headers.
+            var blockHeaderBytes = 0
+            if isBlocked {
+                var recordsLeft = objectCount
+                while recordsLeft > 0 {
+                    let block = try Block.read(&reader, recordsLeft: recordsLeft)
+                    blockHeaderBytes += block.headerBytes
+                    recordsLeft -= block.recordCount
                 }
             }
+            let tablesStart = reader.offset
+            // Charged to a budget of its own: the tables parsed here are not kept.
+            let tables = try ArchiveTables.parse(&reader, header: header, options: options)
+            let scanner = ValueScanner(
+                shapeValueCounts: tables.shapeKeyCount,
+                objectCount: objectCount,
+                maximumDepth: options.maximumDepth
+            )
+            for _ in 0..<tables.topCount {
+                _ = try reader.readCount()
+                try scanner.skipValue(&reader)
+            }
+            let topEnd = reader.offset
+            // §5.6 and an empty §5.5 table: the top section ends the payload.
+            if isBlocked || objectCount == 0 {
+                guard reader.isAtEnd else {
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "\(reader.remaining) bytes left over after the top section",
+                        offset: reader.offset
+                    )
+                }
+            } else {
+                // §5.5: one set of columns for every record follows the top section.
+                guard objectCount <= reader.remaining else { throw tooManyObjects(header.objectCount) }
+            }
+            self.stored = stored
+            rowCount = stored.count - blockHeaderBytes
+            self.objectCount = objectCount
+            self.isBlocked = isBlocked
+            self.tablesStart = tablesStart
+            self.topEnd = topEnd
+            self.scanner = scanner
+            columns = BlockColumns(tables: tables)
+            blocks = stored.reader(0..<tablesStart)
+            recordsLeft = objectCount
+        }
+
+        /// Writes the tables and the top section as they are: the start of the row-wise payload.
+        func writeHead(into output: inout ArchiveBytesWriter) throws(GraphArchiveError) {
+            try output.write(tablesStart..<topEnd, of: stored.reader())
+        }
+
+        /// Writes the records of the next block (each one's shape id and the next cell of each
+        /// of its columns), after checking the block's structure; returns how many it wrote, 0
+        /// once every block is rebuilt.
+        ///
+        /// - Throws: what ``rows(fromColumnar:header:options:)`` throws for a block.
+        mutating func writeNextBlock(into output: inout ArchiveBytesWriter) throws(GraphArchiveError) -> Int {
+            guard recordsLeft > 0 else { return 0 }
+            let block =
+                isBlocked
+                ? try Block.read(&blocks, recordsLeft: recordsLeft)
+                : Block(range: topEnd..<stored.count, recordCount: objectCount, headerBytes: 0)
+            recordsLeft -= block.recordCount
+            let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
+            var shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
+            var cells = stored.reader(block.range)
+            for _ in 0..<block.recordCount {
+                let shapeStart = shapes.offset
+                let shape = try scanner.readShape(&shapes)
+                try output.writePassed(from: shapeStart, of: shapes)
+                for column in columns.firstColumn[shape]..<columns.firstColumn[shape + 1] {
+                    let cellStart = columns.cursor[column]
+                    cells.offset = cellStart
+                    try scanner.skipValue(&cells)
+                    try output.writePassed(from: cellStart, of: cells)
+                    columns.cursor[column] = cells.offset
+                }
+            }
+            return block.recordCount
         }
     }
 

@@ -181,6 +181,15 @@ final class ArchiveBytes: @unchecked Sendable {
         _ = try bytes.fill(0..<count, write)
         return bytes
     }
+
+    /// A writer over all of these bytes, reserved with `init(reservingMapped:)`, that fills them
+    /// in order while readers read what it has written (a payload rebuilt on another thread
+    /// while it is decoded). The caller hands each reader only bytes the writer has passed (its
+    /// `count` when last published), and keeps these bytes alive as long as the writer.
+    func sequentialWriter() -> ArchiveBytesWriter {
+        precondition(isMapped)
+        return ArchiveBytesWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+    }
 }
 
 /// Appends bytes to the fixed buffer of an ``ArchiveBytes`` being filled; refuses to go past its end.

@@ -1,5 +1,7 @@
 // Sources/GraphArchive/Internals/PayloadWindow.swift - a payload given back as the decoder passes it
 
+import Dispatch
+
 /// A payload in pages of its own (`ArchiveBytes(reservingMapped:)`) that the decoder gives back
 /// as it builds the objects whose records it has passed, so that memory held for the input
 /// shrinks while the graph grows (FORMAT.md §8). This one holds all of its bytes from the start
@@ -40,6 +42,10 @@ class PayloadWindow {
 
     /// Makes the bytes up to `target` (at most the end) readable; a whole payload has them.
     func load(upTo target: Int, memory: inout MemoryBudget) throws(GraphArchiveError) {}
+
+    /// How many records (from the first) lie whole before `loadedEnd`, when the window knows;
+    /// nil when the decoder has to step over them to find out.
+    var recordsLoaded: Int? { nil }
 
     /// Keeps every byte before `offset` (the tables and the top section) for good.
     func keep(below offset: Int) {
@@ -152,5 +158,125 @@ final class FilePayloadStream: PayloadWindow {
     private func mismatch(_ actual: UInt64) -> GraphArchiveError? {
         guard actual != expectedChecksum else { return nil }
         return GraphArchiveError(.ioError, "\(file.path) changed while it was being read")
+    }
+}
+
+/// A decompressed columnar payload (FORMAT.md §5.5, §5.6) rebuilt row-wise on a thread of its
+/// own, a block at a time, while the decoder builds the objects of the blocks already rebuilt:
+/// rebuilding then costs a decode little more than the wait for the first block.
+///
+/// The tables and the top section are written before the thread starts. The thread publishes,
+/// after each block, how far the rows are written and how many records they hold; ``load(upTo:memory:)``
+/// waits for the bytes asked for, and hands out only published ones, which the thread never
+/// writes again (and the decoder's `discard` gives back only pages below them). An error of the
+/// rebuild is thrown by the first `load` that needs bytes past it. The thread stops after its
+/// current block once the window is gone (a decode that failed).
+final class RebuiltPayloadWindow: PayloadWindow {
+    /// What the thread has done, read and written under the lock: published blocks' bytes are
+    /// complete before their end is.
+    private struct Progress {
+        var end: Int
+        var records = 0
+        var isDone = false
+        var failure: GraphArchiveError?
+        var isCancelled = false
+    }
+
+    /// The rebuild and its output, touched only by the rebuilding thread once it starts.
+    private final class Job: @unchecked Sendable {
+        var rebuild: ColumnarObjects.Rebuild
+        var output: ArchiveBytesWriter
+
+        init(rebuild: consuming ColumnarObjects.Rebuild, output: consuming ArchiveBytesWriter) {
+            self.rebuild = rebuild
+            self.output = output
+        }
+    }
+
+    private let progress: Locked<Progress>
+    /// Signalled once per publication, so a waiting `load` looks again.
+    private let published = DispatchSemaphore(value: 0)
+    private var records = 0
+    /// Budget held for the columnar copy, released once the thread is done with it.
+    private var columnarCharge: Int
+
+    /// Starts rebuilding `rebuild` into `rows` (reserved with `ArchiveBytes(reservingMapped:)`,
+    /// `rebuild.rowCount` bytes).
+    ///
+    /// - Parameter columnarCharge: What the budget holds for the columnar copy, released by the
+    ///   first `load` after the rebuild is done.
+    /// - Throws: what writing the tables and the top section throws.
+    init(
+        rebuilding rebuild: consuming ColumnarObjects.Rebuild,
+        into rows: ArchiveBytes,
+        columnarCharge: Int
+    ) throws(GraphArchiveError) {
+        var output = rows.sequentialWriter()
+        try rebuild.writeHead(into: &output)
+        let headEnd = output.count
+        progress = Locked(Progress(end: headEnd))
+        self.columnarCharge = columnarCharge
+        super.init(bytes: rows, loadedEnd: headEnd)
+        keep(below: headEnd)
+        let job = Job(rebuild: rebuild, output: output)
+        let progress = progress
+        let published = published
+        DispatchQueue.global(qos: .userInitiated).async {
+            var failure: GraphArchiveError?
+            do throws(GraphArchiveError) {
+                while true {
+                    let written = try job.rebuild.writeNextBlock(into: &job.output)
+                    guard written > 0 else { break }
+                    let end = job.output.count
+                    let isCancelled = progress.withLock { (state) -> Bool in
+                        state.end = end
+                        state.records += written
+                        return state.isCancelled
+                    }
+                    published.signal()
+                    if isCancelled { break }
+                }
+                if job.output.count != job.rebuild.rowCount && progress.withLock({ !$0.isCancelled }) {
+                    failure = GraphArchiveError(
+                        .corrupt,
+                        "rebuilt payload has \(job.output.count) bytes, expected \(job.rebuild.rowCount)"
+                    )
+                }
+            } catch {
+                failure = error
+            }
+            progress.withLock { (state) in
+                state.isDone = true
+                state.failure = failure
+            }
+            published.signal()
+        }
+    }
+
+    deinit {
+        progress.withLock { $0.isCancelled = true }
+    }
+
+    override var recordsLoaded: Int? { records }
+
+    /// Waits until the rows are rebuilt up to `target` (at most the end), or the rebuild failed
+    /// before it.
+    ///
+    /// - Throws: the rebuild's error (`.corrupt` and the others of
+    ///   ``ColumnarObjects/rows(fromColumnar:header:options:)``) when it stopped before `target`.
+    override func load(upTo target: Int, memory: inout MemoryBudget) throws(GraphArchiveError) {
+        let target = min(target, end)
+        while true {
+            let seen = progress.withLock { $0 }
+            loadedEnd = seen.end
+            records = seen.records
+            if seen.isDone && columnarCharge > 0 {
+                memory.release(columnarCharge)
+                columnarCharge = 0
+            }
+            if loadedEnd >= target { return }
+            if let failure = seen.failure { throw failure }
+            published.wait()
+        }
     }
 }

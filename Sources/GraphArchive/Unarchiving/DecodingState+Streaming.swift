@@ -30,15 +30,22 @@ extension DecodingState {
         let start = reader.offset
         input.discard(below: min(start, inputKeptFrom), memory: &memory)
         if input.hasDiscarded { objectInputDiscarded = true }
+        // About a piece's worth of records, so that construction comes back to give pages back.
+        let perRecord = index > 0 ? max(1, (start - objectSectionStart) / index) : 64
+        let piece = index + max(1, FilePayloadStream.pieceSize / perRecord)
         if input.isWhole {
-            let perRecord = index > 0 ? max(1, (start - objectSectionStart) / index) : 64
-            recordsRead = min(objectCount, index + max(1, FilePayloadStream.pieceSize / perRecord))
+            recordsRead = min(objectCount, piece)
             return
         }
         var target = input.loadedEnd + FilePayloadStream.pieceSize
         while true {
             try input.load(upTo: target, memory: &memory)
             reader = input.bytes.reader(start..<input.loadedEnd)
+            // A payload rebuilt beside the decoder knows where its records end.
+            if let loaded = input.recordsLoaded, loaded > index {
+                recordsRead = min(loaded, piece)
+                return
+            }
             var walker = reader
             var ready = index
             scanning: while ready < objectCount {

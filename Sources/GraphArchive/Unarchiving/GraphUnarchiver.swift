@@ -115,7 +115,7 @@ public final class GraphUnarchiver {
         throws
     {
         try self.init(
-            loaded: LoadedArchive.load(bytes, options: options),
+            loaded: LoadedArchive.load(bytes, options: options, rebuildingAlongside: true),
             registry: registry,
             options: options,
             root: root

@@ -33,6 +33,9 @@ struct LoadedArchive {
     ///   - memory: The budget to charge, when loading is part of a decode that already charged
     ///     some (the keyed-archive reader's); by default a new one from `options`. `bytes`
     ///     themselves are the caller's, already allocated, and are not charged.
+    ///   - rebuildingAlongside: The caller reads `stream` as it goes (a `GraphUnarchiver`): a
+    ///     large columnar payload is then rebuilt row-wise beside it (``RebuiltPayloadWindow``)
+    ///     rather than before this returns.
     /// - Throws: `.badMagic`, `.truncated`, `.trailingGarbage`, `.headerChecksumMismatch`,
     ///   `.checksumMismatch`, `.unsupportedVersion`, `.limitExceeded`, `.corrupt`,
     ///   `.compressionUnavailable`, `.compressionFailed`.
@@ -40,7 +43,8 @@ struct LoadedArchive {
         _ bytes: ArchiveBytes,
         options: GraphUnarchiver.Options,
         isOwnOutput: Bool = false,
-        memory: MemoryBudget? = nil
+        memory: MemoryBudget? = nil,
+        rebuildingAlongside: Bool = false
     ) throws(GraphArchiveError) -> LoadedArchive {
         var memory = memory ?? MemoryBudget(options)
         memory.limitToInput(bytes: bytes.count)
@@ -84,7 +88,14 @@ struct LoadedArchive {
                 try bytes.withUnsafeBytes(storedRange, decompress)
             }
         )
-        return try decompressed(payload, header: header, archiveBytes: bytes.count, options: options, memory: memory)
+        return try decompressed(
+            payload,
+            header: header,
+            archiveBytes: bytes.count,
+            options: options,
+            memory: memory,
+            rebuildingAlongside: rebuildingAlongside
+        )
     }
 
     /// Checks the archive file at `path` and returns its uncompressed payload, with the same
@@ -104,10 +115,13 @@ struct LoadedArchive {
     /// never in memory next to the payload: one pass verifies the checksum (no unverified byte
     /// reaches zstd), a second decompresses.
     ///
+    /// - Parameter rebuildingAlongside: As for ``load(_:options:isOwnOutput:memory:rebuildingAlongside:)``.
     /// - Throws: what ``load(_:options:)`` throws, plus `.ioError`.
-    static func load(file: borrowing ArchiveFile, options: GraphUnarchiver.Options) throws(GraphArchiveError)
-        -> LoadedArchive
-    {
+    static func load(
+        file: borrowing ArchiveFile,
+        options: GraphUnarchiver.Options,
+        rebuildingAlongside: Bool = false
+    ) throws(GraphArchiveError) -> LoadedArchive {
         var memory = MemoryBudget(options)
         memory.limitToInput(bytes: file.size)
         guard file.size > ArchiveHeader.size else { return try load(file.readAll(), options: options, memory: memory) }
@@ -152,7 +166,14 @@ struct LoadedArchive {
         guard checksum.finalize() == header.payloadChecksum else {
             throw GraphArchiveError(.ioError, "\(file.path) changed while it was being read")
         }
-        return try decompressed(payload, header: header, archiveBytes: file.size, options: options, memory: memory)
+        return try decompressed(
+            payload,
+            header: header,
+            archiveBytes: file.size,
+            options: options,
+            memory: memory,
+            rebuildingAlongside: rebuildingAlongside
+        )
     }
 
     /// Checks the open archive `file` like ``load(file:options:)``, but reads an uncompressed one
@@ -175,7 +196,9 @@ struct LoadedArchive {
         }
         var reader = headerBytes.reader()
         let header = try ArchiveHeader.decode(from: &reader)
-        guard !header.flags.contains(.zstdPayload) else { return try load(file: file, options: options) }
+        guard !header.flags.contains(.zstdPayload) else {
+            return try load(file: file, options: options, rebuildingAlongside: true)
+        }
         try checkFilePayload(file, header: header, options: options)
         let stream = try FilePayloadStream(
             file: file,
@@ -257,10 +280,29 @@ struct LoadedArchive {
         header: ArchiveHeader,
         archiveBytes: Int,
         options: GraphUnarchiver.Options,
-        memory: MemoryBudget
+        memory: MemoryBudget,
+        rebuildingAlongside: Bool
     ) throws(GraphArchiveError) -> LoadedArchive {
         var memory = memory
         var rows = payload
+        if header.flags.contains(.columnarObjects) && rebuildingAlongside {
+            let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: options)
+            if rebuild.rowCount >= PayloadWindow.minimumSize {
+                let window = try RebuiltPayloadWindow(
+                    rebuilding: rebuild,
+                    into: try ArchiveBytes(reservingMapped: rebuild.rowCount),
+                    columnarCharge: MemoryBudget.chunk(payload.count)
+                )
+                return LoadedArchive(
+                    header: header,
+                    archiveBytes: archiveBytes,
+                    payload: window.bytes,
+                    payloadRange: 0..<window.loadedEnd,
+                    memory: memory,
+                    stream: window
+                )
+            }
+        }
         if header.flags.contains(.columnarObjects) {
             rows = try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options)
             // The columnar copy is freed when this returns; the rebuilt one stays.
