@@ -44,6 +44,7 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
         }
     }
 
+    @inline(__always)
     mutating func append(_ element: Element) {
         if count == capacity { grow() }
         (base + count).initialize(to: element)
@@ -81,6 +82,7 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
         try body(UnsafeRawBufferPointer(start: base, count: count * MemoryLayout<Element>.stride))
     }
 
+    @inline(never)
     private mutating func grow() {
         reserveCapacity(capacity * 2)
     }
