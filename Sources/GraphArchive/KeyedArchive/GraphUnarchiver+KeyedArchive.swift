@@ -62,13 +62,13 @@ extension GraphUnarchiver {
         options: Options,
         root: RootRequest?
     ) throws {
-        try self.init(
-            keyedArchive: ArchiveBytes(copying: data),
-            registry: registry,
-            valueTypes: valueTypes,
-            options: options,
-            root: root
-        )
+        // Read where `data` holds it, not copied: the keyed archive is transcoded before this
+        // returns, and nothing transcoded refers back to its bytes.
+        var memory = MemoryBudget(options)
+        let native = try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) in
+            try Self.transcode(bytes, registry: registry, valueTypes: valueTypes, options: options, memory: &memory)
+        }
+        try self.init(transcoded: native, registry: registry, options: options, root: root, memory: memory)
     }
 
     /// Opens the NSKeyedArchiver archive at `path`; see ``init(forReadingKeyedArchive:registry:valueTypes:options:)``.
@@ -151,15 +151,42 @@ extension GraphUnarchiver {
         memory: MemoryBudget? = nil
     ) throws {
         var memory = memory ?? MemoryBudget(options)
-        let native = try KeyedArchiveReader.transcode(
+        let native = try Self.transcode(
             bytes,
             registry: registry,
-            valueTypeNames: Self.names(of: valueTypes),
+            valueTypes: valueTypes,
             options: options,
             memory: &memory
         )
-        // The native archive the keyed reader just made: its payload checksum was computed
-        // while assembling it and is not computed again.
+        try self.init(transcoded: native, registry: registry, options: options, root: root, memory: memory)
+    }
+
+    /// Keyed archive `bytes` as a native archive, with the registry's and `valueTypes`' names.
+    private static func transcode(
+        _ bytes: ArchiveBytes,
+        registry: GraphTypeRegistry,
+        valueTypes: [any GraphCoding.Type],
+        options: Options,
+        memory: inout MemoryBudget
+    ) throws(GraphArchiveError) -> ArchiveOutput {
+        try KeyedArchiveReader.transcode(
+            bytes,
+            registry: registry,
+            valueTypeNames: names(of: valueTypes),
+            options: options,
+            memory: &memory
+        )
+    }
+
+    /// Opens `native`, the archive the keyed reader just made.
+    private convenience init(
+        transcoded native: ArchiveOutput,
+        registry: GraphTypeRegistry,
+        options: Options,
+        root: RootRequest?,
+        memory: MemoryBudget
+    ) throws {
+        // Its payload checksum was computed while assembling it and is not computed again.
         let loaded = try LoadedArchive.load(
             ArchiveBytes(joining: native.stored()),
             options: options,

@@ -140,6 +140,20 @@ let gridStateRegistry: GraphTypeRegistry = {
 struct KeyedArchiveReadingTests {
     // MARK: - The seeds' shapes
 
+    @Test func valuesReadFromKeyedDataOutliveIt() throws {
+        // The archive is read where the Data holds it: what comes back must own its bytes.
+        let names = (0..<500).map { "record \($0) " + String(repeating: "n", count: $0 % 50) }
+        var back: [String] = []
+        do {
+            let data = try KeyedArchive.archivedData(withRootObject: names)
+            back = try GraphUnarchiver.unarchivedObject(ofType: [String].self, fromKeyedArchive: data)
+        }
+        // Memory the archive's bytes may have occupied, taken and written over.
+        let overwrite = [UInt8](repeating: 0xA5, count: 1 << 16)
+        #expect(overwrite.count == 1 << 16)
+        #expect(back == names)
+    }
+
     @Test func pythonGridStatesLoadWithSharing() throws {
         let records = try GraphUnarchiver.unarchivedObject(
             ofType: [Record].self,
