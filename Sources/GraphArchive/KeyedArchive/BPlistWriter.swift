@@ -25,6 +25,8 @@ struct BPlistWriter: ~Copyable {
     private var integers = WordTable()
     private var reals = WordTable()
     private var uids: [Int] = []
+    /// The object of each UID beyond the dense table's reach, by value.
+    private var sparseUIDs: [Int: Int] = [:]
     private var booleans: [Int] = [-1, -1]
 
     var objectCount: Int { locations.count }
@@ -159,15 +161,26 @@ struct BPlistWriter: ~Copyable {
 
     /// A keyed-archive UID, in the fewest of 1, 2, 4 or 8 bytes.
     mutating func uid(_ value: Int) -> Int {
-        if value < uids.count && uids[value] >= 0 { return uids[value] }
+        if !sparseUIDs.isEmpty, let id = sparseUIDs[value] { return id }
+        // The dense table grows only as far as the output could refer: an XML plist of a few
+        // bytes may name UID 2^32 - 1.
+        let isDense = value < Swift.max(uids.capacity, Self.denseUIDMinimum, 2 * locations.count)
+        if isDense && value < uids.count && uids[value] >= 0 { return uids[value] }
         let id = beginScalar()
         let width = Self.width(UInt64(value))
         scalars.writeByte(BPlistMarker.uid | UInt8(width - 1))
         scalars.writeBigEndian(UInt64(value), width: width)
-        while uids.count <= value { uids.append(-1) }
-        uids[value] = id
+        if isDense {
+            while uids.count <= value { uids.append(-1) }
+            uids[value] = id
+        } else {
+            sparseUIDs[value] = id
+        }
         return id
     }
+
+    /// UIDs the dense table holds whatever the output's size.
+    private static let denseUIDMinimum = 1 << 16
 
     private mutating func beginScalar() -> Int {
         locations.append(scalars.count)

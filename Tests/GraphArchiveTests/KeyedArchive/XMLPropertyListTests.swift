@@ -247,6 +247,17 @@ struct XMLPropertyListTests {
         expectRefused(.corrupt, mentioning: "XML property list, line 1") { _ = try binaryPlist(fromXML: xml) }
     }
 
+    /// A UID as large as CF allows costs the conversion its few bytes, not a table reaching it.
+    @Test func largeUIDsConvertWithoutATableReachingThem() throws {
+        let uid = { (value: Int) in "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
+        let data = try binaryPlist(
+            fromXML: "<plist><array>\(uid(4_294_967_295))\(uid(4_294_967_295))\(uid(7))</array></plist>"
+        )
+        #expect(data.count < 200)
+        let array = try #require(try foundationPlist(data) as? [Any])
+        #expect(array.count == 3)
+    }
+
     @Test func errorsNameTheLine() {
         expectRefused(.corrupt, mentioning: "line 3") {
             _ = try binaryPlist(fromXML: "<plist>\n<array>\n<integer>x</integer>\n</array>\n</plist>")
