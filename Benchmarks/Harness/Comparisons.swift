@@ -3,8 +3,8 @@
 /// Ratios gridstore/other for encode and decode: below 1 gridstore is faster than a peer;
 /// against a floor, how many times the limit gridstore takes.
 enum Comparisons {
-    /// Floors are sums of measured parts: encode = traversal + memcpy (+ zstd compress), decode
-    /// = build from arrays (+ zstd decompress), so a zstd row is held to zstd's own speed too.
+    /// Floors are sums of measured parts (``floorParts``), and for a zstd row zstd alone
+    /// compressing or decompressing, so that it is held to zstd's own speed too.
     static func make(_ results: [CaseResult]) -> [Comparison] {
         var comparisons: [Comparison] = []
         func median(_ subject: String, _ operation: OperationKind, _ compression: String = "-") -> Double? {
@@ -45,18 +45,33 @@ enum Comparisons {
                 isZstd
                 ? median("zstd alone", gridstore.operation == .encode ? .compress : .decompress, gridstore.compression)
                 : 0
-            let zstdName = isZstd ? " + zstd alone" : ""
-            switch gridstore.operation {
-            case .encode:
-                if let traversal = median("traversal", .traverse), let copy = median("memcpy", .memcpy), let zstdPart {
-                    compare("encode floor (traversal + memcpy\(zstdName))", .floor, traversal + copy + zstdPart)
-                }
-            default:
-                if let build = median("build from arrays", .build), let zstdPart {
-                    compare("decode floor (build from arrays\(zstdName))", .floor, build + zstdPart)
-                }
+            let parts = floorParts.filter { $0.of == gridstore.operation }
+            let partSeconds = parts.compactMap { median($0.subject, $0.operation) }
+            if !parts.isEmpty, partSeconds.count == parts.count, let zstdPart {
+                let names = parts.map(\.subject) + (isZstd ? ["zstd alone"] : [])
+                compare(
+                    "\(gridstore.operation.rawValue) floor (\(names.joined(separator: " + ")))",
+                    .floor,
+                    partSeconds.reduce(0, +) + zstdPart
+                )
             }
         }
         return comparisons
     }
+
+    /// The measured parts whose sum is each operation's floor without compression: encode =
+    /// traversal + memcpy, decode = build from arrays. The size growth sums the same parts.
+    static let floorParts: [FloorPart] = [
+        FloorPart(subject: "traversal", operation: .traverse, of: .encode),
+        FloorPart(subject: "memcpy", operation: .memcpy, of: .encode),
+        FloorPart(subject: "build from arrays", operation: .build, of: .decode),
+    ]
+}
+
+/// One measured part of a floor: the floor row `subject`, timing `operation`, is part of the
+/// floor of gridstore's operation `of`.
+struct FloorPart {
+    var subject: String
+    var operation: OperationKind
+    var of: OperationKind
 }

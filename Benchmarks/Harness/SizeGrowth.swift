@@ -37,16 +37,11 @@ struct SizeGrowth {
             switch candidate.role {
             case .gridstore:
                 candidate.compression == "none" && (candidate.operation == .encode || candidate.operation == .decode)
-            case .floor: includesFloors && Self.floorParts.contains { $0.operation == candidate.operation }
+            case .floor: includesFloors && Comparisons.floorParts.contains { $0.operation == candidate.operation }
             case .peer: false
             }
         }
     }
-
-    /// The floor parts whose sum is each operation's floor (as in ``Comparisons``).
-    static let floorParts: [(operation: OperationKind, of: OperationKind)] = [
-        (.traverse, .encode), (.memcpy, .encode), (.build, .decode),
-    ]
 
     /// The `--sweep` sizes for every selected workload.
     func sweep() -> [SweepPoint] {
@@ -126,7 +121,7 @@ struct SizeGrowth {
             let sizes = medians(points, parts: [operation])
             guard let last = sizes.last, sizes.count >= 2 else { return nil }
             let first = sizes.first { $0.records >= 100_000 && $0.records < last.records } ?? sizes[0]
-            let floor = medians(points, parts: floorParts.filter { $0.of == operation }.map(\.operation))
+            let floor = medians(points, parts: Comparisons.floorParts.filter { $0.of == operation }.map(\.operation))
             let floorFirst = floor.first { $0.records == first.records }
             let floorLast = floor.first { $0.records == last.records }
             return Growth(
