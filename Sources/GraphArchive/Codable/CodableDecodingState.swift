@@ -145,9 +145,11 @@ struct CodableDecodingState: ~Copyable {
         var memory = loaded.memory
         let tables = try ArchiveTables.parse(&reader, header: loaded.header, options: options, memory: &memory)
         let objectCount = try loaded.header.checkedObjectCount(bytesLeft: reader.remaining, options: options)
-        // The object table and the offsets of the records, before anything is reserved.
+        // The object table and the offsets of the records (`objectOffsets`, `objects` below),
+        // before anything is reserved.
         try memory.charge(
-            objectCount * MemoryBudget.objectTableBytes,
+            MemoryBudget.table(objectCount + 1, stride: MemoryLayout<Int>.stride)
+                + MemoryBudget.table(max(objectCount, 1), stride: MemoryLayout<AnyObject?>.stride),
             for: "the table of \(objectCount) objects",
             offset: 32
         )

@@ -17,6 +17,10 @@
 /// either side of it. The table is the largest thing a decode holds besides the graph (a chain
 /// of a million links: 8 MB in words, against a 10 MB archive, 7 MB compressed). An object
 /// outside that reach, or not aligned so, turns the table into words for the rest of the decode.
+///
+/// The memory budget pays for the compact form up front (``compactBytes(capacity:)``, charged
+/// by the decoder before it reserves the table), and for the words when the table turns to them
+/// (`append` charges them, then gives back the compact form once it is freed).
 struct DecodedObjects: ~Copyable {
     /// While `isCompact`: per object, (address - base) / 16, below 2^32.
     private var compact = PlainStack<UInt32>(capacity: 1)
@@ -50,13 +54,35 @@ struct DecodedObjects: ~Copyable {
         }
     }
 
+    /// What the table reserved for `capacity` objects allocates in its compact form.
+    static func compactBytes(capacity: Int) -> Int {
+        MemoryBudget.table(capacity, stride: MemoryLayout<UInt32>.stride)
+    }
+
+    /// What the table reserved for `capacity` objects allocates in words.
+    static func wordBytes(capacity: Int) -> Int {
+        MemoryBudget.table(capacity, stride: MemoryLayout<Unmanaged<AnyObject>>.stride)
+    }
+
+    /// What the bits of the hand-over allocate, once the first object of a table of `count`
+    /// objects is handed over.
+    static func handOverBytes(count: Int) -> Int {
+        MemoryBudget.array((count + 63) / 64, stride: MemoryLayout<UInt64>.stride)
+    }
+
+    /// Makes room for `capacity` objects in all, in the form the table is in (charged by the
+    /// caller: ``compactBytes(capacity:)`` before the first object).
     mutating func reserveCapacity(_ capacity: Int) {
         self.capacity = max(self.capacity, capacity)
         if isCompact { compact.reserveCapacity(capacity) } else { words.reserveCapacity(capacity) }
     }
 
+    /// Appends `object`. The first one the compact form cannot hold turns the table into words,
+    /// which `memory` is charged for first.
+    ///
+    /// - Throws: `.limitExceeded` when the words do not fit the budget; the table is unchanged.
     @inline(__always)
-    mutating func append(_ object: AnyObject) {
+    mutating func append(_ object: AnyObject, memory: inout MemoryBudget) throws(GraphArchiveError) {
         let reference = Unmanaged.passRetained(object)
         // Below the base, the difference wraps round past `2 * reach`.
         let offset = UInt(bitPattern: reference.toOpaque()) &- base
@@ -64,13 +90,15 @@ struct DecodedObjects: ~Copyable {
             compact.append(UInt32(truncatingIfNeeded: offset &>> 4))
             count &+= 1
         } else {
-            appendSlowly(reference)
+            try appendSlowly(reference, memory: &memory)
         }
     }
 
     /// Appends the first object, which sets the base, or one the compact form cannot hold.
     @inline(never)
-    private mutating func appendSlowly(_ reference: Unmanaged<AnyObject>) {
+    private mutating func appendSlowly(_ reference: Unmanaged<AnyObject>, memory: inout MemoryBudget)
+        throws(GraphArchiveError)
+    {
         let address = UInt(bitPattern: reference.toOpaque())
         if isCompact && count == 0 {
             base = address > reach ? address - reach : 0
@@ -82,18 +110,33 @@ struct DecodedObjects: ~Copyable {
                 return
             }
         }
-        if isCompact { widen() }
+        if isCompact {
+            do throws(GraphArchiveError) {
+                try widen(memory: &memory)
+            } catch {
+                reference.release()
+                throw error
+            }
+        }
         words.append(reference)
         count += 1
     }
 
-    /// Moves the table to words, for an object the compact form cannot reach.
-    private mutating func widen() {
-        words.reserveCapacity(max(capacity, count + 1))
+    /// Moves the table to words, for an object the compact form cannot reach: charges the
+    /// words, then gives back the compact form once it is freed.
+    private mutating func widen(memory: inout MemoryBudget) throws(GraphArchiveError) {
+        let wordCapacity = max(capacity, count + 1)
+        try memory.charge(
+            Self.wordBytes(capacity: wordCapacity),
+            for: "the table of \(wordCapacity) objects in 8-byte words, for object #\(count), which 4-byte entries "
+                + "cannot reach"
+        )
+        words.reserveCapacity(wordCapacity)
         for index in 0..<count { words.append(reference(index)) }
         compact = PlainStack<UInt32>(capacity: 1)
         isCompact = false
         limit = 0
+        memory.release(Self.compactBytes(capacity: capacity))
     }
 
     /// The table's reference to object `index` (a valid index).

@@ -119,6 +119,14 @@ struct DecodingState: ~Copyable {
         self.readAfter = Array(repeating: -1, count: tables.shapeKeys.count)
     }
 
+    /// Adds the object just built, of type id `typeID`, to the tables (`objects` charges its
+    /// words to `memory` if it turns to them).
+    @inline(__always)
+    mutating func appendObject(_ object: AnyObject, typeID: Int) throws(GraphArchiveError) {
+        try objects.append(object, memory: &memory)
+        objectClasses.append(typeID: typeID)
+    }
+
     /// Ends reading: the bytes the reader points into are about to go (the one-call decode's
     /// lent input). Every later read throws, and none touches them.
     mutating func closeInput() {

@@ -182,9 +182,11 @@ public final class GraphUnarchiver {
         }
     }
 
-    /// Charges the object table, and the least any object can cost, before any object is
-    /// built: a header that claims more objects than the budget affords fails at once. Each
-    /// object's own instance, and what its initializer reads, is charged as it is built.
+    /// Charges the object table (compact, see `DecodedObjects`, which charges the words if it
+    /// turns to them) and the class of each object, and the least any object can cost, before
+    /// any object is built: a header that claims more objects than the budget affords fails at
+    /// once. Each object's own instance, and what its initializer reads, is charged as it is
+    /// built.
     private static func chargeObjects(
         _ count: Int,
         tables: ArchiveTables,
@@ -197,10 +199,22 @@ public final class GraphUnarchiver {
                 cheapest = min(cheapest ?? .max, MemoryBudget.instance(classInstanceSize(type)))
             }
         }
-        let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryBudget.objectTableBytes + (cheapest ?? 0))
-        try memory.charge(overflow ? Int.max : bytes, for: "the \(count) objects the header declares", offset: 32)
+        let tablesBytes =
+            DecodedObjects.compactBytes(capacity: count)
+            + ObjectClassTable.bytes(
+                capacity: count,
+                types: tables.typeNames.count,
+                objectTypes: tables.typeIsObject.count(where: { $0 })
+            )
+        let (instances, overflow) = count.multipliedReportingOverflow(by: cheapest ?? 0)
+        let (bytes, sumOverflow) = tablesBytes.addingReportingOverflow(instances)
+        try memory.charge(
+            overflow || sumOverflow ? Int.max : bytes,
+            for: "the \(count) objects the header declares",
+            offset: 32
+        )
         // The instances are charged one by one as they are built.
-        memory.release(overflow ? 0 : count * (cheapest ?? 0))
+        memory.release(instances)
     }
 
     /// Keeps a decompressed payload alive while the reader points into it.
@@ -316,8 +330,7 @@ public final class GraphUnarchiver {
             state.objectBeingBuilt = index
             let object = try type.init(from: self)
             try state.closeRecord()
-            state.objects.append(object)
-            state.objectClasses.append(typeID: tables.shapeType[shape])
+            try state.appendObject(object, typeID: tables.shapeType[shape])
             // Those waiting for the last object run after the check for trailing bytes below.
             if index < state.objectCount - 1, let queue = state.pendingAssignments.takeQueue(waitingFor: index) {
                 try runPendingAssignments(queue)
@@ -729,6 +742,11 @@ public final class GraphUnarchiver {
     /// The root value, for the one-call forms, which drop the unarchiver afterwards: its
     /// objects may be handed to the root array (see `DecodedObjects`).
     func decodeRoot<T: GraphValue>(_: T.Type) throws -> T {
+        try state.charge(
+            DecodedObjects.handOverBytes(count: state.objectCount),
+            for: "marking the objects handed to the root",
+            at: state.reader.offset
+        )
         state.handsOverObjects = true
         return try decode(T.self, forKey: GraphArchiver.rootKey)
     }

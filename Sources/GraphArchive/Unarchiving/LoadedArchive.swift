@@ -258,16 +258,12 @@ struct LoadedArchive {
             for: "decompressing the \(header.payloadLength)-byte payload the header declares",
             offset: 16
         )
-        // Every reader keeps a table entry an object; a header whose objects cannot fit beside
-        // the payload fails here, before a tiny file spends seconds decompressing a huge payload.
-        // The decoder charges the table for real once the payload is read.
-        let (table, overflow) = Int(clamping: header.objectCount)
-            .multipliedReportingOverflow(by: MemoryBudget.objectTableBytes)
-        try memory.charge(
-            overflow ? Int.max : table,
-            for: "the \(header.objectCount) objects the header declares",
-            offset: 32
-        )
+        // Every decoder keeps a table entry an object, at least the unarchiver's compact one; a
+        // header whose objects cannot fit beside the payload fails here, before a tiny file
+        // spends seconds decompressing a huge payload. The decoder charges its tables for real
+        // once the payload is read.
+        let table = DecodedObjects.compactBytes(capacity: Int(clamping: header.objectCount))
+        try memory.charge(table, for: "the \(header.objectCount) objects the header declares", offset: 32)
         memory.release(table)
     }
 

@@ -207,9 +207,13 @@ struct MemoryBudget {
         return overflow ? Int.max / 2 : chunk(64 + entries + buckets / 8)
     }
 
-    /// Per object, a decode's table entries: the instance's reference, its class, a bit for the
-    /// one-call decode's hand-over (a Codable decode keeps an offset instead of the class).
-    static let objectTableBytes = 24
+    /// A table of `count` elements of `stride` bytes from `ZeroedMemory.allocateTable` (no
+    /// header; a large one is pages of its own): the decoders' object tables.
+    @inline(__always)
+    static func table(_ count: Int, stride: Int) -> Int {
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: max(stride, 1))
+        return overflow || bytes > Int.max / 4 ? Int.max / 2 : chunk(bytes)
+    }
 
     /// A `decodeLater` request kept until every object exists: its closure's context and its
     /// entry in the queue.

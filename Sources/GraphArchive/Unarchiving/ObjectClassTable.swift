@@ -26,11 +26,7 @@ struct ObjectClassTable: ~Copyable {
         let placeholder = ObjectIdentifier(Never.self)
         self.classes = classes.map { $0 ?? placeholder }
         let objectTypes = classes.compactMap { $0 }
-        if objectTypes.count <= 1 {
-            width = 0
-        } else {
-            width = classes.count <= 1 << 8 ? 1 : 4
-        }
+        width = Self.width(types: classes.count, objectTypes: objectTypes.count)
         only = objectTypes.first ?? placeholder
         onlyTypeID = classes.firstIndex { $0 != nil } ?? 0
         switch width {
@@ -38,6 +34,18 @@ struct ObjectClassTable: ~Copyable {
         case 4: wide.reserveCapacity(capacity)
         default: break
         }
+    }
+
+    /// Bytes per object for an archive of `types` types, `objectTypes` of them classes.
+    private static func width(types: Int, objectTypes: Int) -> Int {
+        objectTypes <= 1 ? 0 : types <= 1 << 8 ? 1 : 4
+    }
+
+    /// What the table of `capacity` objects allocates for an archive of `types` types,
+    /// `objectTypes` of them classes: nothing for one class.
+    static func bytes(capacity: Int, types: Int, objectTypes: Int) -> Int {
+        let width = width(types: types, objectTypes: objectTypes)
+        return width == 0 ? 0 : MemoryBudget.table(capacity, stride: width)
     }
 
     /// An empty table, for an unarchiver that builds no objects.

@@ -18,14 +18,15 @@ struct DecodedObjectsTests {
     /// Objects come back as the same instances, handed over or not, whether the table keeps
     /// them compactly or, past its reach, in words; and it releases the ones it still holds.
     @Test(arguments: [UInt(1) << 35, 64])
-    func objectsComeBackAndAreReleased(reach: UInt) {
+    func objectsComeBackAndAreReleased(reach: UInt) throws {
         var weak: [WeakCounted] = []
         do {
             let objects = (0..<5_000).map(Counted.init)
             var table = DecodedObjects(reach: reach)
+            var memory = MemoryBudget(limit: 1 << 30, source: "a test budget")
             table.reserveCapacity(objects.count)
             for object in objects {
-                table.append(object)
+                try table.append(object, memory: &memory)
                 weak.append(WeakCounted(object: object))
             }
             let count = table.count
@@ -42,5 +43,46 @@ struct DecodedObjectsTests {
         }
         // Every object was released by its last holder: the table released the rest.
         #expect(weak.allSatisfy { $0.object == nil })
+    }
+
+    /// The compact table is charged by the decoder before it is reserved; turning to words
+    /// charges them first (the two forms are held at once while the references move), then
+    /// gives back the compact form, so that the budget ends holding the words alone. A budget
+    /// one byte short of both forms refuses the words, and the table stays as it was.
+    @Test func turningToWordsIsChargedFirst() throws {
+        let compact = DecodedObjects.compactBytes(capacity: 5_000)
+        let words = DecodedObjects.wordBytes(capacity: 5_000)
+        #expect(compact == 20_016 && words == 40_016)
+        for limit in [compact + words, compact + words - 1] {
+            var weak: [WeakCounted] = []
+            do {
+                let objects = (0..<5_000).map(Counted.init)
+                // Within no distance of the first object: the second turns the table to words.
+                var table = DecodedObjects(reach: 0)
+                var memory = MemoryBudget(limit: limit, source: "a test budget")
+                try memory.charge(compact, for: "the compact table")
+                table.reserveCapacity(objects.count)
+                let error = archiveError {
+                    for object in objects {
+                        weak.append(WeakCounted(object: object))
+                        try table.append(object, memory: &memory)
+                    }
+                }
+                if limit == compact + words {
+                    #expect(error == nil)
+                    #expect(table.count == objects.count && memory.used == words)
+                } else {
+                    #expect(error?.code == .limitExceeded)
+                    #expect(
+                        error?.message
+                            == "decoding needs more memory than a test budget allows: the table of 5000 objects in "
+                            + "8-byte words, for object #1, which 4-byte entries cannot reach needs 39.1 KiB after "
+                            + "19.5 KiB already committed"
+                    )
+                    #expect(table.count == 1 && table[0] === objects[0] && memory.used == compact)
+                }
+            }
+            #expect(weak.allSatisfy { $0.object == nil })
+        }
     }
 }

@@ -36,8 +36,76 @@ private func budgetError(
     return error
 }
 
+/// A small object of one of two classes: archives of them have two object types, so the
+/// decoder keeps each object's class as well as the object.
+private final class Cell: GraphCoding {
+    let value: Int
+    let other: OtherCell
+    init(_ value: Int) {
+        self.value = value
+        other = OtherCell(value)
+    }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(value, forKey: "value")
+        try archiver.encode(other, forKey: "other")
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        value = try unarchiver.decode(Int.self, forKey: "value")
+        other = try unarchiver.decode(OtherCell.self, forKey: "other")
+    }
+}
+
+private final class OtherCell: GraphCoding {
+    let value: Int
+    init(_ value: Int) { self.value = value }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(value, forKey: "value")
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        value = try unarchiver.decode(Int.self, forKey: "value")
+    }
+}
+
 @Suite("Memory budget")
 struct MemoryBudgetTests {
+    /// The decoder's tables are charged at what they take: 4 bytes an object for the compact
+    /// object table, 1 for the class of each when the archive has several classes, and the
+    /// bits of the hand-over. 50,000 cells of two classes (100,000 objects) decode within 5 MiB,
+    /// which 24 bytes an object (6.8 MB in all) did not; within 3 MiB the objects the header
+    /// declares are refused before any is built: their tables and the smallest instance each.
+    @Test func objectTablesAreChargedAtWhatTheyTake() throws {
+        let data = try GraphArchiver.archivedData(withRootObject: (0..<50_000).map(Cell.init))
+        func decode(within bytes: Int) throws -> [Cell] {
+            try GraphUnarchiver.unarchivedObject(
+                ofType: [Cell].self,
+                from: data,
+                registry: GraphTypeRegistry([OtherCell.self]),
+                options: budget(bytes)
+            )
+        }
+        let cells = try decode(within: 5 << 20)
+        #expect(cells.count == 50_000 && cells[49_999].other.value == 49_999)
+        let declared =
+            DecodedObjects.compactBytes(capacity: 100_000)
+            + ObjectClassTable.bytes(capacity: 100_000, types: 2, objectTypes: 2)
+            + 100_000 * MemoryBudget.instance(classInstanceSize(OtherCell.self))
+        #expect(declared == 405_504 + 100_016 + 3_200_000)
+        let error = budgetError { _ = try decode(within: 3 << 20) }
+        #expect(
+            error?.message
+                == "decoding needs more memory than maximumMemoryBytes (3.0 MiB) allows: the 100000 objects the "
+                + "header declares needs \(MemoryBudget.describe(declared)) after 592 bytes already committed"
+        )
+        #expect(error?.offset == 32)
+        // An archive of one class keeps no class per object; one of more than 256 types, 4 bytes.
+        #expect(ObjectClassTable.bytes(capacity: 100_000, types: 3, objectTypes: 1) == 0)
+        #expect(ObjectClassTable.bytes(capacity: 100_000, types: 300, objectTypes: 2) == 405_504)
+    }
+
     /// 10,000 records take about 2.5 MB decoded: a budget of 1 MB stops the decode with a clear
     /// error, one of 64 MB lets it through. Every reader obeys it: from memory, from a file,
     /// through the keyed-archive reader, the Codable bridge and the archive checks.
