@@ -170,24 +170,9 @@ struct DecodedObjects: ~Copyable {
     /// those already handed over, since a hand-over does not touch the object. `indexes` is
     /// overwritten; the result is for the caller to keep, so the loads stay.
     func touch(_ indexes: inout [Int], count: Int, handingOver: Bool) -> UInt {
-        if handingOver {
-            for position in 0..<min(count, indexes.count) {
-                let index = indexes[position]
-                if index >= 0 && index < self.count && !isHandedOver(index) { indexes[position] = -1 }
-            }
+        touchObjects(&indexes, count: count, tableCount: self.count) { index in
+            handingOver && !isHandedOver(index) ? 0 : UInt(bitPattern: reference(index).toOpaque())
         }
-        guard isCompact else { return words.withUnsafeBytes { touchObjects(&indexes, count: count, table: $0) } }
-        let used = min(count, indexes.count)
-        for position in 0..<used {
-            let index = indexes[position]
-            indexes[position] =
-                index >= 0 && index < self.count ? Int(bitPattern: base &+ UInt(compact[index]) << 4) : 0
-        }
-        var sink: UInt = 0
-        for position in 0..<used {
-            if let object = UnsafeRawPointer(bitPattern: indexes[position]) { sink ^= object.load(as: UInt.self) }
-        }
-        return sink
     }
 
     @inline(__always)

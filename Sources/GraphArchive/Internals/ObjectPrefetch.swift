@@ -16,22 +16,26 @@
 /// reference), so the table's bytes are the objects' addresses.
 func touchObjects(_ indexes: inout [Int], count: Int, in objects: borrowing ObjectSlots) -> UInt {
     assert(MemoryLayout<AnyObject?>.size == MemoryLayout<UInt>.size)
-    return objects.withUnsafeBytes { touchObjects(&indexes, count: count, table: $0) }
+    return objects.withUnsafeBytes { table in
+        touchObjects(&indexes, count: count, tableCount: objects.count) {
+            table.load(fromByteOffset: $0 &* MemoryLayout<UInt>.stride, as: UInt.self)
+        }
+    }
 }
 
-/// The same over a table of object addresses given as its bytes, one word per object (the
-/// Codable decoder's `ObjectSlots`, the unarchiver's `DecodedObjects`). Indexes outside the
+/// The same over any object table: `address` gives the address of the object at an index below
+/// `tableCount` (0 for none, which loads nothing), and reads only the table. Indexes outside the
 /// table (-1 for "skip") load nothing.
-func touchObjects(_ indexes: inout [Int], count: Int, table: UnsafeRawBufferPointer) -> UInt {
-    let tableCount = table.count / MemoryLayout<UInt>.stride
+///
+/// Two passes, so that the loads of each are independent of one another: first every entry
+/// (overwriting `indexes` with the addresses), then every object's first word.
+@inline(__always)
+func touchObjects(_ indexes: inout [Int], count: Int, tableCount: Int, address: (Int) -> UInt) -> UInt {
     let used = min(count, indexes.count)
     return indexes.withUnsafeMutableBufferPointer { slots in
         for position in 0..<used {
             let index = slots[position]
-            slots[position] =
-                index >= 0 && index < tableCount
-                ? Int(bitPattern: table.load(fromByteOffset: index &* MemoryLayout<UInt>.stride, as: UInt.self))
-                : 0
+            slots[position] = index >= 0 && index < tableCount ? Int(bitPattern: address(index)) : 0
         }
         var sink: UInt = 0
         for position in 0..<used {
