@@ -2,8 +2,9 @@
 
 /// The bytes of a short tagged value (at most ``capacity``), copied out of the payload so that
 /// a deferred assignment can read it after the payload's bytes there are given back: nil or one
-/// object reference, the value of nearly every back link, is at most 11 bytes. Held in two
-/// words, so that keeping one allocates nothing.
+/// object reference, the value of nearly every back link, is at most 11 bytes, and a packed
+/// array of a few references fits too (up to 14 of neighbouring objects). Held in two words, so
+/// that keeping one allocates nothing; a longer array is read where it is.
 struct CopiedValue {
     static let capacity = 16
 

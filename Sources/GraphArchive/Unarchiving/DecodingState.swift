@@ -87,7 +87,7 @@ struct DecodingState: ~Copyable {
     /// is decoded, or a large decompressed payload); nil for one held whole or lent.
     var input: PayloadWindow?
     /// Input from this offset on is kept for values read later (deferred assignments other
-    /// than nil and single references, which are copied).
+    /// than nil, single references and short reference arrays, which are copied).
     var inputKeptFrom = Int.max
     /// Where deferred values copied out of such a payload are read from; nil until the first.
     var copiedValues: CopiedValueBuffer?

@@ -507,15 +507,20 @@ public final class GraphUnarchiver {
             object: Int32(truncatingIfNeeded: state.container.objectIndex)
         )
         let (awaited, end) = objectAwaited(byValueAt: offset)
-        // Nil or one reference in a payload given back as construction passes it (a large file
-        // or rebuilt payload) is copied, so that the payload need not be kept for it; any
-        // other value is read where it is, and a payload given back is kept from there on.
-        let copy = state.input == nil ? nil : end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
+        // Nil, one reference or a packed reference array of at most `CopiedValue.capacity`
+        // bytes in a payload given back as construction passes it (a large file or rebuilt
+        // payload) is copied, so that the payload need not be kept for it; any other value is
+        // read where it is, and a payload given back is kept from there on.
+        var copy = state.input == nil ? nil : end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
         if let end, copy != nil || state.input == nil {
             state.reader.offset = end
         } else {
-            state.keepsInput(from: offset)
+            var tag = state.reader
             try state.scanner.skipValue(&state.reader, depth: state.stack.count)
+            if state.input != nil && (try? tag.readByte()) == ValueTag.referenceArray {
+                copy = CopiedValue(offset..<state.reader.offset, of: state.reader)
+            }
+            if copy == nil { state.keepsInput(from: offset) }
         }
         state.finishValue()
         state.pendingAssignments.add(

@@ -55,8 +55,8 @@ struct DeferredPlace {
 /// than their compressed archive.
 struct PendingAssignments {
     /// One waiting request: what runs, and where its value is: at `offset` in the payload, or
-    /// when `copy` holds bytes, those bytes, copied from there (nil and single references,
-    /// which then need not keep the payload until the assignment runs).
+    /// when `copy` holds bytes, those bytes, copied from there (nil, single references and
+    /// short reference arrays, which then need not keep the payload until the assignment runs).
     struct Entry {
         var assignment: any DeferredAssignment
         var offset: Int

@@ -135,6 +135,27 @@ private final class MisreadLink: GraphCoding {
     }
 }
 
+/// A padded object whose `links`, references to the (up to) three objects before it, are read
+/// as `[Int]`: directly, or deferred (when `MisreadLink.deferred` is set).
+private final class MisreadLinks: GraphCoding {
+    var links: [MisreadLinks]
+    init(links: [MisreadLinks]) { self.links = links }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode([UInt8](repeating: 7, count: 4_000), forKey: "padding")
+        try archiver.encode(links, forKey: "links")
+    }
+
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
+        links = []
+        if MisreadLink.deferred.isSet {
+            try unarchiver.decodeLater([Int].self, forKey: "links") { _ in }
+        } else {
+            _ = try unarchiver.decode([Int].self, forKey: "links")
+        }
+    }
+}
+
 /// A flag set for the decodes inside `set(_:)`.
 final class TaskLocalFlag: Sendable {
     @TaskLocal private static var value = false
@@ -150,31 +171,55 @@ struct DeferredCopyTests {
     @Test func errorsInACopiedValueMatchTheValueReadInPlace() throws {
         var links: [MisreadLink] = []
         for _ in 0..<2_500 { links.append(MisreadLink(link: links.last)) }
-        let data = try GraphArchiver.archivedData(withRootObject: links)
-        #expect(data.count >= PayloadWindow.minimumSize)
+        try expectDeferredErrorsMatchDirectOnes(
+            links,
+            suffix: "found a MisreadLink object (#0)",
+            keyPath: ["MisreadLink#1", "link"]
+        )
+    }
+
+    /// The same for a short packed reference array, which is copied too.
+    @Test func errorsInACopiedReferenceArrayMatchTheArrayReadInPlace() throws {
+        var objects: [MisreadLinks] = []
+        for _ in 0..<2_500 { objects.append(MisreadLinks(links: Array(objects.suffix(3)))) }
+        try expectDeferredErrorsMatchDirectOnes(
+            objects,
+            suffix: "expected [Int], found an array of 1 MisreadLinks object",
+            keyPath: ["MisreadLinks#1", "links"]
+        )
+    }
+
+    /// Decodes the archive of `objects` from a file read as it is decoded, with the objects'
+    /// values read directly (the error must end with `suffix`), then deferred (`MisreadLink.deferred`
+    /// set), from the file and from memory: the same error, at the same offset, at `keyPath`.
+    private func expectDeferredErrorsMatchDirectOnes<T: GraphCoding & AnyObject>(
+        _ objects: [T],
+        suffix: String,
+        keyPath: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let data = try GraphArchiver.archivedData(withRootObject: objects)
+        #expect(data.count >= PayloadWindow.minimumSize, sourceLocation: sourceLocation)
         try withTemporaryFolder { folder in
             let path = folder + "/links.gridstore"
             try data.write(to: URL(fileURLWithPath: path))
-            let direct = archiveError {
-                _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, fromFile: path)
-            }
-            #expect(direct?.code == .typeMismatch)
+            let direct = archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [T].self, fromFile: path) }
+            #expect(direct?.code == .typeMismatch, sourceLocation: sourceLocation)
             #expect(
-                direct?.message.hasSuffix("found a MisreadLink object (#0)") == true,
-                "\(String(describing: direct))"
+                direct?.message.hasSuffix(suffix) == true,
+                "\(String(describing: direct))",
+                sourceLocation: sourceLocation
             )
             for deferred in MisreadLink.deferred.set({
                 [
-                    archiveError {
-                        _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, fromFile: path)
-                    },
-                    archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [MisreadLink].self, from: data) },
+                    archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [T].self, fromFile: path) },
+                    archiveError { _ = try GraphUnarchiver.unarchivedObject(ofType: [T].self, from: data) },
                 ]
             }) {
-                #expect(deferred?.code == direct?.code)
-                #expect(deferred?.message == direct?.message)
-                #expect(deferred?.offset != nil && deferred?.offset == direct?.offset)
-                #expect(deferred?.keyPath == ["MisreadLink#1", "link"])
+                #expect(deferred?.code == direct?.code, sourceLocation: sourceLocation)
+                #expect(deferred?.message == direct?.message, sourceLocation: sourceLocation)
+                #expect(deferred?.offset != nil && deferred?.offset == direct?.offset, sourceLocation: sourceLocation)
+                #expect(deferred?.keyPath == keyPath, sourceLocation: sourceLocation)
             }
         }
     }
