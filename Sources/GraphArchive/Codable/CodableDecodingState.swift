@@ -163,15 +163,7 @@ struct CodableDecodingState: ~Copyable {
         var root: Int?
         for _ in 0..<tables.topCount {
             let offset = state.reader.offset
-            let key = try state.reader.readCount()
-            guard key < tables.keys.count else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "top-level entry uses key \(key), but the archive has \(tables.keys.count)",
-                    offset: offset
-                )
-            }
-            if tables.keys[key] == GraphArchiver.rootKey {
+            if try tables.readTopKey(&state.reader) == GraphArchiver.rootKey {
                 guard root == nil else {
                     throw GraphArchiveError(
                         .corrupt,

@@ -66,15 +66,7 @@ struct ArchiveTables {
         // search of the shape's keys so far took quadratic time on a hostile shape of many keys.
         var lastShapeOfKey = [Int](repeating: -1, count: keyCount)
         for shapeIndex in 0..<shapeCount {
-            let shapeOffset = reader.offset
-            let type = try reader.readCount()
-            guard type < typeCount else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "shape refers to type \(type), but the archive has \(typeCount)",
-                    offset: shapeOffset
-                )
-            }
+            let type = try reader.readIndex(below: typeCount, "shape refers to type")
             let countOffset = reader.offset
             let count = try boundedCount(&reader, what: "shape keys", bytesBeyond: bytesBeyond)
             try memory.charge(count * bytesPerShapeKey, for: "a shape of \(count) keys", offset: countOffset)
@@ -83,14 +75,7 @@ struct ArchiveTables {
             tables.shapeKeyCount.append(count)
             for _ in 0..<count {
                 let keyOffset = reader.offset
-                let key = try reader.readCount()
-                guard key < keyCount else {
-                    throw GraphArchiveError(
-                        .corrupt,
-                        "shape refers to key \(key), but the archive has \(keyCount)",
-                        offset: keyOffset
-                    )
-                }
+                let key = try reader.readIndex(below: keyCount, "shape refers to key")
                 // A repeated key would make keyed lookup ambiguous.
                 guard lastShapeOfKey[key] != shapeIndex else {
                     throw GraphArchiveError(
@@ -166,5 +151,31 @@ struct ArchiveTables {
 
     var scanner: ValueScanner {
         ValueScanner(shapeValueCounts: shapeKeyCount, objectCount: 0, maximumDepth: 0)
+    }
+}
+
+extension ArchiveTables {
+    /// Reads the key of a top-level entry (FORMAT.md §4) and returns its name.
+    ///
+    /// - Throws: `.corrupt` for a key the table does not have.
+    func readTopKey(_ reader: inout ByteReader) throws(GraphArchiveError) -> String {
+        keys[try reader.readIndex(below: keys.count, "top-level entry uses key")]
+    }
+}
+
+extension ByteReader {
+    /// Reads a count that indexes a table of `tableCount` entries.
+    ///
+    /// - Throws: `.corrupt` ("`what` 7, but the archive has 3") at the count's offset when it
+    ///   is past the table.
+    mutating func readIndex(below tableCount: Int, _ what: @autoclosure () -> String) throws(GraphArchiveError)
+        -> Int
+    {
+        let offset = self.offset
+        let index = try readCount()
+        guard index < tableCount else {
+            throw GraphArchiveError(.corrupt, "\(what()) \(index), but the archive has \(tableCount)", offset: offset)
+        }
+        return index
     }
 }

@@ -79,17 +79,9 @@ extension GraphUnarchiver {
             maximumDepth: options.maximumDepth
         )
         for _ in 0..<tables.topCount {
-            let offset = reader.offset
-            let key = try reader.readCount()
-            guard key < tables.keys.count else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "top-level entry uses key \(key), but the archive has \(tables.keys.count)",
-                    offset: offset
-                )
-            }
-            info.topLevelKeys.append(tables.keys[key])
-            if tables.keys[key] == GraphArchiver.rootKey {
+            let key = try tables.readTopKey(&reader)
+            info.topLevelKeys.append(key)
+            if key == GraphArchiver.rootKey {
                 var peek = reader
                 let tag = try peek.readByte()
                 if tag == ValueTag.array || tag == ValueTag.referenceArray || tag == ValueTag.dictionary {

@@ -222,17 +222,10 @@ public final class GraphUnarchiver {
 
     /// Notes where each top-level value starts, then moves to the object section.
     private func readTopIndex() throws {
-        for _ in 0..<state.tables.topCount {
+        let tables = state.tables
+        for _ in 0..<tables.topCount {
             let offset = state.reader.offset
-            let key = try state.reader.readCount()
-            guard key < state.tables.keys.count else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "top-level entry uses key \(key), but the archive has \(state.tables.keys.count)",
-                    offset: offset
-                )
-            }
-            let name = state.tables.keys[key]
+            let name = try tables.readTopKey(&state.reader)
             guard state.topValues[name] == nil else {
                 throw GraphArchiveError(.corrupt, "top-level key \"\(name)\" appears twice", offset: offset)
             }
