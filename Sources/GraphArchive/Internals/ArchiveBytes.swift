@@ -555,3 +555,51 @@ extension ByteReader {
         reader.offset = saved
     }
 }
+
+extension ByteReader {
+    /// Reads `count` big-endian unsigned numbers of `width` (1...8) bytes each from the
+    /// reader's position into 32-bit values, stopping at the first outside `bounds`: the table
+    /// read, and the position and value of the one outside if there was one. The reader does
+    /// not move.
+    ///
+    /// One unaligned load per number where eight bytes are readable (a binary property list's
+    /// offset table, read once per object: callgrind counted about 30 instructions per offset
+    /// through `readBigEndian` and `append`).
+    func bigEndianTable(count: Int, width: Int, within bounds: Range<UInt64>) throws(GraphArchiveError) -> (
+        table: [UInt32], outside: (position: Int, value: UInt64)?
+    ) {
+        precondition((1...8).contains(width) && count >= 0, "table width must be 1...8")
+        let (size, overflow) = count.multipliedReportingOverflow(by: width)
+        guard !overflow, size <= end &- offset else { throw truncated("a number table") }
+        precondition(bounds.upperBound <= UInt64(UInt32.max) + 1, "table values must fit 32 bits")
+        let shift = UInt64(64 &- 8 &* width)
+        let start = base + offset
+        // Numbers whose eight-byte load stays within the reader's bytes.
+        let loadable = end &- offset >= 8 ? min(count, (end &- offset &- 8) / width &+ 1) : 0
+        var outside: (position: Int, value: UInt64)?
+        let table = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var position = 0
+            while position < count {
+                let at = position &* width
+                let value: UInt64
+                if position < loadable {
+                    value = start.loadUnaligned(fromByteOffset: at, as: UInt64.self).bigEndian &>> shift
+                } else {
+                    var bytes: UInt64 = 0
+                    for index in 0..<width {
+                        bytes = bytes << 8 | UInt64(start.load(fromByteOffset: at &+ index, as: UInt8.self))
+                    }
+                    value = bytes
+                }
+                guard bounds.contains(value) else {
+                    outside = (position, value)
+                    break
+                }
+                buffer[position] = UInt32(truncatingIfNeeded: value)
+                position &+= 1
+            }
+            initialized = position
+        }
+        return (table, outside)
+    }
+}

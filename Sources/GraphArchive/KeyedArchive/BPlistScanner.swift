@@ -154,18 +154,17 @@ struct BPlist {
         let count = trailer.objectCount
         let end = trailer.tableStart
         reader.offset = end
-        var offsets: [UInt32] = []
-        offsets.reserveCapacity(count)
-        for index in 0..<count {
-            let offset = try reader.readBigEndian(width: offsetSize)
-            guard offset >= UInt64(magic.count), offset < tableStart else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
-                    offset: end + index * offsetSize
-                )
-            }
-            offsets.append(UInt32(truncatingIfNeeded: offset))
+        let (offsets, outside) = try reader.bigEndianTable(
+            count: count,
+            width: offsetSize,
+            within: UInt64(magic.count)..<tableStart
+        )
+        if let (index, offset) = outside {
+            throw GraphArchiveError(
+                .corrupt,
+                "offset \(offset) of object \(index) lies outside the object data (8..<\(tableStart))",
+                offset: end + index * offsetSize
+            )
         }
         return BPlist(
             reader: input,
@@ -400,6 +399,24 @@ struct BPlist {
             objectCount: offsets.count,
             container: container.index
         )
+    }
+
+    /// Every reference of `container`, each checked to name an object of the list.
+    func referenceTable(of container: BPlistObject) throws(GraphArchiveError) -> [UInt32] {
+        var cursor = reader
+        cursor.offset = container.contentStart
+        let (table, outside) = try cursor.bigEndianTable(
+            count: container.count,
+            width: referenceSize,
+            within: 0..<UInt64(offsets.count)
+        )
+        if let (position, reference) = outside {
+            var references = references(of: container, from: position)
+            _ = try references.next()
+            // `next` throws for the reference `bigEndianTable` stopped at.
+            throw GraphArchiveError(.badObjectReference, "object \(container.index) refers to object \(reference)")
+        }
+        return table
     }
 
     /// Appends the bytes of string or data object `object` to `writer` as they are.

@@ -48,7 +48,9 @@ struct KeyedArchiveReader: ~Copyable {
     private var budget: Int
     /// Whether `budget` is the memory budget's share rather than the expansion limit.
     private let budgetIsMemory: Bool
+    /// The fields of the record being parsed, sorted by key: the first `fieldCount`.
     private var fields: [(key: Int, value: Int)] = []
+    private var fieldCount = 0
     private var positions: [Int] = []
 
     private static let unvisited: Int32 = -1
@@ -399,18 +401,20 @@ struct KeyedArchiveReader: ~Copyable {
     /// objects in the shape's key order. Returns where it starts.
     private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
         let object = try index.entryObject(uid)
-        fields.removeAll(keepingCapacity: true)
         var keys = index.plist.references(of: object)
         var values = index.plist.references(of: object, from: object.count)
+        fieldCount = 0
         for _ in 0..<object.count {
             let keyID = try index.keyID(of: keys.next())
             let reference = try values.next()
             if keyID == KeyedKey.classReference { continue }
-            let field = (key: nativeKey(keyID), value: try resolve(reference))
+            let field = (key: nativeKey(keyID), value: try index.recordValue(reference))
             // Sort by key id as we go (records have a handful of keys): key ids follow first
             // appearance, so every instance of a class gets one shape whatever its key order.
-            fields.append(field)
-            var insertion = fields.count - 1
+            // (`fields` is scratch that only grows: emptying an array costs a call per record.)
+            if fieldCount == fields.count { fields.append(field) }
+            var insertion = fieldCount
+            fieldCount += 1
             while insertion > 0 && fields[insertion - 1].key > field.key {
                 fields[insertion] = fields[insertion - 1]
                 insertion -= 1
@@ -427,29 +431,21 @@ struct KeyedArchiveReader: ~Copyable {
         let start = records.count
         // 32 bits are enough: object indexes and UIDs are below 2^31 in a plist of at most 4 GiB.
         records.append(Int32(truncatingIfNeeded: shape(type: nativeType(index.modelType(of: uid)))))
-        for field in fields { records.append(Int32(truncatingIfNeeded: field.value)) }
+        for position in 0..<fieldCount { records.append(Int32(truncatingIfNeeded: fields[position].value)) }
         return start
-    }
-
-    /// A record value as `records` keeps it: a plain value's object index, or -1 - UID.
-    @inline(__always)
-    private func resolve(_ reference: Int) throws(GraphArchiveError) -> Int {
-        guard let value = try index.plist.uidValue(reference) else { return reference }
-        let uid = try index.checkedUID(value, in: reference)
-        return try index.isPlainValue(uid) ? index.entryIndex(uid) : -1 - uid
     }
 
     /// The shape of the record whose keys are in `fields`, reusing the type's last one.
     private mutating func shape(type: Int) -> Int {
         let last = state.types[type].lastShape
         if last >= 0 && fieldsMatch(state.shapes[last].keyIDs) { return last }
-        let id = state.shapeID(EncodedShape(typeID: type, keyIDs: fields.map(\.key)))
+        let id = state.shapeID(EncodedShape(typeID: type, keyIDs: fields[0..<fieldCount].map(\.key)))
         state.types[type].lastShape = id
         return id
     }
 
     private func fieldsMatch(_ keys: [Int]) -> Bool {
-        guard keys.count == fields.count else { return false }
+        guard keys.count == fieldCount else { return false }
         for position in keys.indices where keys[position] != fields[position].key { return false }
         return true
     }
