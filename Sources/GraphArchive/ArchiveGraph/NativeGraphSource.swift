@@ -247,10 +247,10 @@ struct NativeGraphSource {
             case .double(let value): try visitor.double(value, form)
             case .date(let seconds): try visitor.date(seconds, form)
             case .string(let count):
-                try source.checkLength(count, at: start, what: "string")
+                try source.options.checkStringLength(count, of: "string", at: start)
                 try visitor.string(utf8: reader, count: count, form)
             case .bytes(let count):
-                try source.checkLength(count, at: start, what: "byte string")
+                try source.options.checkStringLength(count, of: "byte string", at: start)
                 let bytes = try reader.readBytes(count: count)
                 if note.isInteger128 && bytes.count == 16 {
                     var high: UInt64 = 0
@@ -271,7 +271,7 @@ struct NativeGraphSource {
         }
 
         mutating func beginReferenceArray(count: Int, at start: Int, in reader: ByteReader) throws(GraphArchiveError) {
-            try source.checkCollectionCount(count, at: start)
+            try source.options.checkCollectionCount(count, at: start)
             // Every entry takes at least one byte.
             guard count <= reader.remaining else { throw reader.truncated("a collection") }
             try visitor.beginArray(count: count, note.form)
@@ -288,10 +288,10 @@ struct NativeGraphSource {
         mutating func begin(_ container: TaggedContainer, at start: Int) throws(GraphArchiveError) {
             switch container {
             case .array(let count):
-                try source.checkCollectionCount(count, at: start)
+                try source.options.checkCollectionCount(count, at: start)
                 try visitor.beginArray(count: count, note.form)
             case .dictionary(let count):
-                try source.checkCollectionCount(count, at: start)
+                try source.options.checkCollectionCount(count, at: start)
                 try visitor.beginDictionary(count: count, note.form)
             case .record(let shape, _):
                 let tables = source.tables
@@ -321,27 +321,6 @@ struct NativeGraphSource {
             case .dictionary: try visitor.endDictionary()
             case .record: try visitor.endRecord()
             }
-        }
-    }
-
-    /// Checks a collection's count against `maximumCollectionCount`.
-    private func checkCollectionCount(_ count: Int, at start: Int) throws(GraphArchiveError) {
-        guard count <= options.maximumCollectionCount else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "collection of \(count) elements exceeds maximumCollectionCount (\(options.maximumCollectionCount))",
-                offset: start
-            )
-        }
-    }
-
-    private func checkLength(_ length: Int, at start: Int, what: String) throws(GraphArchiveError) {
-        guard length <= options.maximumStringLength else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "\(what) of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
-                offset: start
-            )
         }
     }
 }

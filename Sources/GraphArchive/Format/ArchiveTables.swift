@@ -137,13 +137,7 @@ struct ArchiveTables {
     ) throws(GraphArchiveError) -> String {
         let offset = reader.offset
         let length = try reader.readCount()
-        guard length <= options.maximumStringLength else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "name of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
-                offset: offset
-            )
-        }
+        try options.checkStringLength(length, of: "name", at: offset)
         guard length <= reader.remaining else { throw reader.truncated("a name") }
         try memory.charge(MemoryBudget.string(length), for: "a name of \(length) bytes", offset: offset)
         return try reader.readString(count: length)

@@ -106,14 +106,7 @@ extension DecodingState {
             length = Int(tag &- ValueTag.shortStringBase)
         } else if tag == ValueTag.string {
             length = try reader.readCount()
-            guard length <= options.maximumStringLength else {
-                throw GraphArchiveError(
-                    .limitExceeded,
-                    "string of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
-                    offset: start,
-                    keyPath: keyPath()
-                )
-            }
+            try options.checkStringLength(length, of: "string", at: start, keyPath: { keyPath() })
         } else {
             throw typeMismatch(expected: "String", tagOffset: start)
         }
@@ -139,14 +132,7 @@ extension DecodingState {
             throw typeMismatch(expected: "bytes", tagOffset: start)
         }
         let length = try reader.readCount()
-        guard length <= options.maximumStringLength else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "byte string of \(length) bytes exceeds maximumStringLength (\(options.maximumStringLength))",
-                offset: start,
-                keyPath: keyPath()
-            )
-        }
+        try options.checkStringLength(length, of: "byte string", at: start, keyPath: { keyPath() })
         guard length <= reader.remaining else { throw reader.truncated("a byte string") }
         try charge(MemoryBudget.array(length, stride: 1), for: "a byte string of \(length) bytes", at: start)
         return try reader.readBytes(count: length)
@@ -155,14 +141,7 @@ extension DecodingState {
     /// Reads a collection header's count, enforcing the limit; returns a safe capacity too.
     mutating func readCollectionCount(at start: Int) throws(GraphArchiveError) -> (count: Int, capacity: Int) {
         let count = try reader.readCount()
-        guard count <= options.maximumCollectionCount else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "collection of \(count) elements exceeds maximumCollectionCount (\(options.maximumCollectionCount))",
-                offset: start,
-                keyPath: keyPath()
-            )
-        }
+        try options.checkCollectionCount(count, at: start, keyPath: { keyPath() })
         // Each element takes at least one byte: never reserve more than the input can fill.
         return (count, min(count, reader.remaining))
     }
