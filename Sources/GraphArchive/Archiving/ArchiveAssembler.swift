@@ -168,7 +168,8 @@ final class BlockedPayload {
         )
     }
 
-    /// Compresses the tables and the top section, which follow the blocks, and ends the frame.
+    /// Ends the blocks' frame, and compresses the tables and the top section in a frame of
+    /// their own (FORMAT.md §3.3).
     func finish(
         tables: borrowing ByteWriter,
         top: borrowing ByteWriter,
@@ -181,11 +182,13 @@ final class BlockedPayload {
             )
             let compressed = state.compressed
             try state.blocks.finish(to: compressed)
-            try compressed.write(tables)
-            try compressed.write(top)
-            let (storedLength, checksum) = try compressed.finish()
+            let (storedLength, checksum) = try compressed.finish(
+                tables: tables,
+                top: top,
+                blockFieldBytes: state.blocks.blockFieldBytes
+            )
             var header = header
-            header.flags.insert([.zstdPayload, .columnarObjects, .objectBlocks])
+            header.flags.insert([.zstdPayload, .columnarObjects, .objectBlocks, .tablesFrame])
             header.payloadLength = UInt64(compressed.payloadLength)
             header.storedLength = UInt64(storedLength)
             header.payloadChecksum = checksum

@@ -176,7 +176,9 @@ public final class GraphUnarchiver {
             state.stream(loaded.stream)
             try constructObjects(classes: registeredClasses(registry, root: root, loaded: loaded))
         } catch {
-            // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
+            // A decoding initializer may have kept this unarchiver; lent bytes are about to go,
+            // and a thread decompressing from them (a payload in two frames) stops first.
+            loaded.stream?.stop()
             if loaded.payload.isLent { state.closeInput() }
             throw loaded.explaining(error)
         }
