@@ -577,26 +577,35 @@ extension ByteReader {
         // Numbers whose eight-byte load stays within the reader's bytes.
         let loadable = end &- offset >= 8 ? min(count, (end &- offset &- 8) / width &+ 1) : 0
         var outside: (position: Int, value: UInt64)?
+        let (low, high) = (bounds.lowerBound, bounds.upperBound)
         let table = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
             var position = 0
-            while position < count {
-                let at = position &* width
-                let value: UInt64
-                if position < loadable {
-                    value = start.loadUnaligned(fromByteOffset: at, as: UInt64.self).bigEndian &>> shift
-                } else {
-                    var bytes: UInt64 = 0
-                    for index in 0..<width {
-                        bytes = bytes << 8 | UInt64(start.load(fromByteOffset: at &+ index, as: UInt8.self))
-                    }
-                    value = bytes
+            var at = 0
+            // Compared as one unsigned subtraction: value - low < high - low.
+            let span = high &- low
+            while position < loadable {
+                let value = start.loadUnaligned(fromByteOffset: at, as: UInt64.self).bigEndian &>> shift
+                guard value &- low < span else {
+                    outside = (position, value)
+                    initialized = position
+                    return
                 }
-                guard bounds.contains(value) else {
+                buffer[position] = UInt32(truncatingIfNeeded: value)
+                position &+= 1
+                at &+= width
+            }
+            while position < count {
+                var value: UInt64 = 0
+                for index in 0..<width {
+                    value = value << 8 | UInt64(start.load(fromByteOffset: at &+ index, as: UInt8.self))
+                }
+                guard value &- low < span else {
                     outside = (position, value)
                     break
                 }
                 buffer[position] = UInt32(truncatingIfNeeded: value)
                 position &+= 1
+                at &+= width
             }
             initialized = position
         }

@@ -280,7 +280,15 @@ struct BPlist {
         }
         var count = nibble
         if count == 0x0F {
-            count = try readLength(&cursor, object: index)
+            // A one-byte length (15...255: dates and names as strings, most arrays) is read
+            // here; wider ones by `readLength`, which checks them.
+            var length = cursor
+            if try length.readByte() == BPlistMarker.integer {
+                count = Int(try length.readBigEndian(width: 1))
+                cursor = length
+            } else {
+                count = try readLength(&cursor, object: index)
+            }
         }
         let (size, overflow) = count.multipliedReportingOverflow(by: unit)
         guard !overflow, size <= objectsEnd - cursor.offset else {
