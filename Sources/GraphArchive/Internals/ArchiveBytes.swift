@@ -612,3 +612,28 @@ extension ByteReader {
         return (table, outside)
     }
 }
+
+extension ByteReader {
+    /// The `count` (0...24) bytes at `start` as three little-endian words, zero past `count`;
+    /// nil unless 24 bytes are readable from `start` (three loads, no loop: the short keys of
+    /// a property list, whose offset table and trailer follow its objects). The reader does
+    /// not move.
+    @inline(__always)
+    func paddedWords(at start: Int, count: Int) -> (UInt64, UInt64, UInt64)? {
+        guard count >= 0 && count <= 24 && start >= 0 && start <= end &- 24 else { return nil }
+        let bits = count &* 8
+        return (
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self)) & Self.lowBits(bits),
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start &+ 8, as: UInt64.self))
+                & Self.lowBits(bits &- 64),
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start &+ 16, as: UInt64.self))
+                & Self.lowBits(bits &- 128)
+        )
+    }
+
+    /// A mask of the low `bits` bits: none for `bits` ≤ 0, all from 64.
+    @inline(__always)
+    private static func lowBits(_ bits: Int) -> UInt64 {
+        bits <= 0 ? 0 : bits >= 64 ? ~0 : (1 &<< UInt64(bits)) &- 1
+    }
+}

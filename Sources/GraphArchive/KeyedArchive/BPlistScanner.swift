@@ -353,6 +353,31 @@ struct BPlist {
         return (first, second, third, length)
     }
 
+    /// Object `index` as a dictionary key's words if it is an ASCII string of at most 24 bytes
+    /// that ends before the offset table (its length in the marker, or in a one-byte integer
+    /// after 0x5F) and has 24 bytes after its content start; nil for anything else, which
+    /// the caller then examines the thorough way. Nothing is thrown: the short way for the
+    /// keys Foundation writes anew for every instance.
+    @inline(__always)
+    func shortASCIIKey(_ index: Int) -> KeyWords? {
+        guard index >= 0 && index < offsets.count else { return nil }
+        let start = Int(offsets[index])
+        guard let head = reader.paddedWords(at: start, count: 3), head.0 & 0xF0 == UInt64(BPlistMarker.asciiString)
+        else { return nil }
+        var length = Int(head.0 & 0x0F)
+        var content = start &+ 1
+        if length == 0x0F {
+            // 0x5F, then the length as a one-byte integer (0x10, length).
+            guard head.0 >> 8 & 0xFF == UInt64(BPlistMarker.integer) else { return nil }
+            length = Int(head.0 >> 16 & 0xFF)
+            content &+= 2
+        }
+        guard length <= KeyWords.maximumLength && length <= objectsEnd &- content,
+            let words = reader.paddedWords(at: content, count: length)
+        else { return nil }
+        return KeyWords(words, length: length)
+    }
+
     /// The marker of object `index`, which must exist.
     @inline(__always)
     func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {

@@ -398,9 +398,33 @@ struct KeyedArchiveIndex {
     mutating func keyID(of index: Int) throws(GraphArchiveError) -> Int {
         let known = keyIDs[index]
         if known >= 0 { return Int(known) }
+        // A short key already in the table, found here rather than through a call: Foundation
+        // on Linux writes the keys of every instance anew, so this runs for nearly every key.
+        if let words = plist.shortASCIIKey(index), let id = tableKeyID(words) {
+            keyIDs[index] = Int32(truncatingIfNeeded: id)
+            return id
+        }
         return try newKeyID(index)
     }
 
+    /// The id of the short key `words` if the fast table holds it.
+    ///
+    /// `mutating` only so that it reads the index where it lies: as a non-mutating method,
+    /// called from mutating ones, it had the whole index copied first.
+    @inline(__always)
+    private mutating func tableKeyID(_ words: KeyWords) -> Int? {
+        let mask = keySlots.count &- 1
+        var slot = words.hash & mask
+        for _ in 0..<Self.maximumProbes {
+            let id = Int(keySlots[slot])
+            if id < 0 { return nil }
+            if keyWords[id] == words { return id }
+            slot = (slot &+ 1) & mask
+        }
+        return nil
+    }
+
+    /// The key id of object `index` the thorough way: any string, checked, added if new.
     @inline(never)
     private mutating func newKeyID(_ index: Int) throws(GraphArchiveError) -> Int {
         let id: Int
@@ -431,17 +455,9 @@ struct KeyedArchiveIndex {
     /// The id of the short key `words`, the content of object `index`.
     @inline(__always)
     private mutating func shortKeyID(_ words: KeyWords, _ index: Int) throws(GraphArchiveError) -> Int {
-        let mask = keySlots.count - 1
-        var slot = words.hash & mask
-        var probes = 0
+        if let id = tableKeyID(words) { return id }
         // A key not found within `maximumProbes` slots is looked up by name (`addKey`): keys
         // crafted to collide cost a bounded search each, never a scan of a long cluster.
-        while keySlots[slot] >= 0 && probes < Self.maximumProbes {
-            let id = Int(keySlots[slot])
-            if keyWords[id] == words { return id }
-            slot = (slot + 1) & mask
-            probes += 1
-        }
         return addKey(try plist.string(plist.object(index)))
     }
 
