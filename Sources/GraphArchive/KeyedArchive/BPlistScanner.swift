@@ -452,15 +452,50 @@ struct BPlist {
         return table
     }
 
-    /// Appends the bytes of string or data object `object` to `writer` as they are.
-    func copyContent(of object: BPlistObject, into writer: inout ByteWriter) throws(GraphArchiveError) {
+    /// Appends the `count` bytes at `start` to `writer` as they are.
+    func copyBytes(from start: Int, count: Int, into writer: inout ByteWriter) throws(GraphArchiveError) {
         var cursor = reader
-        try ByteReader.copy(
-            from: object.contentStart,
-            to: object.contentStart + object.count,
-            of: &cursor,
-            into: &writer
-        )
+        try ByteReader.copy(from: start, to: start + count, of: &cursor, into: &writer)
+    }
+
+    /// The two plain values an instance's fields hold most, read from the object's first bytes
+    /// without `object(_:)`.
+    enum CommonValue {
+        /// An ASCII string of at most 255 bytes: where its content starts, and its length.
+        case asciiString(start: Int, count: Int)
+        /// An integer of 1, 2 or 4 bytes (unsigned).
+        case integer(UInt64)
+    }
+
+    /// Object `index` if it is one of the ``CommonValue``s and its content ends before the
+    /// offset table; nil for anything else, which `object(_:)` then reads and checks (and
+    /// reports, if damaged).
+    @inline(__always)
+    func commonValue(_ index: Int) -> CommonValue? {
+        guard index >= 0 && index < offsets.count else { return nil }
+        let start = Int(offsets[index])
+        guard let (head, _, _) = reader.paddedWords(at: start, count: 8) else { return nil }
+        let marker = UInt8(truncatingIfNeeded: head)
+        switch marker {
+        case BPlistMarker.asciiString..<(BPlistMarker.asciiString | 0x0F):
+            let count = Int(marker & 0x0F)
+            guard count <= objectsEnd &- (start &+ 1) else { return nil }
+            return .asciiString(start: start &+ 1, count: count)
+        case BPlistMarker.asciiString | 0x0F:
+            // The length as a one-byte integer (0x10, length), as `object(_:)` reads it.
+            guard head >> 8 & 0xFF == UInt64(BPlistMarker.integer) else { return nil }
+            let count = Int(head >> 16 & 0xFF)
+            guard count <= objectsEnd &- (start &+ 3) else { return nil }
+            return .asciiString(start: start &+ 3, count: count)
+        case BPlistMarker.integer...(BPlistMarker.integer | 2):
+            let width = 1 &<< Int(marker & 0x0F)
+            guard width <= objectsEnd &- (start &+ 1) else { return nil }
+            // The `width` bytes after the marker, big endian.
+            let bytes = head >> 8 & ((1 &<< UInt64(8 &* width)) &- 1)
+            return .integer(bytes.byteSwapped &>> UInt64(64 &- 8 &* width))
+        default:
+            return nil
+        }
     }
 
     /// The first 24 bytes of string or data `object` as three little-endian words, zero past

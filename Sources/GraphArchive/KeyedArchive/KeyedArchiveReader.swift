@@ -390,7 +390,11 @@ struct KeyedArchiveReader: ~Copyable {
         for position in (start + 1)..<(start + 1 + state.shapes[shape].keyIDs.count) {
             let value = Int(records[position])
             if value >= 0 {
-                try writeScalar(index.plist.object(value))
+                switch index.plist.commonValue(value) {
+                case .asciiString(let start, let count)?: try writeASCII(from: start, count: count)
+                case .integer(let bits)?: state.writeInteger(bits)
+                case nil: try writeScalar(index.plist.object(value))
+                }
             } else {
                 try writeEntry(-1 - value, depth: depth)
             }
@@ -595,6 +599,20 @@ struct KeyedArchiveReader: ~Copyable {
         referenceCount += elements.count
     }
 
+    /// Writes the ASCII string whose `count` bytes start at `start` as a string value.
+    private mutating func writeASCII(from start: Int, count: Int) throws(GraphArchiveError) {
+        // Copied as they are: ASCII is UTF-8, and the unarchiver validates every string it
+        // reads, so a stray high byte still ends as `.invalidUTF8`.
+        try spend(count)
+        if count < ValueTag.shortStringLimit {
+            state.out.writeByte(ValueTag.shortStringBase | UInt8(truncatingIfNeeded: count))
+        } else {
+            state.out.writeByte(ValueTag.string)
+            state.out.writeVarint(count)
+        }
+        try index.plist.copyBytes(from: start, count: count, into: &state.out)
+    }
+
     /// Writes a plain property list value as the engine's tagged value.
     private mutating func writeScalar(_ object: BPlistObject) throws(GraphArchiveError) {
         let plist = index.plist
@@ -611,16 +629,7 @@ struct KeyedArchiveReader: ~Copyable {
             let (value, isSingle) = try plist.real(object)
             if isSingle { state.writeFloat(Float(value)) } else { state.writeDouble(value) }
         case BPlistMarker.asciiString:
-            // Copied as they are: ASCII is UTF-8, and the unarchiver validates every string it
-            // reads, so a stray high byte still ends as `.invalidUTF8`.
-            try spend(object.count)
-            if object.count < ValueTag.shortStringLimit {
-                state.out.writeByte(ValueTag.shortStringBase | UInt8(truncatingIfNeeded: object.count))
-            } else {
-                state.out.writeByte(ValueTag.string)
-                state.out.writeVarint(object.count)
-            }
-            try plist.copyContent(of: object, into: &state.out)
+            try writeASCII(from: object.contentStart, count: object.count)
         case BPlistMarker.utf16String:
             try spend(object.count)
             state.writeString(try plist.string(object))
