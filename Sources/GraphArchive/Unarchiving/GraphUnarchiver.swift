@@ -357,7 +357,7 @@ public final class GraphUnarchiver {
         var slot = queue
         while slot >= 0 {
             let (entry, next) = state.pendingAssignments.take(slot)
-            try entry.assignment.run(self, at: entry.offset, copy: entry.copy, place: entry.place)
+            try (consume entry).run(self)
             state.memory.release(MemoryBudget.deferredAssignment)
             slot = next
         }
@@ -520,7 +520,13 @@ public final class GraphUnarchiver {
         state.finishValue()
         state.pendingAssignments.add(
             after: awaited,
-            .init(assignment: DeferredRead(assign: assign), offset: offset, copy: copy ?? CopiedValue(), place: place)
+            .init(
+                type: T.self,
+                assign: ErasedAssignment(assign),
+                offset: offset,
+                copy: copy ?? CopiedValue(),
+                place: place
+            )
         )
     }
 

@@ -1,19 +1,20 @@
 // Sources/GraphArchive/Unarchiving/PendingAssignments.swift - decodeLater requests waiting for their objects
 
-/// One `decodeLater` request: decodes the value at `offset` as `T` and passes it to `assign`.
-///
-/// A struct of the caller's closure alone, so that as an `any DeferredAssignment` it sits in
-/// the existential's inline buffer: queuing a request allocates nothing beyond the caller's
-/// closure (a closure wrapping it would be one more allocation and release per request).
-struct DeferredRead<T: GraphValue>: DeferredAssignment {
-    let assign: (T) throws -> Void
-
-    func run(_ unarchiver: GraphUnarchiver, at offset: Int, copy: CopiedValue, place: DeferredPlace) throws {
-        let value: T
+extension GraphValue {
+    /// Decodes a deferred value of this type at `offset` (or held in `copy`) and passes it to
+    /// `assign`, the closure its `decodeLater` request gave.
+    fileprivate static func runDeferredRead(
+        _ assign: consuming ErasedAssignment,
+        _ unarchiver: GraphUnarchiver,
+        at offset: Int,
+        copy: CopiedValue,
+        place: DeferredPlace
+    ) throws {
+        let value: Self
         let payloadReader = unarchiver.readerForDeferred(at: offset, copy: copy)
         do {
             defer { unarchiver.state.reader = payloadReader }
-            value = try T._decodeGraphValue(from: unarchiver)
+            value = try Self._decodeGraphValue(from: unarchiver)
         } catch var error as GraphArchiveError {
             // Read from a copy: offsets in the payload, as if read there.
             if !copy.isEmpty { error.offset = error.offset.map { $0 + offset } }
@@ -24,13 +25,8 @@ struct DeferredRead<T: GraphValue>: DeferredAssignment {
             )
             throw error
         }
-        try assign(value)
+        try assign.assignment(as: Self.self)(value)
     }
-}
-
-/// What a queued `decodeLater` request does once its objects exist (see ``DeferredRead``).
-protocol DeferredAssignment {
-    func run(_ unarchiver: GraphUnarchiver, at offset: Int, copy: CopiedValue, place: DeferredPlace) throws
 }
 
 /// Where a deferred value sits, kept as three numbers: the key path is built only for an error.
@@ -54,34 +50,56 @@ struct DeferredPlace {
 /// archive took 8 bytes an object whether it waited or not: 8 MB for the million nodes, more
 /// than their compressed archive.
 struct PendingAssignments {
-    /// One waiting request: what runs, and where its value is: at `offset` in the payload, or
-    /// when `copy` holds bytes, those bytes, copied from there (nil, single references and
-    /// short reference arrays, which then need not keep the payload until the assignment runs).
+    /// One waiting request: the type to decode and the closure to pass it to, and where its
+    /// value is: at `offset` in the payload, or when `copy` holds bytes, those bytes, copied
+    /// from there (nil, single references and short reference arrays, which then need not keep
+    /// the payload until the assignment runs).
+    ///
+    /// No generic wrapper in an existential: making one looked up its metadata for every
+    /// request (see ``ErasedAssignment``).
     struct Entry {
-        var assignment: any DeferredAssignment
+        /// The value's type, and the closure its request gave for that type.
+        var type: any GraphValue.Type
+        var assign: ErasedAssignment
         var offset: Int
         var copy: CopiedValue
         var place: DeferredPlace
+
+        /// What a slot holds once its request is taken: nothing to release, never run.
+        static var vacant: Entry {
+            Entry(
+                type: Int.self,
+                assign: ErasedAssignment.none,
+                offset: 0,
+                copy: CopiedValue(),
+                place: DeferredPlace(shape: 0, key: 0, object: 0)
+            )
+        }
+
+        /// Decodes the value and passes it to the closure, which it then releases.
+        consuming func run(_ unarchiver: GraphUnarchiver) throws {
+            try type.runDeferredRead(assign, unarchiver, at: offset, copy: copy, place: place)
+        }
     }
 
     /// The first and last slot waiting for each awaited object.
     private var queues = WaitingQueues()
     /// Per slot, the request, and the next slot in its object's queue (or in the free list).
-    private var entries: [Entry?] = []
+    private var entries: [Entry] = []
     private var nextSlot: [Int32] = []
     private var firstFree: Int32 = -1
 
     /// Adds a request that can run once object `object` is built.
-    mutating func add(after object: Int, _ entry: Entry) {
+    mutating func add(after object: Int, _ entry: consuming Entry) {
         let slot: Int32
         if firstFree >= 0 {
             slot = firstFree
             firstFree = nextSlot[Int(slot)]
-            entries[Int(slot)] = entry
+            entries[Int(slot)] = consume entry
             nextSlot[Int(slot)] = -1
         } else {
             slot = Int32(truncatingIfNeeded: entries.count)
-            entries.append(entry)
+            entries.append(consume entry)
             nextSlot.append(-1)
         }
         if let position = queues.position(of: object) {
@@ -108,7 +126,11 @@ struct PendingAssignments {
         let following = nextSlot[Int(slot)]
         nextSlot[Int(slot)] = firstFree
         firstFree = slot
-        return (entries[Int(slot)].take()!, following)
+        // Swapped out rather than taken from an optional: destroying the optional a take leaves
+        // went through the runtime's value witnesses (callgrind: about 40 instructions a request).
+        var entry = Entry.vacant
+        swap(&entry, &entries[Int(slot)])
+        return (entry, following)
     }
 }
 
