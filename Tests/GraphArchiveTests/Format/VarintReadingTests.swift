@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Varint reading")
 struct VarintReadingTests {
-    /// Values at every length boundary, each read with and without bytes after it (the two- and
-    /// three-byte path needs three bytes left; at the very end the loop reads them).
+    /// Values at every length boundary, each read with and without bytes after it (up to three
+    /// bytes are read inline from a four-byte load, which needs four bytes left; with fewer,
+    /// the out-of-line path reads them).
     @Test(
         arguments: [
             0, 1, 127, 128, 300, 16_383, 16_384, 100_000, 2_097_151, 2_097_152, 268_435_455, 1 << 35, UInt64.max,
@@ -15,7 +16,7 @@ struct VarintReadingTests {
     )
     func valuesComeBackWhateverFollows(value: UInt64) throws {
         let encoded = varint(value)
-        for trailing in [[], [0x7F], [0x00, 0x00, 0x00]] as [[UInt8]] {
+        for trailing in [[], [0x7F], [0x00, 0xFF], [0x00, 0x00, 0x00]] as [[UInt8]] {
             let bytes = encoded + trailing
             let (read, offset) = try Self.read(bytes)
             #expect(read == value)
