@@ -97,9 +97,13 @@ public struct AvailableMemory: Sendable, Hashable {
             }
             return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
         }
+        let addressLimit = softLimit(Int32(RLIMIT_AS.rawValue))
+        let dataLimit = softLimit(Int32(RLIMIT_DATA.rawValue))
+        // Most processes set neither: no need to read their status.
+        guard addressLimit != nil || dataLimit != nil else { return nil }
         var left: [Int] = []
-        if let limit = softLimit(Int32(RLIMIT_AS.rawValue)) { left.append(limit - (kilobytes("VmSize") ?? 0)) }
-        if let limit = softLimit(Int32(RLIMIT_DATA.rawValue)) { left.append(limit - (kilobytes("VmData") ?? 0)) }
+        if let limit = addressLimit { left.append(limit - (kilobytes("VmSize") ?? 0)) }
+        if let limit = dataLimit { left.append(limit - (kilobytes("VmData") ?? 0)) }
         return left.min().map { max($0, 0) }
         #else
         return nil
@@ -127,11 +131,25 @@ enum ControlGroupMemory {
     /// The least room left under the memory limit of the process's group and the groups above
     /// it, or nil if none has a limit.
     static func left() -> Int? {
+        var least: Int?
+        for group in memoryGroups {
+            if let room = roomInGroupAndAncestors(group.path, mount: group.mount, version2: group.version2) {
+                least = min(least ?? room, room)
+            }
+        }
+        return least
+    }
+
+    /// The folders of the process's memory control groups, found once per process: finding
+    /// them parses `/proc/self/mountinfo`, which is long on a busy host, while their limits
+    /// and use are read again at every call. A process moved to another group after its first
+    /// large decode keeps the first group's folders.
+    private static let memoryGroups: [(path: String, mount: String, version2: Bool)] = {
         #if os(Linux)
         guard let membership = LinuxFile.read("/proc/self/cgroup"),
             let mounts = LinuxFile.read("/proc/self/mountinfo")
-        else { return nil }
-        var least: Int?
+        else { return [] }
+        var groups: [(path: String, mount: String, version2: Bool)] = []
         for line in membership.split(separator: "\n") {
             let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }
@@ -139,15 +157,13 @@ enum ControlGroupMemory {
             let isMemoryV1 = fields[1].split(separator: ",").contains("memory")
             guard isVersion2 || isMemoryV1 else { continue }
             guard let folder = groupFolder(String(fields[2]), version2: isVersion2, mounts: mounts) else { continue }
-            if let room = roomInGroupAndAncestors(folder.path, mount: folder.mount, version2: isVersion2) {
-                least = min(least ?? room, room)
-            }
+            groups.append((folder.path, folder.mount, isVersion2))
         }
-        return least
+        return groups
         #else
-        return nil
+        return []
         #endif
-    }
+    }()
 
     /// The folder of group `path` under its hierarchy's mount point, and the mount point.
     private static func groupFolder(_ path: String, version2: Bool, mounts: String) -> (path: String, mount: String)? {
