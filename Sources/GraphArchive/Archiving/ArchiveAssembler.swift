@@ -168,8 +168,7 @@ final class BlockedPayload {
         )
     }
 
-    /// Ends the blocks' frame, and compresses the tables and the top section in a frame of
-    /// their own (FORMAT.md §3.3).
+    /// Compresses the tables and the top section, which follow the blocks, and ends the frame.
     func finish(
         tables: borrowing ByteWriter,
         top: borrowing ByteWriter,
@@ -182,13 +181,11 @@ final class BlockedPayload {
             )
             let compressed = state.compressed
             try state.blocks.finish(to: compressed)
-            let (storedLength, checksum) = try compressed.finish(
-                tables: tables,
-                top: top,
-                blockFieldBytes: state.blocks.blockFieldBytes
-            )
+            try compressed.write(tables)
+            try compressed.write(top)
+            let (storedLength, checksum) = try compressed.finish()
             var header = header
-            header.flags.insert([.zstdPayload, .columnarObjects, .objectBlocks, .tablesFrame])
+            header.flags.insert([.zstdPayload, .columnarObjects, .objectBlocks])
             header.payloadLength = UInt64(compressed.payloadLength)
             header.storedLength = UInt64(storedLength)
             header.payloadChecksum = checksum

@@ -9,7 +9,7 @@
 public enum ArchiveCompression: Sendable, Hashable, CustomStringConvertible {
     /// Stored as is.
     case none
-    /// zstd at `level`: 1 (fastest) to ``zstdLevels``' upper bound (22, smallest);
+    /// One zstd frame at `level`: 1 (fastest) to ``zstdLevels``' upper bound (22, smallest);
     /// negative levels are zstd's faster, larger modes; 0 means zstd's default, 3.
     case zstd(level: Int)
 

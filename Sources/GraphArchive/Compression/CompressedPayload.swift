@@ -8,10 +8,9 @@ import Foundation
 
 /// The payload of a zstd archive (FORMAT.md §3.2), compressed piece by piece as the writer
 /// produces it: the object blocks (§5.6) while objects are still being encoded, then the tables
-/// and the top section in a frame of their own, then the frame index (§3.3). The frames go on
-/// to the temporary file of a save as zstd emits them, or collect in memory; either way the
-/// stored length and checksum the header needs are counted on the way, so no uncompressed
-/// payload and no second pass over the frames are needed.
+/// and the top section. The frame goes on to the temporary file of a save as zstd emits it, or
+/// collects in memory; either way the stored length and checksum the header needs are counted
+/// on the way, so no uncompressed payload and no second pass over the frame are needed.
 final class CompressedPayload {
     #if Zstd
     private var compressor: ZstdCompressor
@@ -101,30 +100,12 @@ final class CompressedPayload {
         #endif
     }
 
-    /// Ends the frame of the object blocks, compresses `tables` and then `top` as a frame of
-    /// their own that records its size, and ends the payload with the frame index (FORMAT.md
-    /// §3.3); returns the header's `storedLength` and `payloadChecksum`.
+    /// Ends the frame; returns the header's `storedLength` and `payloadChecksum`.
     ///
-    /// - Parameter blockFieldBytes: Bytes of the blocks' lengths and record counts.
     /// - Throws: `.compressionFailed`, or the file's `.ioError`.
-    func finish(
-        tables: borrowing ByteWriter,
-        top: borrowing ByteWriter,
-        blockFieldBytes: Int
-    ) throws(GraphArchiveError) -> (storedLength: Int, checksum: UInt64) {
+    func finish() throws(GraphArchiveError) -> (storedLength: Int, checksum: UInt64) {
         #if Zstd
         try compressor.finish(emit: emit)
-        let blocksFrameLength = storedLength
-        try compressor.pledge(tables.count + top.count)
-        try write(tables)
-        try write(top)
-        try compressor.finish(emit: emit)
-        let index = TablesFrameIndex(
-            tablesFrameLength: UInt64(storedLength - blocksFrameLength),
-            blockFieldBytes: UInt64(blockFieldBytes)
-        )
-        var encoded = index.encoded()
-        try emit(encoded.take())
         #endif
         return (storedLength, checksum.finalize())
     }
@@ -138,17 +119,6 @@ final class CompressedPayload {
         var taken = ByteWriter(reservingCapacity: 0)
         swap(&taken, &frame)
         return OutputChunk(taken)
-    }
-
-    /// Stores `bytes` as they are (the frame index), after what zstd emitted.
-    private func emit(_ bytes: [UInt8]) throws(GraphArchiveError) {
-        checksum.update(bytes)
-        storedLength += bytes.count
-        if let file {
-            try file.write(bytes)
-        } else {
-            frame.writeBytes(bytes)
-        }
     }
 
     private func emit(_ stored: UnsafeRawBufferPointer) throws(GraphArchiveError) {

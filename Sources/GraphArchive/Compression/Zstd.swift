@@ -34,18 +34,15 @@ enum Zstd {
     /// The content size recorded in the frame header at the start of `frameStart`, nil if the
     /// frame does not record it.
     ///
-    /// - Throws: `.corrupt` if `frameStart` does not begin with a zstd frame header, at `offset`.
-    static func contentSize(frameStart: [UInt8], offset: Int = ArchiveHeader.size) throws(GraphArchiveError) -> UInt64?
-    {
+    /// - Throws: `.corrupt` if `frameStart` does not begin with a zstd frame header.
+    static func contentSize(frameStart: [UInt8]) throws(GraphArchiveError) -> UInt64? {
         let size = ZSTD_getFrameContentSize(frameStart, frameStart.count)
         if size == ZSTD_CONTENTSIZE_UNKNOWN { return nil }
         guard size != ZSTD_CONTENTSIZE_ERROR else {
             throw GraphArchiveError(
                 .corrupt,
-                offset == ArchiveHeader.size
-                    ? "compressed payload does not start with a zstd frame header"
-                    : "compressed payload has no zstd frame header where its tables frame starts",
-                offset: offset
+                "compressed payload does not start with a zstd frame header",
+                offset: ArchiveHeader.size
             )
         }
         return size

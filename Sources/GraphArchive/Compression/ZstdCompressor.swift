@@ -89,14 +89,6 @@ struct ZstdCompressor: ~Copyable {
         try compress(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true, emit: emit)
     }
 
-    /// Promises that the next frame (started by the next input after ``finish(emit:)``) holds
-    /// exactly `count` bytes, which its header then records.
-    ///
-    /// - Throws: `.compressionFailed` with zstd's message.
-    mutating func pledge(_ count: Int) throws(GraphArchiveError) {
-        _ = try Zstd.check(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(count)))
-    }
-
     /// Ends the current zstd block, so the next input starts a block of its own (with entropy
     /// tables of its own); the frame goes on.
     mutating func endBlock(emit: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) {

@@ -62,25 +62,8 @@ struct ArchiveFile: ~Copyable {
         self.descriptor = descriptor
     }
 
-    private init(path: String, size: Int, descriptor: Int32) {
-        self.path = path
-        self.size = size
-        self.descriptor = descriptor
-    }
-
     deinit {
         close(descriptor)
-    }
-
-    /// A second handle on the same open file (`dup`), closed on its own: for reads on another
-    /// thread that may outlast this one.
-    ///
-    /// - Throws: `.ioError` with the system's message.
-    func duplicated() throws(GraphArchiveError) -> ArchiveFile {
-        let copy = dup(descriptor)
-        guard copy >= 0 else { throw SystemError.error(errno, "cannot open", path) }
-        _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
-        return ArchiveFile(path: path, size: size, descriptor: copy)
     }
 
     /// The format the file starts like, from its first eight bytes.

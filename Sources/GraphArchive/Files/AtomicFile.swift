@@ -82,12 +82,6 @@ enum AtomicFile {
             self.path = path
         }
 
-        func write(_ bytes: [UInt8]) throws(GraphArchiveError) {
-            try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
-                try FileDescriptorIO.writeAll(bytes, to: descriptor)
-            }
-        }
-
         func write(_ bytes: UnsafeRawBufferPointer) throws(GraphArchiveError) {
             try SystemError.converting("cannot write", path) { () throws(SystemCallFailure) in
                 try FileDescriptorIO.writeAll(bytes, to: descriptor)

@@ -19,10 +19,7 @@ struct ArchiveHeader: Equatable {
         /// The columnar object table comes in blocks, before the tables (FORMAT.md §5.6); only
         /// with `zstdPayload` and `columnarObjects`.
         static let objectBlocks = Flags(rawValue: 1 << 2)
-        /// The tables and the top section are a zstd frame of their own, after the object
-        /// blocks' frame (FORMAT.md §3.3); only with the three flags before.
-        static let tablesFrame = Flags(rawValue: 1 << 3)
-        static let knownRequired: Flags = [.zstdPayload, .columnarObjects, .objectBlocks, .tablesFrame]
+        static let knownRequired: Flags = [.zstdPayload, .columnarObjects, .objectBlocks]
         static let requiredMask: UInt16 = 0x00FF
     }
 
@@ -129,15 +126,6 @@ struct ArchiveHeader: Equatable {
             throw GraphArchiveError(
                 .corrupt,
                 "object blocks without a zstd payload and a columnar object table (FORMAT.md §3.1)",
-                offset: start + 10
-            )
-        }
-        if header.flags.contains(.tablesFrame)
-            && !header.flags.contains([.zstdPayload, .columnarObjects, .objectBlocks])
-        {
-            throw GraphArchiveError(
-                .corrupt,
-                "a tables frame without a zstd payload in object blocks (FORMAT.md §3.1)",
                 offset: start + 10
             )
         }

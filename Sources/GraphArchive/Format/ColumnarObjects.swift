@@ -46,9 +46,6 @@ enum ColumnarObjects {
         private var collectedBytes = 0
         /// Records taken so far, over all calls.
         private(set) var recordCount = 0
-        /// Bytes of the blocks' lengths and record counts so far, which the row-wise payload
-        /// does not have (FORMAT.md §3.3).
-        private(set) var blockFieldBytes = 0
 
         init() {
             super.init(BlockBuffers())
@@ -105,7 +102,6 @@ enum ColumnarObjects {
             blockHeader.truncate(to: 0)
             blockHeader.writeVarint(ByteWriter.varintLength(UInt64(blockRecords)) + collectedBytes)
             blockHeader.writeVarint(blockRecords)
-            blockFieldBytes += blockHeader.count
             try payload.write(blockHeader)
             try payload.write(value.shapeStream)
             value.shapeStream.truncate(to: 0)
@@ -139,10 +135,9 @@ enum ColumnarObjects {
     static func rows(
         fromColumnar stored: ArchiveBytes,
         header: ArchiveHeader,
-        frames: StoredFrames? = nil,
         options: GraphUnarchiver.Options
     ) throws(GraphArchiveError) -> ArchiveBytes {
-        var rebuild = try Rebuild(stored: stored, header: header, frames: frames, options: options)
+        var rebuild = try Rebuild(stored: stored, header: header, options: options)
         return try ArchiveBytes.filled(count: rebuild.rowCount) { (output) throws(GraphArchiveError) in
             try rebuild.writeHead(into: &output)
             while try rebuild.writeNextBlock(into: &output) > 0 {}
@@ -153,7 +148,7 @@ enum ColumnarObjects {
     /// first (``writeHead(into:)``), then a block of records at a time
     /// (``writeNextBlock(into:)``), so that a decoder can read the records of one block while
     /// the next is rebuilt (`RebuiltPayloadWindow`). Its checks are those of
-    /// ``rows(fromColumnar:header:frames:options:)``: the blocks' lengths and counts, the tables and
+    /// ``rows(fromColumnar:header:options:)``: the blocks' lengths and counts, the tables and
     /// the top section when it is made, each block's structure before its records are written.
     struct Rebuild {
         /// The decompressed columnar payload.
@@ -172,18 +167,10 @@ enum ColumnarObjects {
         private var blocks: ByteReader
         private var recordsLeft: Int
 
-        /// Checks the block lengths and record counts, the tables and the top section. With
-        /// `frames` (a payload stored in two frames, §3.3), the tables start where the frame
-        /// index says and only they need to be decompressed yet: each block is checked when
-        /// it is rebuilt, once it is (``writeNextBlock(into:available:)``).
+        /// Checks the block lengths and record counts, the tables and the top section.
         ///
-        /// - Throws: what ``rows(fromColumnar:header:frames:options:)`` throws for them.
-        init(
-            stored: ArchiveBytes,
-            header: ArchiveHeader,
-            frames: StoredFrames? = nil,
-            options: GraphUnarchiver.Options
-        ) throws(GraphArchiveError) {
+        /// - Throws: what ``rows(fromColumnar:header:options:)`` throws for them.
+        init(stored: ArchiveBytes, header: ArchiveHeader, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
             var reader = stored.reader()
             // Every record has at least its shape id's byte in a shape stream.
             guard header.objectCount <= UInt64(stored.count) else { throw tooManyObjects(header.objectCount) }
@@ -191,20 +178,10 @@ enum ColumnarObjects {
             let isBlocked = header.flags.contains(.objectBlocks)
             // §5.6: the blocks come first. Step over them to the tables, adding up their headers.
             var blockHeaderBytes = 0
-            if let frames {
-                guard objectCount > 0 || frames.blocksLength == 0 else {
-                    throw GraphArchiveError(
-                        .corrupt,
-                        "\(frames.blocksLength) bytes of object blocks for no objects",
-                        offset: 0
-                    )
-                }
-                reader.offset = frames.blocksLength
-                blockHeaderBytes = frames.blockFieldBytes
-            } else if isBlocked {
+            if isBlocked {
                 var recordsLeft = objectCount
                 while recordsLeft > 0 {
-                    guard let block = try Block.read(&reader, recordsLeft: recordsLeft) else { break }
+                    let block = try Block.read(&reader, recordsLeft: recordsLeft)
                     blockHeaderBytes += block.headerBytes
                     recordsLeft -= block.recordCount
                 }
@@ -252,34 +229,18 @@ enum ColumnarObjects {
             try output.write(tablesStart..<topEnd, of: stored.reader())
         }
 
-        /// True once every block is rebuilt.
-        var isComplete: Bool { recordsLeft == 0 }
-
         /// Writes the records of the next block (each one's shape id and the next cell of each
         /// of its columns), after checking the block's structure; returns how many it wrote, 0
-        /// once every block is rebuilt, or when the next one does not lie whole before
-        /// `available` (the bytes of the blocks decompressed so far).
+        /// once every block is rebuilt.
         ///
-        /// - Throws: what ``rows(fromColumnar:header:frames:options:)`` throws for a block, and
-        ///   `.corrupt` for bytes between the last block and the tables.
-        mutating func writeNextBlock(
-            into output: inout ArchiveBytesWriter,
-            available: Int = .max
-        ) throws(GraphArchiveError) -> Int {
+        /// - Throws: what ``rows(fromColumnar:header:options:)`` throws for a block.
+        mutating func writeNextBlock(into output: inout ArchiveBytesWriter) throws(GraphArchiveError) -> Int {
             guard recordsLeft > 0 else { return 0 }
-            let read =
+            let block =
                 isBlocked
-                ? try Block.read(&blocks, recordsLeft: recordsLeft, available: available)
+                ? try Block.read(&blocks, recordsLeft: recordsLeft)
                 : Block(range: topEnd..<stored.count, recordCount: objectCount, headerBytes: 0)
-            guard let block = read else { return 0 }
             recordsLeft -= block.recordCount
-            if recordsLeft == 0 && isBlocked && !blocks.isAtEnd {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "\(blocks.remaining) bytes left over after the last object block",
-                    offset: blocks.offset
-                )
-            }
             let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
             var shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
             var cells = stored.reader(block.range)
@@ -308,16 +269,9 @@ enum ColumnarObjects {
         /// Bytes of the block's length and record count, which the row-wise table does not have.
         var headerBytes: Int
 
-        /// Reads a block's length and record count, and steps over its body; nil, leaving
-        /// `reader` where it was, when the block does not lie whole before `available`.
-        static func read(
-            _ reader: inout ByteReader,
-            recordsLeft: Int,
-            available: Int = .max
-        ) throws(GraphArchiveError) -> Block? {
+        /// Reads a block's length and record count, and steps over its body.
+        static func read(_ reader: inout ByteReader, recordsLeft: Int) throws(GraphArchiveError) -> Block {
             let start = reader.offset
-            // The length and the count take at most 20 bytes: read them only once produced.
-            guard min(reader.offset + reader.remaining, start + 20) <= available else { return nil }
             let length = try reader.readCount()
             let bodyStart = reader.offset
             guard length <= reader.remaining else {
@@ -337,10 +291,6 @@ enum ColumnarObjects {
                 )
             }
             let range = reader.offset..<(bodyStart + length)
-            guard range.upperBound <= available else {
-                reader.offset = start
-                return nil
-            }
             reader.offset = range.upperBound
             return Block(range: range, recordCount: Int(records), headerBytes: range.lowerBound - start)
         }

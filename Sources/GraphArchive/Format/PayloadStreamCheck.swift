@@ -34,17 +34,10 @@ struct PayloadStreamCheck {
     /// payload, where its object table starts.
     private(set) var tablesEnd: Int?
 
-    /// Tables the check does not parse: those of a payload stored in two frames (§3.3), whose
-    /// blocks' frame alone it sees, the tables having been read from their own frame before.
-    private let tablesChecked: Bool
-
-    /// - Parameter blocksEnd: For a payload stored in two frames, where the blocks end (the
-    ///   bytes the blocks' frame holds); only the blocks are then checked.
-    init(header: ArchiveHeader, options: GraphUnarchiver.Options, blocksEnd: Int? = nil) {
+    init(header: ArchiveHeader, options: GraphUnarchiver.Options) {
         self.header = header
         self.options = options
-        payloadLength = blocksEnd ?? Int(header.payloadLength)
-        tablesChecked = blocksEnd != nil
+        payloadLength = Int(header.payloadLength)
         recordsLeft = Int(header.objectCount)
         phase = header.flags.contains(.objectBlocks) ? .blocks : .tables
     }
@@ -94,7 +87,7 @@ struct PayloadStreamCheck {
                 recordsLeft -= Int(records)
                 cursor = bodyStart + length
             }
-            phase = tablesChecked ? .done : .tables
+            phase = .tables
         }
     }
 

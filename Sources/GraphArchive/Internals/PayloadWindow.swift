@@ -71,10 +71,6 @@ class PayloadWindow {
     /// For a decode that failed: the error that explains the failure better, if any (a
     /// stream's file changed under it).
     func damage() -> GraphArchiveError? { nil }
-
-    /// For a decode that ends early: returns once nothing reads the archive's input for this
-    /// window any more (a thread filling it stops), so that bytes a caller lent can go.
-    func stop() {}
 }
 
 /// The bytes of an uncompressed archive file, read a piece at a time as the decoder reaches
@@ -167,24 +163,15 @@ final class FilePayloadStream: PayloadWindow {
 
 /// A decompressed columnar payload (FORMAT.md §5.5, §5.6) rebuilt row-wise on a thread of its
 /// own, a block at a time, while the decoder builds the objects of the blocks already rebuilt:
-/// rebuilding then costs a decode little more than the wait for the first block. A payload
-/// stored in two frames (§3.3) is also decompressed there: the thread decompresses the blocks'
-/// frame and rebuilds each block as soon as it lies whole in what zstd has produced, so that
-/// decompressing overlaps building too.
+/// rebuilding then costs a decode little more than the wait for the first block.
 ///
 /// The tables and the top section are written before the thread starts. The thread publishes,
 /// after each block, how far the rows are written and how many records they hold; ``load(upTo:memory:)``
 /// waits for the bytes asked for, and hands out only published ones, which the thread never
 /// writes again (and the decoder's `discard` gives back only pages below them). An error of the
-/// rebuild is thrown by the first `load` that needs bytes past it, one found after the last
-/// block (the frame's end, a file changed since its checksum was verified) by ``verify()``.
-/// The thread stops after its current block, or its current step of zstd, once the decode is
-/// over (``stop()``, also when the window goes).
+/// rebuild is thrown by the first `load` that needs bytes past it. The thread stops after its
+/// current block once the window is gone (a decode that failed).
 final class RebuiltPayloadWindow: PayloadWindow {
-    /// Decompresses the rest of the columnar payload on the rebuilding thread, calling the
-    /// function it is given with how many bytes of it are produced each time there are more.
-    typealias Inflow = (_ produced: @escaping (Int) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) -> Void
-
     /// What the thread has done, read and written under the lock: published blocks' bytes are
     /// complete before their end is.
     private struct Progress {
@@ -199,21 +186,16 @@ final class RebuiltPayloadWindow: PayloadWindow {
     private final class Job: @unchecked Sendable {
         var rebuild: ColumnarObjects.Rebuild
         var output: ArchiveBytesWriter
-        let inflow: Inflow?
 
-        init(rebuild: consuming ColumnarObjects.Rebuild, output: consuming ArchiveBytesWriter, inflow: Inflow?) {
+        init(rebuild: consuming ColumnarObjects.Rebuild, output: consuming ArchiveBytesWriter) {
             self.rebuild = rebuild
             self.output = output
-            self.inflow = inflow
         }
     }
 
     private let progress: Locked<Progress>
     /// Signalled once per publication, so a waiting `load` looks again.
     private let published = DispatchSemaphore(value: 0)
-    /// Signalled once, when the thread has returned.
-    private let stopped = DispatchSemaphore(value: 0)
-    private var hasStopped = false
     private var records = 0
     /// Budget held for the columnar copy, released once the thread is done with it.
     private var columnarCharge: Int
@@ -221,17 +203,13 @@ final class RebuiltPayloadWindow: PayloadWindow {
     /// Starts rebuilding `rebuild` into `rows` (reserved with `ArchiveBytes(reservingMapped:)`,
     /// `rebuild.rowCount` bytes).
     ///
-    /// - Parameters:
-    ///   - columnarCharge: What the budget holds for the columnar copy, released by the first
-    ///     `load` after the rebuild is done.
-    ///   - inflow: For a columnar payload whose blocks are not decompressed yet: decompresses
-    ///     them, on the rebuilding thread.
+    /// - Parameter columnarCharge: What the budget holds for the columnar copy, released by the
+    ///   first `load` after the rebuild is done.
     /// - Throws: what writing the tables and the top section throws.
     init(
         rebuilding rebuild: consuming ColumnarObjects.Rebuild,
         into rows: ArchiveBytes,
-        columnarCharge: Int,
-        inflow: Inflow? = nil
+        columnarCharge: Int
     ) throws(GraphArchiveError) {
         var output = rows.sequentialWriter()
         try rebuild.writeHead(into: &output)
@@ -240,35 +218,25 @@ final class RebuiltPayloadWindow: PayloadWindow {
         self.columnarCharge = columnarCharge
         super.init(bytes: rows, loadedEnd: headEnd)
         keep(below: headEnd)
-        let job = Job(rebuild: rebuild, output: output, inflow: inflow)
+        let job = Job(rebuild: rebuild, output: output)
         let progress = progress
         let published = published
-        let stopped = stopped
         DispatchQueue.global(qos: .userInitiated).async {
-            defer { stopped.signal() }
-            let cancelled = GraphArchiveError(.ioError, "the decode ended before the payload was rebuilt")
-            // Rebuilds and publishes every block that lies whole before `available`.
-            let rebuildBlocks = { (available: Int) throws(GraphArchiveError) -> Void in
-                while true {
-                    let written = try job.rebuild.writeNextBlock(into: &job.output, available: available)
-                    let end = job.output.count
-                    let isCancelled = progress.withLock { (state) -> Bool in
-                        if written > 0 {
-                            state.end = end
-                            state.records += written
-                        }
-                        return state.isCancelled
-                    }
-                    if written > 0 { published.signal() }
-                    if isCancelled { throw cancelled }
-                    if written == 0 { return }
-                }
-            }
             var failure: GraphArchiveError?
             do throws(GraphArchiveError) {
-                try job.inflow?(rebuildBlocks)
-                try rebuildBlocks(.max)
-                if job.output.count != job.rebuild.rowCount {
+                while true {
+                    let written = try job.rebuild.writeNextBlock(into: &job.output)
+                    guard written > 0 else { break }
+                    let end = job.output.count
+                    let isCancelled = progress.withLock { (state) -> Bool in
+                        state.end = end
+                        state.records += written
+                        return state.isCancelled
+                    }
+                    published.signal()
+                    if isCancelled { break }
+                }
+                if job.output.count != job.rebuild.rowCount && progress.withLock({ !$0.isCancelled }) {
                     failure = GraphArchiveError(
                         .corrupt,
                         "rebuilt payload has \(job.output.count) bytes, expected \(job.rebuild.rowCount)"
@@ -279,14 +247,14 @@ final class RebuiltPayloadWindow: PayloadWindow {
             }
             progress.withLock { (state) in
                 state.isDone = true
-                if !state.isCancelled { state.failure = failure }
+                state.failure = failure
             }
             published.signal()
         }
     }
 
     deinit {
-        stop()
+        progress.withLock { $0.isCancelled = true }
     }
 
     override var recordsLoaded: Int? { records }
@@ -295,8 +263,7 @@ final class RebuiltPayloadWindow: PayloadWindow {
     /// before it.
     ///
     /// - Throws: the rebuild's error (`.corrupt` and the others of
-    ///   ``ColumnarObjects/rows(fromColumnar:header:frames:options:)``, and for blocks
-    ///   decompressed here those of decompressing) when it stopped before `target`.
+    ///   ``ColumnarObjects/rows(fromColumnar:header:options:)``) when it stopped before `target`.
     override func load(upTo target: Int, memory: inout MemoryBudget) throws(GraphArchiveError) {
         let target = min(target, end)
         while true {
@@ -311,24 +278,5 @@ final class RebuiltPayloadWindow: PayloadWindow {
             if let failure = seen.failure { throw failure }
             published.wait()
         }
-    }
-
-    /// Once every row is in: waits for the thread to end, and throws what it found after the
-    /// last block (a frame that does not end there, or fails zstd's checksum; a file changed
-    /// since its checksum was verified).
-    override func verify() throws(GraphArchiveError) {
-        waitForThread()
-        if let failure = progress.withLock({ $0.failure }) { throw failure }
-    }
-
-    override func stop() {
-        progress.withLock { $0.isCancelled = true }
-        waitForThread()
-    }
-
-    private func waitForThread() {
-        guard !hasStopped else { return }
-        stopped.wait()
-        hasStopped = true
     }
 }

@@ -176,9 +176,7 @@ public final class GraphUnarchiver {
             state.stream(loaded.stream)
             try constructObjects(classes: registeredClasses(registry, root: root, loaded: loaded))
         } catch {
-            // A decoding initializer may have kept this unarchiver; lent bytes are about to go,
-            // and a thread decompressing from them (a payload in two frames) stops first.
-            loaded.stream?.stop()
+            // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
             if loaded.payload.isLent { state.closeInput() }
             throw loaded.explaining(error)
         }

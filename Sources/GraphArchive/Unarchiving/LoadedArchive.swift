@@ -71,16 +71,6 @@ struct LoadedArchive {
                 memory: memory
             )
         }
-        if header.flags.contains(.tablesFrame) {
-            return try loadFrames(
-                header,
-                from: StoredPayload(bytes: bytes, start: payloadStart),
-                archiveBytes: bytes.count,
-                options: options,
-                memory: memory,
-                rebuildingAlongside: rebuildingAlongside
-            )
-        }
         let frameStart = bytes.copyBytes(
             payloadStart..<min(payloadStart + PayloadCompression.frameHeaderMaximumSize, bytes.count)
         )
@@ -154,20 +144,6 @@ struct LoadedArchive {
                     contentsOf: piece.prefix(PayloadCompression.frameHeaderMaximumSize - frameStart.count)
                 )
             }
-        }
-        if header.flags.contains(.tablesFrame) {
-            return try loadFrames(
-                header,
-                from: StoredPayload(
-                    file: file.duplicated(),
-                    start: storedRange.lowerBound,
-                    checksum: header.payloadChecksum
-                ),
-                archiveBytes: file.size,
-                options: options,
-                memory: memory,
-                rebuildingAlongside: rebuildingAlongside
-            )
         }
         try chargePayload(header, storedLength: storedRange.count, frameStart: frameStart, to: &memory)
         // The second pass hashes again: a file changed in place between the passes is caught.
@@ -267,7 +243,7 @@ struct LoadedArchive {
     private static func chargePayload(
         _ header: ArchiveHeader,
         storedLength: Int,
-        frameStart: [UInt8]?,
+        frameStart: [UInt8],
         to memory: inout MemoryBudget
     ) throws(GraphArchiveError) {
         try PayloadCompression.checkClaim(
@@ -294,11 +270,10 @@ struct LoadedArchive {
     /// A decompressed payload made ready to scan: a columnar object section (FORMAT.md §5.5) is
     /// rebuilt row-wise here, the one place every reader (objects, info, verify) passes through.
     ///
-    /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:frames:options:)``.
+    /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:options:)``.
     private static func decompressed(
         _ payload: ArchiveBytes,
         header: ArchiveHeader,
-        frames: StoredFrames? = nil,
         archiveBytes: Int,
         options: GraphUnarchiver.Options,
         memory: MemoryBudget,
@@ -307,13 +282,25 @@ struct LoadedArchive {
         var memory = memory
         var rows = payload
         if header.flags.contains(.columnarObjects) && rebuildingAlongside {
-            let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, frames: frames, options: options)
+            let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: options)
             if rebuild.rowCount >= PayloadWindow.minimumSize {
-                return try rebuiltAlongside(rebuild, header: header, archiveBytes: archiveBytes, memory: memory)
+                let window = try RebuiltPayloadWindow(
+                    rebuilding: rebuild,
+                    into: try ArchiveBytes(reservingMapped: rebuild.rowCount),
+                    columnarCharge: MemoryBudget.chunk(payload.count)
+                )
+                return LoadedArchive(
+                    header: header,
+                    archiveBytes: archiveBytes,
+                    payload: window.bytes,
+                    payloadRange: 0..<window.loadedEnd,
+                    memory: memory,
+                    stream: window
+                )
             }
         }
         if header.flags.contains(.columnarObjects) {
-            rows = try ColumnarObjects.rows(fromColumnar: payload, header: header, frames: frames, options: options)
+            rows = try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options)
             // The columnar copy is freed when this returns; the rebuilt one stays.
             memory.release(MemoryBudget.chunk(payload.count))
         }
@@ -325,131 +312,6 @@ struct LoadedArchive {
             memory: memory,
             // A large rebuilt payload is given back as the decoder passes it.
             stream: rows.isMapped ? PayloadWindow(bytes: rows, loadedEnd: rows.count) : nil
-        )
-    }
-
-    /// A payload stored in two frames (FORMAT.md §3.3), its checksum verified: the tables
-    /// frame is decompressed first, then the blocks' frame. A large one, for a caller that
-    /// reads `stream` as it goes, is decompressed a block at a time on the thread that rebuilds
-    /// it row-wise (``RebuiltPayloadWindow``), while the caller builds the objects of the
-    /// blocks already rebuilt; otherwise whole, before this returns.
-    ///
-    /// - Throws: what ``load(_:options:isOwnOutput:memory:rebuildingAlongside:)`` throws after
-    ///   the checksum, and `.ioError` for a file changed since its checksum was verified.
-    private static func loadFrames(
-        _ header: ArchiveHeader,
-        from source: StoredPayload,
-        archiveBytes: Int,
-        options: GraphUnarchiver.Options,
-        memory: MemoryBudget,
-        rebuildingAlongside: Bool
-    ) throws(GraphArchiveError) -> LoadedArchive {
-        var memory = memory
-        let payloadLength = Int(header.payloadLength)
-        let storedLength = Int(header.storedLength)
-        guard storedLength > TablesFrameIndex.size else {
-            throw GraphArchiveError(
-                .corrupt,
-                "compressed payload of \(storedLength) bytes is too short for its frame index (FORMAT.md §3.3)",
-                offset: ArchiveHeader.size
-            )
-        }
-        let indexStart = storedLength - TablesFrameIndex.size
-        let index = try TablesFrameIndex.decode(
-            source.read(indexStart..<storedLength),
-            offset: ArchiveHeader.size + indexStart
-        )
-        let tablesFrame = try PayloadCompression.tablesFrameRange(index: index, storedLength: storedLength)
-        let headerSize = PayloadCompression.frameHeaderMaximumSize
-        let frames = try PayloadCompression.frames(
-            payloadLength: payloadLength,
-            storedLength: storedLength,
-            index: index,
-            blocksFrameStart: source.read(0..<min(headerSize, tablesFrame.lowerBound)),
-            tablesFrameStart: source.read(tablesFrame.lowerBound..<min(tablesFrame.lowerBound + headerSize, indexStart))
-        )
-        try chargePayload(header, storedLength: storedLength, frameStart: nil, to: &memory)
-        let tables = frames.blocksLength..<payloadLength
-        let decompressTables = { (output: UnsafeMutableRawBufferPointer) throws(GraphArchiveError) -> Int in
-            try PayloadCompression.decompressFrame(into: output, range: tables) {
-                (decompress) throws(GraphArchiveError) in
-                try source.feed(frames.tablesFrame, hashing: false, decompress)
-            }
-            return tables.count
-        }
-        let rest = frames.tablesFrame.lowerBound..<storedLength
-        if rebuildingAlongside && frames.rowCount(payloadLength: payloadLength) >= PayloadWindow.minimumSize {
-            let stored = try ArchiveBytes(reservingMapped: payloadLength)
-            _ = try stored.fill(0..<payloadLength, decompressTables)
-            let rebuild = try ColumnarObjects.Rebuild(stored: stored, header: header, frames: frames, options: options)
-            let blocks = 0..<frames.blocksLength
-            return try rebuiltAlongside(rebuild, header: header, archiveBytes: archiveBytes, memory: memory) {
-                (produced) throws(GraphArchiveError) in
-                // On the rebuilding thread, which alone writes the blocks' bytes and reads them.
-                _ = try stored.fill(0..<payloadLength) { (output) throws(GraphArchiveError) -> Int in
-                    try PayloadCompression.decompressFrame(
-                        into: output,
-                        range: blocks,
-                        check: { (bytes, _) throws(GraphArchiveError) in try produced(bytes.count) },
-                        feed: { (decompress) throws(GraphArchiveError) in
-                            try source.feed(frames.blocksFrame, hashing: true, decompress)
-                        }
-                    )
-                    return blocks.count
-                }
-                try source.verifyReread(rest: rest)
-            }
-        }
-        var structure = PayloadStreamCheck(header: header, options: options, blocksEnd: frames.blocksLength)
-        let payload = try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
-            _ = try decompressTables(output)
-            try PayloadCompression.decompressFrame(
-                into: output,
-                range: 0..<frames.blocksLength,
-                check: { (produced, isComplete) throws(GraphArchiveError) in
-                    try structure.check(produced, isComplete: isComplete)
-                },
-                feed: { (decompress) throws(GraphArchiveError) in
-                    try source.feed(frames.blocksFrame, hashing: true, decompress)
-                }
-            )
-            return payloadLength
-        }
-        try source.verifyReread(rest: rest)
-        return try decompressed(
-            payload,
-            header: header,
-            frames: frames,
-            archiveBytes: archiveBytes,
-            options: options,
-            memory: memory,
-            rebuildingAlongside: false
-        )
-    }
-
-    /// The columnar payload of `rebuild` (decompressed, or for `inflow` to decompress), rebuilt
-    /// row-wise beside the caller, who reads it as it goes (``RebuiltPayloadWindow``).
-    private static func rebuiltAlongside(
-        _ rebuild: consuming ColumnarObjects.Rebuild,
-        header: ArchiveHeader,
-        archiveBytes: Int,
-        memory: MemoryBudget,
-        inflow: RebuiltPayloadWindow.Inflow? = nil
-    ) throws(GraphArchiveError) -> LoadedArchive {
-        let columnarCharge = MemoryBudget.chunk(rebuild.stored.count)
-        let window = try RebuiltPayloadWindow(
-            rebuilding: rebuild,
-            into: try ArchiveBytes(reservingMapped: rebuild.rowCount),
-            columnarCharge: columnarCharge,
-            inflow: inflow
-        )
-        return LoadedArchive(
-            header: header,
-            archiveBytes: archiveBytes,
-            payload: window.bytes,
-            payloadRange: 0..<window.loadedEnd,
-            memory: memory,
-            stream: window
         )
     }
 
@@ -537,87 +399,4 @@ struct LoadedArchive {
 func hex(_ value: UInt64) -> String {
     let digits = String(value, radix: 16)
     return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
-}
-
-/// Where a zstd archive's stored payload is read from to be decompressed: its bytes in memory,
-/// or its file, read again after the pass that verified the checksum and hashed again on the
-/// way, so that a file changed in place since is caught (``verifyReread(rest:)``). Ranges are
-/// offsets in the stored payload.
-///
-/// Used by one thread at a time: the loader's, then the rebuilding thread it is handed to.
-private final class StoredPayload: @unchecked Sendable {
-    private let bytes: ArchiveBytes?
-    private let file: OwnedArchiveFile?
-    /// Where the stored payload starts in `bytes` or the file.
-    private let start: Int
-    private let expectedChecksum: UInt64
-    private var checksum = XXH64()
-
-    init(bytes: ArchiveBytes, start: Int) {
-        self.bytes = bytes
-        file = nil
-        self.start = start
-        expectedChecksum = 0
-    }
-
-    init(file: consuming ArchiveFile, start: Int, checksum: UInt64) {
-        bytes = nil
-        self.file = OwnedArchiveFile(file)
-        self.start = start
-        expectedChecksum = checksum
-    }
-
-    /// The bytes of `range` (a few: the frame index, a frame header).
-    ///
-    /// - Throws: `.ioError`; `.truncated` if the file is shorter now.
-    func read(_ range: Range<Int>) throws(GraphArchiveError) -> [UInt8] {
-        let shifted = (range.lowerBound + start)..<(range.upperBound + start)
-        guard let file else { return bytes!.copyBytes(shifted) }
-        var copy: [UInt8] = []
-        try file.value.forEachPiece(of: shifted) { piece in copy.append(contentsOf: piece) }
-        return copy
-    }
-
-    /// Passes the bytes of `range` to `body`, in order and in pieces; with `hashing`, adds them
-    /// to the checksum of the second pass over a file (the ranges hashed must cover the stored
-    /// payload in order).
-    ///
-    /// - Throws: what `body` throws, `.ioError`, `.truncated`.
-    func feed(
-        _ range: Range<Int>,
-        hashing: Bool,
-        _ body: (UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void
-    ) throws(GraphArchiveError) {
-        let shifted = (range.lowerBound + start)..<(range.upperBound + start)
-        guard let file else {
-            // All in one piece: zstd then decodes the frame straight into the output in one pass.
-            try bytes!.withUnsafeBytes(shifted, body)
-            return
-        }
-        try file.value.forEachPiece(of: shifted) { (piece) throws(GraphArchiveError) in
-            if hashing { checksum.update(piece) }
-            try body(piece)
-        }
-    }
-
-    /// For a file, once the ranges before `rest` are hashed: hashes `rest` and compares the
-    /// checksum of the whole stored payload with the header's.
-    ///
-    /// - Throws: `.ioError` when they differ: the file changed since its checksum was verified.
-    func verifyReread(rest: Range<Int>) throws(GraphArchiveError) {
-        guard let file else { return }
-        try feed(rest, hashing: true) { _ in }
-        guard checksum.finalize() == expectedChecksum else {
-            throw GraphArchiveError(.ioError, "\(file.value.path) changed while it was being read")
-        }
-    }
-}
-
-/// An open archive file held by a class, to be handed to another thread.
-private final class OwnedArchiveFile {
-    let value: ArchiveFile
-
-    init(_ value: consuming ArchiveFile) {
-        self.value = value
-    }
 }

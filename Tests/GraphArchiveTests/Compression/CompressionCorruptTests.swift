@@ -7,19 +7,12 @@ import Testing
 @testable import GraphArchive
 
 /// `archive` with its stored payload replaced by `stored` (and, if given, its payload length
-/// changed), both checksums made right again: only what zstd reads is wrong. The payload is
-/// then one frame (§3.2), as before §3.3, unless `twoFrames`.
-func resealed(
-    _ archive: [UInt8],
-    stored: [UInt8],
-    payloadLength: UInt64? = nil,
-    twoFrames: Bool = false
-) throws -> [UInt8] {
+/// changed), both checksums made right again: only what zstd reads is wrong.
+func resealed(_ archive: [UInt8], stored: [UInt8], payloadLength: UInt64? = nil) throws -> [UInt8] {
     let bytes = ArchiveBytes(copying: archive)
     var reader = bytes.reader()
     var header = try ArchiveHeader.decode(from: &reader)
     header.flags.insert(.zstdPayload)
-    if !twoFrames { header.flags.remove(.tablesFrame) }
     header.storedLength = UInt64(stored.count)
     header.payloadChecksum = XXH64.hash(stored)
     if let payloadLength { header.payloadLength = payloadLength }
@@ -75,82 +68,8 @@ struct CompressionCorruptTests {
     let archive: [UInt8]
     var stored: [UInt8] { Array(archive.dropFirst(64)) }
 
-    /// The same archive as the writer stores it, in two frames (§3.3); `archive` holds its
-    /// payload in one frame, as archives written before §3.3 do.
-    let framed: [UInt8]
-
     init() throws {
-        framed = try [UInt8](GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd)))
-        archive = try resealed(framed, stored: zstdFrame(decompressedPayload(framed)))
-    }
-
-    // MARK: - Two frames (§3.3)
-
-    @Test func brokenContentChecksumOfEitherFrameIsZstdsOwnError() throws {
-        let frames = try storedFrames(framed)
-        let stored = Array(framed.dropFirst(64))
-        for checksumByte in [frames.blocksFrame.upperBound - 1, frames.tablesFrame.upperBound - 1] {
-            var damaged = stored
-            damaged[checksumByte] ^= 0xFF
-            for error in try loadErrors(try resealed(framed, stored: damaged, twoFrames: true)) {
-                #expect(error?.code == .compressionFailed)
-                #expect(error?.message.contains("checksum") == true)
-            }
-        }
-    }
-
-    /// Every flip in the stored frames and the index, with both archive checksums made right,
-    /// fails cleanly or gives the records back.
-    @Test func flipsInsideTwoFramesWithValidChecksumsFailCleanly() throws {
-        let stored = Array(framed.dropFirst(64))
-        var codes: Set<GraphArchiveError.Code> = []
-        for position in Array(stride(from: 0, to: stored.count, by: max(1, stored.count / 150)))
-            + Array((stored.count - 40)..<stored.count)
-        {
-            var damaged = stored
-            damaged[position] ^= 1 << UInt8(position % 8)
-            do {
-                let archive = Data(try resealed(framed, stored: damaged, twoFrames: true))
-                expectSameRecords(try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: archive), records)
-            } catch let error as GraphArchiveError {
-                codes.insert(error.code)
-            }
-        }
-        #expect(codes.contains(.compressionFailed) && codes.contains(.corrupt))
-        #expect(codes.isSubset(of: [.compressionFailed, .corrupt]))
-    }
-
-    /// A blocks' frame of run-length garbage claiming 1 GiB, with the archive's own tables frame:
-    /// the thread that decompresses it beside the decoder stops at its first block.
-    @Test(arguments: [0x00, 0x41] as [UInt8])
-    func bombInTheBlocksFrameFailsInItsFirstBlock(fill: UInt8) async throws {
-        let frames = try storedFrames(framed)
-        var bomb = handMadeFrame(contentSize: nil, blocks: 8192)
-        for block in 0..<8192 { bomb[6 + 4 * block + 3] = fill }
-        let stored = Array(framed.dropFirst(64))
-        let tables = Array(stored[frames.tablesFrame])
-        let index = TablesFrameIndex(tablesFrameLength: UInt64(tables.count), blockFieldBytes: 0)
-        var indexBytes = index.encoded()
-        let tablesLength = try decompressedPayload(framed).count - frames.blocksLength
-        let archive = try resealed(
-            framed,
-            stored: bomb + tables + indexBytes.take(),
-            payloadLength: UInt64((1 << 30) + tablesLength),
-            twoFrames: true
-        )
-        await #expect(processExitsWith: .success) { [archive = archive as [UInt8]] in
-            var before = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &before)
-            for error in try loadErrors(archive, options: generousBudget) {
-                // 0x00: a block of no bytes; 0x41: a block whose first record has shape 65.
-                #expect(error?.code == .corrupt, "\(String(describing: error))")
-                let message = error?.message ?? ""
-                #expect(message.contains("object block") || message.contains("shape 65"), "\(message)")
-            }
-            var after = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &after)
-            #expect(after.ru_maxrss - before.ru_maxrss < 64 << 10, "grew by \(after.ru_maxrss - before.ru_maxrss) KiB")
-        }
+        archive = try [UInt8](GraphArchiver.archivedData(withRootObject: records, options: .init(compression: .zstd)))
     }
 
     @Test func flippedStoredByteIsCaughtByTheArchiveChecksumFirst() throws {
@@ -322,7 +241,6 @@ struct CompressionCorruptTests {
         let bytes = ArchiveBytes(copying: empty)
         var reader = bytes.reader()
         var header = try ArchiveHeader.decode(from: &reader)
-        header.flags.remove(.tablesFrame)
         header.typeCount = 0
         header.objectCount = 0
         var frame = handMadeFrame(contentSize: nil, blocks: 8192)

@@ -60,8 +60,8 @@ let columnarFixture: [UInt8] = [
 ]
 
 /// A zstd archive (level 19) of three grid states written by `gridstore save --generate 3
-/// --shared 0.34 --compress zstd:19` (libzstd 1.5.4) before the tables had a frame of their own
-/// (§3.3): the object blocks and the tables in one frame, flags 0b111. Its root array is
+/// --shared 0.34 --compress zstd:19` (libzstd 1.5.4): the object blocks and the tables in one
+/// frame (§5.6), flags 0b111, the form every zstd archive takes now. Its root array is
 /// [a, b, b] of GridState records (the keys of ``Record``), a = ("rose storm", 1376896,
 /// "2021-06-16T15:30:45Z"), b = ("950 lagoon 522 739 storm g", 15304518, "2022-03-04T14:07:24Z").
 let blocksFixture: [UInt8] = [
@@ -109,7 +109,7 @@ struct CompressionFixtureTests {
         #expect(payload == [UInt8](plain.dropFirst(64)))
     }
 
-    /// Archives written before §3.3 keep loading: the blocked one-frame fixture, from memory
+    /// Blocked archives (§5.6) written by an earlier build keep loading: the fixture, from memory
     /// and from a file, decoded and verified.
     @Test func readsTheCommittedBlockedArchive() throws {
         #expect(blocksFixture[10] == 0x07)

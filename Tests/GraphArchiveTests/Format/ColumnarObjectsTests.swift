@@ -68,7 +68,7 @@ func zstdRoundTrip<T: GraphValue>(
 ) throws -> (memory: T, file: T) {
     let data = try GraphArchiver.archivedData(withRootObject: root, options: .init(compression: .zstd))
     let flags = UInt16(data[10]) | UInt16(data[11]) << 8
-    #expect(flags == 0b1111, "zstdPayload, columnarObjects, objectBlocks, tablesFrame", sourceLocation: sourceLocation)
+    #expect(flags == 0b111, "zstdPayload, columnarObjects and objectBlocks", sourceLocation: sourceLocation)
     let info = try GraphUnarchiver.verify(data)
     #expect(try GraphUnarchiver.archiveInfo(from: data) == info, sourceLocation: sourceLocation)
     let memory = try GraphUnarchiver.unarchivedObject(ofType: T.self, from: data, registry: registry)
@@ -88,98 +88,37 @@ func zstdRoundTrip<T: GraphValue>(
     return (memory, file)
 }
 
-/// The decompressed payload of zstd archive `archive`, before the object section is rebuilt:
-/// its one frame's content, or with `tablesFrame` (§3.3) the blocks' frame's and then the
-/// tables frame's.
+/// The decompressed payload of zstd archive `archive`, before the object section is rebuilt.
 func decompressedPayload(_ archive: [UInt8]) throws -> [UInt8] {
     let bytes = ArchiveBytes(copying: archive)
     var reader = bytes.reader()
     let header = try ArchiveHeader.decode(from: &reader)
-    func content(_ length: Int, of frame: Range<Int>) throws -> [UInt8] {
-        let stored = (64 + frame.lowerBound)..<(64 + frame.upperBound)
-        let payload = try PayloadCompression.decompress(
-            payloadLength: length,
-            storedLength: stored.count,
-            frameStart: Array(archive[stored].prefix(PayloadCompression.frameHeaderMaximumSize))
-        ) { (decompress) throws(GraphArchiveError) in try bytes.withUnsafeBytes(stored, decompress) }
-        return payload.copyBytes(0..<payload.count)
-    }
-    let storedLength = archive.count - 64
-    guard header.flags.contains(.tablesFrame) else {
-        return try content(Int(header.payloadLength), of: 0..<storedLength)
-    }
-    let frames = try storedFrames(archive)
-    return try content(frames.blocksLength, of: frames.blocksFrame)
-        + content(Int(header.payloadLength) - frames.blocksLength, of: frames.tablesFrame)
-}
-
-/// Where the frames of `archive`, stored with `tablesFrame`, lie (§3.3).
-func storedFrames(_ archive: [UInt8]) throws -> StoredFrames {
-    let bytes = ArchiveBytes(copying: archive)
-    var reader = bytes.reader()
-    let header = try ArchiveHeader.decode(from: &reader)
-    let storedLength = archive.count - 64
-    let index = try TablesFrameIndex.decode(Array(archive.suffix(TablesFrameIndex.size)), offset: 0)
-    let tables = try PayloadCompression.tablesFrameRange(index: index, storedLength: storedLength)
-    return try PayloadCompression.frames(
+    let stored = 64..<archive.count
+    let payload = try PayloadCompression.decompress(
         payloadLength: Int(header.payloadLength),
-        storedLength: storedLength,
-        index: index,
-        blocksFrameStart: Array(archive[64...].prefix(PayloadCompression.frameHeaderMaximumSize)),
-        tablesFrameStart: Array(archive[(64 + tables.lowerBound)...].prefix(PayloadCompression.frameHeaderMaximumSize))
-    )
-}
-
-/// `bytes` as one zstd frame (level 3) that does not record its size, as the writer made
-/// payloads before §3.3.
-func zstdFrame(_ bytes: [UInt8]) throws -> [UInt8] {
-    var compressor = try ZstdCompressor(level: 3, windowLog: CompressedPayload.windowLog)
-    var frame: [UInt8] = []
-    try bytes.withUnsafeBytes { (raw) in try compressor.compress(raw) { frame.append(contentsOf: $0) } }
-    try compressor.finish { frame.append(contentsOf: $0) }
-    return frame
+        storedLength: stored.count,
+        frameStart: Array(archive[stored].prefix(PayloadCompression.frameHeaderMaximumSize))
+    ) { (decompress) throws(GraphArchiveError) in try bytes.withUnsafeBytes(stored, decompress) }
+    return payload.copyBytes(0..<payload.count)
 }
 
 /// A zstd archive of `payload` (a columnar payload written by hand) with valid checksums and
-/// the header of ``ColumnarObjectsTests/pins``, its object count replaced by `objectCount`,
-/// stored in one frame as archives written before §3.3 are: the one-piece columnar table of
-/// §5.5, or with `blocks` the blocked one of §5.6.
+/// the header of ``ColumnarObjectsTests/pins``, its object count replaced by `objectCount`:
+/// the one-piece columnar table of §5.5, or with `blocks` the blocked one of §5.6.
 func sealedColumnar(_ payload: [UInt8], objectCount: UInt64 = 2, blocks: Bool = false) throws -> [UInt8] {
-    let frame = try zstdFrame(payload)
+    let compressed = try CompressedPayload(level: 3, file: nil)
+    try compressed.write(OutputChunk(payload).writer)
+    _ = try compressed.finish()
+    let frame = compressed.frameInMemory().writer.bytes
     var header = ArchiveHeader()
     header.flags = blocks ? [.zstdPayload, .columnarObjects, .objectBlocks] : [.zstdPayload, .columnarObjects]
-    return sealed(header, payloadLength: payload.count, stored: frame, objectCount: objectCount)
-}
-
-/// A zstd archive as ``sealedColumnar(_:objectCount:blocks:)`` makes, stored as the writer
-/// stores it (§3.3): `blocks` in a frame, `tables` (the tables and the top section) in a frame
-/// of their own, then the frame index, which `damage` may change.
-func sealedFrames(
-    blocks: [UInt8],
-    tables: [UInt8],
-    objectCount: UInt64 = 2,
-    blockFieldBytes: Int = 2,
-    damage: (inout [UInt8]) -> Void = { _ in }
-) throws -> [UInt8] {
-    let compressed = try CompressedPayload(level: 3, file: nil, workers: 0)
-    try compressed.write(OutputChunk(blocks).writer)
-    _ = try compressed.finish(tables: OutputChunk(tables).writer, top: ByteWriter(), blockFieldBytes: blockFieldBytes)
-    var stored = compressed.frameInMemory().writer.bytes
-    damage(&stored)
-    var header = ArchiveHeader()
-    header.flags = [.zstdPayload, .columnarObjects, .objectBlocks, .tablesFrame]
-    return sealed(header, payloadLength: blocks.count + tables.count, stored: stored, objectCount: objectCount)
-}
-
-private func sealed(_ header: ArchiveHeader, payloadLength: Int, stored: [UInt8], objectCount: UInt64) -> [UInt8] {
-    var header = header
     header.typeCount = 1
-    header.payloadLength = UInt64(payloadLength)
-    header.storedLength = UInt64(stored.count)
+    header.payloadLength = UInt64(payload.count)
+    header.storedLength = UInt64(frame.count)
     header.objectCount = objectCount
     header.referenceCount = 3
-    header.payloadChecksum = XXH64.hash(stored)
-    return header.encoded() + stored
+    header.payloadChecksum = XXH64.hash(frame)
+    return header.encoded() + frame
 }
 
 /// A mixed root: a long array of records, whose bodies fill object blocks while they are
@@ -231,32 +170,13 @@ struct ColumnarObjectsTests {
     @Test func goldenLayoutOfATinyArchive() throws {
         let data = try GraphArchiver.archivedData(withRootObject: Self.pins, options: .init(compression: .zstd))
         let archive = [UInt8](data)
-        // §3.1 flags: zstdPayload | columnarObjects | objectBlocks | tablesFrame
-        #expect(archive[10] == 0x0F && archive[11] == 0x00)
+        #expect(archive[10] == 0x07 && archive[11] == 0x00)  // §3.1 flags: zstdPayload | columnarObjects | objectBlocks
         #expect(try decompressedPayload(archive) == Self.pinsBlockHeader + Self.pinsColumns + Self.pinsPrefix)
-        // §3.3: the blocks' frame, the tables frame (which records its size), the frame index.
-        let frames = try storedFrames(archive)
-        #expect(frames.blocksFrame.lowerBound == 0 && frames.blocksFrame.upperBound == frames.tablesFrame.lowerBound)
-        #expect(frames.blocksLength == Self.pinsBlockHeader.count + Self.pinsColumns.count)
-        #expect(frames.blockFieldBytes == Self.pinsBlockHeader.count)
-        let tablesStart = 64 + frames.tablesFrame.lowerBound
-        #expect(
-            try Zstd.contentSize(frameStart: Array(archive[tablesStart...].prefix(18)))
-                == UInt64(Self.pinsPrefix.count)
-        )
-        let tablesFrameLength = UInt8(frames.tablesFrame.count)
-        #expect(
-            Array(archive.suffix(24)) == [0x50, 0x2A, 0x4D, 0x18, 0x10, 0, 0, 0]  // skippable frame of 16 bytes
-                + [tablesFrameLength, 0, 0, 0, 0, 0, 0, 0] + [0x02, 0, 0, 0, 0, 0, 0, 0]
-        )
-        #expect(frames.tablesFrame.upperBound == archive.count - 64 - 24)
         let back = try GraphUnarchiver.unarchivedObject(ofType: [Pin].self, from: data)
         #expect(back[0] === back[2] && back[0].tag == "hi" && back[0].count == 300 && back[1].count == -1)
-        // The hand-sealed archives of the same records read the same: in two frames (§3.3),
-        // blocked in one frame as archives written before §3.3 are (§5.6), and the one-piece
-        // columnar table that archives written before blocks have (§5.5).
+        // The hand-sealed archives of the same records read the same: blocked (§5.6), and the
+        // one-piece columnar table that archives written before blocks have (§5.5).
         for handSealed in [
-            try sealedFrames(blocks: Self.pinsBlockHeader + Self.pinsColumns, tables: Self.pinsPrefix),
             try sealedColumnar(Self.pinsBlockHeader + Self.pinsColumns + Self.pinsPrefix, blocks: true),
             try sealedColumnar(Self.pinsPrefix + Self.pinsColumns),
         ] {
@@ -420,7 +340,7 @@ struct ColumnarObjectsTests {
         )
         let compressed = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyed, compression: .zstd)
         let plain = try KeyedArchive.gridstoreArchiveData(fromKeyedArchive: keyed)
-        #expect(compressed[10] == 0x0F)
+        #expect(compressed[10] == 0x07)
         let loaded = try LoadedArchive.load(ArchiveBytes(copying: compressed), options: .init())
         #expect(loaded.payload.copyBytes(loaded.payloadRange) == [UInt8](plain.dropFirst(64)))
         let back = try GraphUnarchiver.unarchivedObject(
@@ -582,126 +502,6 @@ struct ColumnarObjectsTests {
                 saying: "2 bytes left over after the top section"
             )
         }
-        try expectCorrupt(
-            try sealedFrames(blocks: [], tables: empty + [0x40], objectCount: 0, blockFieldBytes: 0),
-            offset: empty.count,
-            saying: "1 bytes left over after the top section"
-        )
-    }
-
-    // MARK: - Damaged frames (§3.3)
-
-    /// The pins stored in two frames, the blocks' frame holding `blocks`.
-    func framed(
-        _ blocks: [UInt8],
-        objectCount: UInt64 = 2,
-        blockFieldBytes: Int = 2,
-        damage: (inout [UInt8]) -> Void = { _ in }
-    ) throws -> [UInt8] {
-        try sealedFrames(
-            blocks: blocks,
-            tables: Self.pinsPrefix,
-            objectCount: objectCount,
-            blockFieldBytes: blockFieldBytes,
-            damage: damage
-        )
-    }
-
-    @Test func damagedFrameIndex() throws {
-        let archive = try framed(Self.pinsBlockHeader + Self.pinsColumns)
-        let indexOffset = archive.count - 24
-        try expectCorrupt(
-            try framed(Self.pinsBlockHeader + Self.pinsColumns) { $0[$0.count - 24] = 0x51 },
-            offset: indexOffset,
-            saying: "does not end with its frame index"
-        )
-        try expectCorrupt(
-            try framed(Self.pinsBlockHeader + Self.pinsColumns) { $0[$0.count - 20] = 0x11 },
-            offset: indexOffset,
-            saying: "does not end with its frame index"
-        )
-        // A tables frame longer than the bytes before the index, or empty.
-        for length: UInt8 in [0xF0, 0x00] {
-            try expectCorrupt(
-                try framed(Self.pinsBlockHeader + Self.pinsColumns) { $0[$0.count - 16] = length },
-                offset: indexOffset,
-                saying: "frame index claims a tables frame of \(length) bytes"
-            )
-        }
-        // Block fields that the blocks cannot hold.
-        try expectCorrupt(
-            try framed(Self.pinsBlockHeader + Self.pinsColumns, blockFieldBytes: 14),
-            offset: indexOffset,
-            saying: "frame index claims 14 bytes of block fields in 13 bytes of blocks"
-        )
-        // Too short for an index at all.
-        let header = Array(archive.prefix(64))
-        var short = ArchiveHeader()
-        short.flags = [.zstdPayload, .columnarObjects, .objectBlocks, .tablesFrame]
-        short.payloadLength = 30
-        short.storedLength = 24
-        let stored = Array(archive.suffix(24))
-        short.payloadChecksum = XXH64.hash(stored)
-        #expect(header.count == 64)
-        try expectCorrupt(short.encoded() + stored, offset: 64, saying: "too short for its frame index")
-    }
-
-    @Test func blockFieldsThatDisagreeWithTheBlocks() throws {
-        // One byte more of block fields than the blocks have: the row-wise payload comes out
-        // one byte longer than the rebuild writes.
-        let error = archiveError {
-            _ = try GraphUnarchiver.verify(
-                Data(try framed(Self.pinsBlockHeader + Self.pinsColumns, blockFieldBytes: 1))
-            )
-        }
-        #expect(error?.code == .corrupt)
-        #expect(error?.message.contains("rebuilt payload") == true, "\(error?.message ?? "no error")")
-    }
-
-    @Test func bytesBetweenTheLastBlockAndTheTables() throws {
-        try expectCorrupt(
-            try framed(Self.pinsBlockHeader + Self.pinsColumns + [0x40]),
-            offset: 13,
-            saying: "1 bytes left over after the last object block"
-        )
-        try expectCorrupt(
-            try framed(Self.pinsBlockHeader + Self.pinsColumns, objectCount: 0),
-            offset: 0,
-            saying: "13 bytes of object blocks for no objects"
-        )
-        try expectCorrupt(
-            try framed([0x7F, 0x02] + Self.pinsColumns),
-            offset: 0,
-            saying: "object block of 127 bytes runs past the end of the payload"
-        )
-    }
-
-    @Test func tablesFrameThatDoesNotRecordItsSize() throws {
-        let blocksFrame = try zstdFrame(Self.pinsBlockHeader + Self.pinsColumns)
-        let tablesFrame = try zstdFrame(Self.pinsPrefix)
-        let index = TablesFrameIndex(tablesFrameLength: UInt64(tablesFrame.count), blockFieldBytes: 2)
-        var indexBytes = index.encoded()
-        let stored = blocksFrame + tablesFrame + indexBytes.take()
-        var header = ArchiveHeader()
-        header.flags = [.zstdPayload, .columnarObjects, .objectBlocks, .tablesFrame]
-        header.typeCount = 1
-        header.payloadLength = UInt64(Self.pinsBlockHeader.count + Self.pinsColumns.count + Self.pinsPrefix.count)
-        header.storedLength = UInt64(stored.count)
-        header.objectCount = 2
-        header.referenceCount = 3
-        header.payloadChecksum = XXH64.hash(stored)
-        try expectCorrupt(
-            header.encoded() + stored,
-            offset: 64 + blocksFrame.count,
-            saying: "the tables frame does not record its size"
-        )
-    }
-
-    @Test func tablesFlagWithoutBlocksIsRefused() throws {
-        var header = ArchiveHeader()
-        header.flags = [.zstdPayload, .columnarObjects, .tablesFrame]
-        let error = archiveError { _ = try GraphUnarchiver.archiveInfo(from: Data(header.encoded())) }
-        #expect(error?.code == .corrupt && error?.offset == 10)
     }
 }
 #endif

@@ -182,8 +182,8 @@ struct CorruptInputTests {
 
     @Test func unknownRequiredFlagIsRefused() {
         var archive = HandBuilt.sharedRecords()
-        archive.header.flags = ArchiveHeader.Flags(rawValue: 1 << 4)  // bytes 10-11: a required feature we lack
-        expectArchiveError(.unsupportedVersion, mentioning: "0x10") { _ = try GraphUnarchiver.verify(archive.data) }
+        archive.header.flags = ArchiveHeader.Flags(rawValue: 1 << 3)  // bytes 10-11: a required feature we lack
+        expectArchiveError(.unsupportedVersion, mentioning: "0x8") { _ = try GraphUnarchiver.verify(archive.data) }
     }
 
     @Test func unknownOptionalFlagIsIgnored() throws {
