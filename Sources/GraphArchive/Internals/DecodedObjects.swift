@@ -27,6 +27,9 @@ struct DecodedObjects: ~Copyable {
     /// Otherwise: per object, its reference.
     private var words = PlainStack<Unmanaged<AnyObject>>(capacity: 1)
     private var isCompact = true
+    /// Where an appended object's reference moves to become the table's (see `append`); it
+    /// holds nothing in between.
+    private let landing = UnsafeMutablePointer<AnyObject>.allocate(capacity: 1)
     /// Set by the first object: 32 GiB below its address (or 0).
     private var base: UInt = 0
     private var capacity = 0
@@ -49,8 +52,21 @@ struct DecodedObjects: ~Copyable {
     }
 
     deinit {
-        for index in 0..<count where !isHandedOver(index) {
-            reference(index).release()
+        landing.deallocate()
+        guard isCompact && handedOver.isEmpty else {
+            for index in 0..<count where !isHandedOver(index) {
+                reference(index).release()
+            }
+            return
+        }
+        // The common case, compact and nothing handed over: one load, shift and add per object
+        // rather than a test of the form and of the hand-over bits each (callgrind: about 8
+        // instructions an object less).
+        let base = self.base
+        compact.withUnsafeBytes { entries in
+            for entry in entries.assumingMemoryBound(to: UInt32.self) {
+                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: base &+ UInt(entry) << 4)!).release()
+            }
         }
     }
 
@@ -82,8 +98,12 @@ struct DecodedObjects: ~Copyable {
     ///
     /// - Throws: `.limitExceeded` when the words do not fit the budget; the table is unchanged.
     @inline(__always)
-    mutating func append(_ object: AnyObject, memory: inout MemoryBudget) throws(GraphArchiveError) {
-        let reference = Unmanaged.passRetained(object)
+    mutating func append(_ object: consuming AnyObject, memory: inout MemoryBudget) throws(GraphArchiveError) {
+        // The caller's reference becomes the table's, moved rather than retained and then
+        // released: `Unmanaged.passRetained` retained it and the caller's copy was released
+        // later, a pair the optimizer did not cancel (callgrind: about 30 instructions an object).
+        landing.initialize(to: consume object)
+        let reference = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(landing).load(as: UnsafeRawPointer.self))
         // Below the base, the difference wraps round past `2 * reach`.
         let offset = UInt(bitPattern: reference.toOpaque()) &- base
         if offset & 15 == 0 && offset < limit {

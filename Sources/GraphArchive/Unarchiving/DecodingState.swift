@@ -122,8 +122,8 @@ struct DecodingState: ~Copyable {
     /// Adds the object just built, of type id `typeID`, to the tables (`objects` charges its
     /// words to `memory` if it turns to them).
     @inline(__always)
-    mutating func appendObject(_ object: AnyObject, typeID: Int) throws(GraphArchiveError) {
-        try objects.append(object, memory: &memory)
+    mutating func appendObject(_ object: consuming AnyObject, typeID: Int) throws(GraphArchiveError) {
+        try objects.append(consume object, memory: &memory)
         objectClasses.append(typeID: typeID)
     }
 
@@ -141,7 +141,8 @@ struct DecodingState: ~Copyable {
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         if container.kind == .record {
             let position = container.position
-            if position < container.keyCount && shapeKeyBits[container.keyStart + position] == StringBits(key) {
+            // `&+`: both are below the shape table's size (checked when it was read).
+            if position < container.keyCount && shapeKeyBits[container.keyStart &+ position] == StringBits(key) {
                 reader.offset = container.cursor
                 container.current = position
                 return true
@@ -249,7 +250,7 @@ struct DecodingState: ~Copyable {
     @inline(__always)
     mutating func finishValue() {
         if container.kind == .record {
-            container.position = container.current + 1
+            container.position = container.current &+ 1  // `current` is a key's index
             container.cursor = reader.offset
         }
     }

@@ -291,8 +291,15 @@ public final class GraphUnarchiver {
     /// Builds every object in table order, then runs the deferred assignments.
     private func constructObjects(classes: [(any (GraphCoding & AnyObject).Type)?]) throws {
         let tables = state.tables
-        // What one instance of each type costs, charged before each object is built.
-        let instanceCost = classes.map { $0.map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0 }
+        // Per shape, what building its record takes: the class, what one instance costs
+        // (charged before each object is built) and the type id; one lookup per object.
+        let builds = tables.shapeType.map { typeID in
+            ShapeBuild(
+                type: classes[typeID],
+                instanceCost: classes[typeID].map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0,
+                typeID: typeID
+            )
+        }
         state.objects.reserveCapacity(state.objectCount)
         state.objectClasses = ObjectClassTable(
             classes: classes.map { $0.map { ObjectIdentifier($0) } },
@@ -304,26 +311,26 @@ public final class GraphUnarchiver {
         if state.objectCount > 0 { try state.beginNested() }
         for index in 0..<state.objectCount {
             if index == state.recordsRead { try state.readRecords(from: index) }
-            let shape = try state.openRecord(objectIndex: index)
-            guard let type = classes[tables.shapeType[shape]] else {
+            let build = builds[try state.openRecord(objectIndex: index)]
+            guard let type = build.type else {
                 throw GraphArchiveError(
                     .corrupt,
-                    "object #\(index) has value type \(tables.typeNames[tables.shapeType[shape]])",
+                    "object #\(index) has value type \(tables.typeNames[build.typeID])",
                     offset: state.reader.offset,
                     keyPath: state.keyPath()
                 )
             }
-            guard state.memory.tryCharge(instanceCost[tables.shapeType[shape]]) else {
+            guard state.memory.tryCharge(build.instanceCost) else {
                 throw state.memory.exceeded(
-                    instanceCost[tables.shapeType[shape]],
-                    "object #\(index) of \(state.objectCount) (\(tables.typeNames[tables.shapeType[shape]]))",
+                    build.instanceCost,
+                    "object #\(index) of \(state.objectCount) (\(tables.typeNames[build.typeID]))",
                     offset: state.reader.offset
                 )
             }
             state.objectBeingBuilt = index
             let object = try type.init(from: self)
             try state.closeRecord()
-            try state.appendObject(object, typeID: tables.shapeType[shape])
+            try state.appendObject(consume object, typeID: build.typeID)
             // Those waiting for the last object run after the check for trailing bytes below.
             if index < state.objectCount - 1, let queue = state.pendingAssignments.takeQueue(waitingFor: index) {
                 try runPendingAssignments(queue)
@@ -343,6 +350,14 @@ public final class GraphUnarchiver {
         if state.objectCount > 0, let queue = state.pendingAssignments.takeQueue(waitingFor: state.objectCount - 1) {
             try runPendingAssignments(queue)
         }
+    }
+
+    /// What building an object of one shape takes (see `constructObjects`).
+    private struct ShapeBuild {
+        /// The class, or nil for a value type's shape (no object has it).
+        let type: (any (GraphCoding & AnyObject).Type)?
+        let instanceCost: Int
+        let typeID: Int
     }
 
     /// Runs the `decodeLater` assignments of a queue taken for an object just built, from its
