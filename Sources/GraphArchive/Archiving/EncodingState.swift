@@ -402,7 +402,7 @@ struct EncodingState: ~Copyable {
         } else if !conditional && !conditionalOnly.isEmpty,
             let waiting = conditionalOnly.removeValue(forKey: index)
         {
-            queue.append(QueuedObject(index: index, object: waiting))
+            queue.append(QueuedObject(index: index, existential: waiting))
         }
         if !conditional {
             referenceCount += 1
@@ -414,7 +414,7 @@ struct EncodingState: ~Copyable {
             notePlace(kind)
             // Even a back link leaves the order here: the body could otherwise go into a block
             // (numbers fixed) before the reordering renumbers its target.
-            if index >= currentObject { leaveConstructionOrder() }
+            if index >= currentObject && inConstructionOrder { leaveConstructionOrder() }
             if index <= currentObject { bodyReferencesPointForward = false }
         }
         return index
@@ -477,8 +477,8 @@ struct EncodingState: ~Copyable {
     }
 
     /// Writes the references of `array[positions]`, each as its delta from `previous` (updated).
-    /// An array of at least `arrayKeptAliveMinimum` objects is kept (from its first positions
-    /// on), so its objects need no retain of their own (see `IdentityTable`).
+    /// An array of at least `arrayKeptAliveMinimum` objects is kept when these positions number
+    /// new objects, so they need no retain of their own (see `IdentityTable`).
     mutating func writeReferences<Object: GraphCoding & AnyObject>(
         _ array: [Object],
         _ positions: Range<Int>,
@@ -486,7 +486,8 @@ struct EncodingState: ~Copyable {
     ) {
         reserveObjects(positions.count)
         let held = array.count >= Self.arrayKeptAliveMinimum
-        if held && positions.lowerBound == 0 { keptAlive.append(array) }
+        let countBefore = identity.count
+        defer { if held && identity.count != countBefore { keptAlive.append(array) } }
         var batchStart = positions.lowerBound
         while batchStart < positions.upperBound {
             let batch = batchStart..<min(batchStart + Self.referenceLookAhead, positions.upperBound)
@@ -508,9 +509,11 @@ struct EncodingState: ~Copyable {
     /// References whose identity-table slots are loaded together, ahead of their lookups.
     static let referenceLookAhead = 16
 
-    /// Arrays of objects at least this long are kept whole rather than each object retained:
-    /// one reference instead of one per object, for arrays large enough to make that pay.
-    static let arrayKeptAliveMinimum = 64
+    /// Arrays of objects at least this long are kept whole rather than each new object
+    /// retained: one reference instead of one per object, for arrays large enough to make that
+    /// pay (keeping one costs about as much as three retains and releases; an object with a
+    /// weak reference to it pays each of those in its side table, at about 50 instructions).
+    static let arrayKeptAliveMinimum = 4
 
     /// True while a value is being written straight into the top-level section, outside any
     /// body or nested value: the moment queued bodies may be written in between.
@@ -520,11 +523,10 @@ struct EncodingState: ~Copyable {
 
     /// Switches output to the next queued object's body and opens its record (in place of the
     /// container `saveContainer` saved for the run), or returns nil when none is left.
-    mutating func beginNextObject() throws(GraphArchiveError) -> (any GraphCoding & AnyObject)? {
+    mutating func beginNextObject() throws(GraphArchiveError) -> QueuedObject? {
         guard queueHead < queue.count else { return nil }
         let next = queue[queueHead]
         let index = next.index
-        let object = next.object
         queueHead += 1
         if queueHead == queue.count && queueHead >= 1 << 12 {
             // Every queued body is being written: start the queue afresh, so it holds only
@@ -546,9 +548,8 @@ struct EncodingState: ~Copyable {
         if !edges.isEmpty { edgeStart.append(edges.count) }
         bodyCount += 1
         currentObject = index
-        let type = type(of: object)
-        openRecord(typeID: typeID(for: type, object: type))
-        return object
+        openRecord(typeID: typeID(for: next.type, object: next.type))
+        return next
     }
 
     /// The object whose body was written `position`-th.

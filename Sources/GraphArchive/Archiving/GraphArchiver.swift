@@ -278,8 +278,8 @@ public final class GraphArchiver {
             // Bodies make plain references of their own: none is written inside `encodeLater`.
             assert(!state.writesBackLinks)
             try state.saveContainer()
-            while let object = try state.beginNextObject() {
-                try object.encode(with: self)
+            while let next = try state.beginNextObject() {
+                try next.encodeBody(with: self)
                 try state.endObject()
             }
             state.restoreContainer()

@@ -220,6 +220,7 @@ enum ObjectOrdering {
         /// Copies the body at `body` of `objects`, whose references are `edges[references]`,
         /// and returns how many references it holds now (one without a body, a
         /// conditional-only object, is nil).
+        @inline(__always)
         func copy(
             _ body: Range<Int>,
             references: Range<Int>,

@@ -188,12 +188,14 @@ struct ByteWriter: ~Copyable {
         return base[index]
     }
 
-    /// The offset just past the varint written at `index` (FORMAT.md §2.2).
+    /// The offset just past the varint written at `index` (FORMAT.md §2.2), at most `count`.
     @inline(__always)
     func endOfVarint(at index: Int) -> Int {
+        precondition(index >= 0 && index < count)
+        let last = count &- 1
         var end = index
-        while byte(at: end) & 0x80 != 0 { end += 1 }
-        return end + 1
+        while end < last && base[end] & 0x80 != 0 { end &+= 1 }
+        return end &+ 1
     }
 
     /// Appends the bytes `range` of `other`: spans of a few bytes a word at a time, where a
