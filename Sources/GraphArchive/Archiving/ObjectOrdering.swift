@@ -233,16 +233,31 @@ enum ObjectOrdering {
             for edge in references {
                 let place = places[edge]
                 let start = body.lowerBound + place.offset
-                writer.writeBytes(of: objects, in: copied..<start)
                 let index = mapping.newIndex(of: ReferenceGraph.target(of: edges[edge]))
                 switch place.kind {
                 case .tagged:
+                    if index >= 0 {
+                        writer.writeBytes(
+                            of: objects,
+                            in: copied..<start,
+                            thenTag: ValueTag.objectReference,
+                            varint: UInt64(index)
+                        )
+                        count += 1
+                    } else {
+                        writer.writeBytes(of: objects, in: copied..<start)
+                        count += ObjectOrdering.writeReference(to: index, into: &writer)
+                    }
                     copied = objects.endOfVarint(at: start + 1)
-                    count += ObjectOrdering.writeReference(to: index, into: &writer)
                 case .firstInArray, .inArray:
                     if place.kind == .firstInArray { previous = -1 }
+                    writer.writeBytes(
+                        of: objects,
+                        in: copied..<start,
+                        thenTag: nil,
+                        varint: ByteWriter.referenceDelta(to: index, from: previous)
+                    )
                     copied = objects.endOfVarint(at: start)
-                    writer.writeReferenceDelta(to: index, from: previous)
                     previous = index
                     count += 1
                 }

@@ -100,8 +100,14 @@ extension ByteWriter {
     /// `ValueScanner.nextReferenceIndex` reads back (FORMAT.md §6.5).
     @inline(__always)
     mutating func writeReferenceDelta(to index: Int, from previous: Int) {
+        writeVarint(Self.referenceDelta(to: index, from: previous))
+    }
+
+    /// The varint value of a packed array entry for `index` after `previous` (ZigZag delta).
+    @inline(__always)
+    static func referenceDelta(to index: Int, from previous: Int) -> UInt64 {
         let delta = index &- previous
-        writeVarint(UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63))))
+        return UInt64(bitPattern: Int64((delta << 1) ^ (delta >> 63)))
     }
 }
 

@@ -221,6 +221,49 @@ struct ByteWriter: ~Copyable {
         writeBytes(UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
     }
 
+    /// Appends the bytes `range` of `other` as ``writeBytes(of:in:)`` does, then `tag` unless it
+    /// is nil, then `value` as a varint: a span of an object body and the renumbered reference
+    /// after it (`ObjectOrdering.BodyCopier`), with one capacity check for the three.
+    @inline(__always)
+    mutating func writeBytes(
+        of other: borrowing ByteWriter,
+        in range: Range<Int>,
+        thenTag tag: UInt8?,
+        varint value: UInt64
+    ) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
+        let length = range.count
+        if length <= Self.wordCopyLimit && range.lowerBound + Self.wordCopyLimit <= other.capacity {
+            reserve(Self.wordCopyLimit + Self.referenceBytesLimit)
+            let source = UnsafeRawPointer(other.base + range.lowerBound)
+            let target = UnsafeMutableRawPointer(base + count)
+            var copied = 0
+            while copied < length {
+                (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                copied &+= 8
+            }
+            count &+= length
+        } else {
+            writeBytes(UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: length))
+            reserve(Self.referenceBytesLimit)
+        }
+        if let tag {
+            base[count] = tag
+            count &+= 1
+        }
+        var rest = value
+        while rest >= 0x80 {
+            base[count] = UInt8(truncatingIfNeeded: rest) | 0x80
+            count &+= 1
+            rest >>= 7
+        }
+        base[count] = UInt8(truncatingIfNeeded: rest)
+        count &+= 1
+    }
+
+    /// The most bytes a tag and a varint take.
+    private static let referenceBytesLimit = 11
+
     /// Spans up to this long are copied a word at a time.
     private static let wordCopyLimit = 32
 
