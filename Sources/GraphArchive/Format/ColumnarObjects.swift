@@ -127,6 +127,8 @@ enum ColumnarObjects {
     /// counter per shape and one position per column of the shape table, and the output (at
     /// most `stored.count` bytes); the work per block is bounded by the block's own bytes.
     ///
+    /// - Parameter head: The tables and top section of `stored` as a check of the same bytes
+    ///   parsed them (``PayloadStreamCheck/head``), which are then not parsed again.
     /// - Throws: `.corrupt` (with the offset in the decompressed payload) for a block length or
     ///   record count out of range, a shape id out of range, a shape stream or column that runs
     ///   past its block, bytes left over after a block's last column or after the top section, a
@@ -135,20 +137,30 @@ enum ColumnarObjects {
     static func rows(
         fromColumnar stored: ArchiveBytes,
         header: ArchiveHeader,
-        options: GraphUnarchiver.Options
+        options: GraphUnarchiver.Options,
+        head: Head? = nil
     ) throws(GraphArchiveError) -> ArchiveBytes {
-        var rebuild = try Rebuild(stored: stored, header: header, options: options)
+        var rebuild = try Rebuild(stored: stored, header: header, options: options, head: head)
         return try ArchiveBytes.filled(count: rebuild.rowCount) { (output) throws(GraphArchiveError) in
             try rebuild.writeHead(into: &output)
             while try rebuild.writeNextBlock(into: &output) > 0 {}
         }
     }
 
+    /// The tables and the top section of a payload (FORMAT.md §4) as parsed and checked once:
+    /// where they start and end, and the tables.
+    struct Head {
+        var tablesStart: Int
+        var tables: ArchiveTables
+        var topEnd: Int
+    }
+
     /// A columnar payload (§5.5, §5.6) being rebuilt row-wise: the tables and the top section
     /// first (``writeHead(into:)``), then a block of records at a time
-    /// (``writeNextBlock(into:)``), so that a decoder can read the records of one block while
-    /// the next is rebuilt (`RebuiltPayloadWindow`). Its checks are those of
-    /// ``rows(fromColumnar:header:options:)``: the blocks' lengths and counts, the tables and
+    /// (``writeNextBlock(into:)``) or a few records at a time (``writeNextRecords(into:atMost:)``),
+    /// so that a decoder can read the records already written while the next are
+    /// (`RebuiltPayloadWindow`). Its checks are those of
+    /// ``rows(fromColumnar:header:options:head:)``: the blocks' lengths and counts, the tables and
     /// the top section when it is made, each block's structure before its records are written.
     struct Rebuild {
         /// The decompressed columnar payload.
@@ -163,14 +175,27 @@ enum ColumnarObjects {
         private let topEnd: Int
         private let scanner: ValueScanner
         private var columns: BlockColumns
-        /// The blocks not rebuilt yet.
+        /// The blocks not started yet.
         private var blocks: ByteReader
+        /// Records of the blocks not started yet.
         private var recordsLeft: Int
+        /// The shape stream of the block being rebuilt, at its next record's id, and the
+        /// records of that block still to write.
+        private var shapes: ByteReader
+        private var blockRecordsLeft = 0
 
         /// Checks the block lengths and record counts, the tables and the top section.
         ///
-        /// - Throws: what ``rows(fromColumnar:header:options:)`` throws for them.
-        init(stored: ArchiveBytes, header: ArchiveHeader, options: GraphUnarchiver.Options) throws(GraphArchiveError) {
+        /// - Parameter head: The tables and top section of `stored` as parsed already (the check
+        ///   of a decompressed payload parses them: ``PayloadStreamCheck/head``); they are then
+        ///   taken as they are, when they start where the blocks end.
+        /// - Throws: what ``rows(fromColumnar:header:options:head:)`` throws for them.
+        init(
+            stored: ArchiveBytes,
+            header: ArchiveHeader,
+            options: GraphUnarchiver.Options,
+            head: Head? = nil
+        ) throws(GraphArchiveError) {
             var reader = stored.reader()
             // Every record has at least its shape id's byte in a shape stream.
             guard header.objectCount <= UInt64(stored.count) else { throw tooManyObjects(header.objectCount) }
@@ -187,16 +212,26 @@ enum ColumnarObjects {
                 }
             }
             let tablesStart = reader.offset
-            // Charged to a budget of its own: the tables parsed here are not kept.
-            let tables = try ArchiveTables.parse(&reader, header: header, options: options)
+            let parsed = head.flatMap { $0.tablesStart == tablesStart && $0.topEnd <= stored.count ? $0 : nil }
+            let tables: ArchiveTables
+            if let parsed {
+                tables = parsed.tables
+            } else {
+                // Charged to a budget of its own: the tables parsed here are not kept.
+                tables = try ArchiveTables.parse(&reader, header: header, options: options)
+            }
             let scanner = ValueScanner(
                 shapeValueCounts: tables.shapeKeyCount,
                 objectCount: objectCount,
                 maximumDepth: options.maximumDepth
             )
-            for _ in 0..<tables.topCount {
-                _ = try reader.readCount()
-                try scanner.skipValue(&reader)
+            if let parsed {
+                reader.offset = parsed.topEnd
+            } else {
+                for _ in 0..<tables.topCount {
+                    _ = try reader.readCount()
+                    try scanner.skipValue(&reader)
+                }
             }
             let topEnd = reader.offset
             // §5.6 and an empty §5.5 table: the top section ends the payload.
@@ -222,6 +257,7 @@ enum ColumnarObjects {
             columns = BlockColumns(tables: tables)
             blocks = stored.reader(0..<tablesStart)
             recordsLeft = objectCount
+            shapes = blocks
         }
 
         /// Writes the tables and the top section as they are: the start of the row-wise payload.
@@ -233,18 +269,36 @@ enum ColumnarObjects {
         /// of its columns), after checking the block's structure; returns how many it wrote, 0
         /// once every block is rebuilt.
         ///
-        /// - Throws: what ``rows(fromColumnar:header:options:)`` throws for a block.
+        /// - Throws: what ``rows(fromColumnar:header:options:head:)`` throws for a block.
         mutating func writeNextBlock(into output: inout ArchiveBytesWriter) throws(GraphArchiveError) -> Int {
-            guard recordsLeft > 0 else { return 0 }
-            let block =
-                isBlocked
-                ? try Block.read(&blocks, recordsLeft: recordsLeft)
-                : Block(range: topEnd..<stored.count, recordCount: objectCount, headerBytes: 0)
-            recordsLeft -= block.recordCount
-            let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
-            var shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
-            var cells = stored.reader(block.range)
-            for _ in 0..<block.recordCount {
+            try writeNextRecords(into: &output, atMost: .max)
+        }
+
+        /// Writes the next records, at most `limit` (at least 1) and none past the end of their
+        /// block, checking each block's structure before its first record; returns how many
+        /// it wrote, 0 once every block is rebuilt. A reader beside it can then start on a
+        /// block's first records while the rest are written.
+        ///
+        /// - Throws: what ``rows(fromColumnar:header:options:head:)`` throws for a block.
+        mutating func writeNextRecords(
+            into output: inout ArchiveBytesWriter,
+            atMost limit: Int
+        ) throws(GraphArchiveError) -> Int {
+            if blockRecordsLeft == 0 {
+                guard recordsLeft > 0 else { return 0 }
+                let block =
+                    isBlocked
+                    ? try Block.read(&blocks, recordsLeft: recordsLeft)
+                    : Block(range: topEnd..<stored.count, recordCount: objectCount, headerBytes: 0)
+                recordsLeft -= block.recordCount
+                let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
+                shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
+                blockRecordsLeft = block.recordCount
+            }
+            let count = min(max(limit, 1), blockRecordsLeft)
+            // Cells are read where the column cursors point, within the block's bytes.
+            var cells = shapes
+            for _ in 0..<count {
                 let shapeStart = shapes.offset
                 let shape = try scanner.readShape(&shapes)
                 try output.writePassed(from: shapeStart, of: shapes)
@@ -256,7 +310,8 @@ enum ColumnarObjects {
                     columns.cursor[column] = cells.offset
                 }
             }
-            return block.recordCount
+            blockRecordsLeft -= count
+            return count
         }
     }
 

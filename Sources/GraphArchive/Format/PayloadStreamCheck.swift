@@ -30,9 +30,12 @@ struct PayloadStreamCheck {
     private var recordsLeft: Int
     /// The produced size at which the tables are parsed again.
     private var nextTablesAttempt = 0
+    /// The tables and the top section, once parsed, for the rebuild of a columnar payload,
+    /// which then does not parse them again (``ColumnarObjects/Rebuild``).
+    private(set) var head: ColumnarObjects.Head?
     /// Where the top section ends, once the tables and it have been parsed: for a row-wise
     /// payload, where its object table starts.
-    private(set) var tablesEnd: Int?
+    var tablesEnd: Int? { head?.topEnd }
 
     init(header: ArchiveHeader, options: GraphUnarchiver.Options) {
         self.header = header
@@ -99,10 +102,10 @@ struct PayloadStreamCheck {
             return
         }
         let tablesStart = cursor
-        let end: Int
+        let parsed: ColumnarObjects.Head
         do {
-            end = try ByteReader.withReader(over: produced) {
-                (reader: inout ByteReader) throws(GraphArchiveError) -> Int in
+            parsed = try ByteReader.withReader(over: produced) {
+                (reader: inout ByteReader) throws(GraphArchiveError) -> ColumnarObjects.Head in
                 reader.offset = tablesStart
                 // Charged to a budget of their own: nothing parsed here is kept.
                 var memory = MemoryBudget(options)
@@ -122,14 +125,15 @@ struct PayloadStreamCheck {
                     _ = try reader.readCount()
                     try scanner.skipValue(&reader)
                 }
-                return reader.offset
+                return ColumnarObjects.Head(tablesStart: tablesStart, tables: tables, topEnd: reader.offset)
             }
         } catch let error where error.code == .truncated && !isComplete {
             nextTablesAttempt = max(2 * produced.count, produced.count + 1)
             return
         }
         phase = .done
-        tablesEnd = end
+        head = parsed
+        let end = parsed.topEnd
         guard header.flags.contains(.objectBlocks) || header.objectCount == 0, end < payloadLength else { return }
         // The messages of the full checks: the columnar rebuild's, or the row-wise reader's.
         guard header.flags.contains(.columnarObjects) else {

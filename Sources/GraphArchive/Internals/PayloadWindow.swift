@@ -162,17 +162,18 @@ final class FilePayloadStream: PayloadWindow {
 }
 
 /// A decompressed columnar payload (FORMAT.md §5.5, §5.6) rebuilt row-wise on a thread of its
-/// own, a block at a time, while the decoder builds the objects of the blocks already rebuilt:
-/// rebuilding then costs a decode little more than the wait for the first block.
+/// own, a few thousand records at a time, while the decoder builds the objects of the records
+/// already rebuilt: rebuilding then costs a decode little more than the wait for the first ones.
 ///
 /// The tables and the top section are written before the thread starts. The thread publishes,
-/// after each block, how far the rows are written and how many records they hold; ``load(upTo:memory:)``
-/// waits for the bytes asked for, and hands out only published ones, which the thread never
-/// writes again (and the decoder's `discard` gives back only pages below them). An error of the
-/// rebuild is thrown by the first `load` that needs bytes past it. The thread stops after its
-/// current block once the window is gone (a decode that failed).
+/// after every ``recordsPerPublication`` records (and at the end of each block), how far the
+/// rows are written and how many records they hold; ``load(upTo:memory:)`` waits for the bytes
+/// asked for, and hands out only published ones, which the thread never writes again (and the
+/// decoder's `discard` gives back only pages below them). An error of the rebuild is thrown by
+/// the first `load` that needs bytes past it. The thread stops after its current records once
+/// the window is gone (a decode that failed).
 final class RebuiltPayloadWindow: PayloadWindow {
-    /// What the thread has done, read and written under the lock: published blocks' bytes are
+    /// What the thread has done, read and written under the lock: published records' bytes are
     /// complete before their end is.
     private struct Progress {
         var end: Int
@@ -192,6 +193,11 @@ final class RebuiltPayloadWindow: PayloadWindow {
             self.output = output
         }
     }
+
+    /// Records rebuilt between publications: a few thousand, so that the decoder starts on a
+    /// block's first records (and never waits long for more) rather than on the block whole
+    /// (a 2 MiB block holds about 55,000 grid-state records).
+    static let recordsPerPublication = 4096
 
     private let progress: Locked<Progress>
     /// Signalled once per publication, so a waiting `load` looks again.
@@ -225,7 +231,10 @@ final class RebuiltPayloadWindow: PayloadWindow {
             var failure: GraphArchiveError?
             do throws(GraphArchiveError) {
                 while true {
-                    let written = try job.rebuild.writeNextBlock(into: &job.output)
+                    let written = try job.rebuild.writeNextRecords(
+                        into: &job.output,
+                        atMost: Self.recordsPerPublication
+                    )
                     guard written > 0 else { break }
                     let end = job.output.count
                     let isCancelled = progress.withLock { (state) -> Bool in
@@ -263,7 +272,7 @@ final class RebuiltPayloadWindow: PayloadWindow {
     /// before it.
     ///
     /// - Throws: the rebuild's error (`.corrupt` and the others of
-    ///   ``ColumnarObjects/rows(fromColumnar:header:options:)``) when it stopped before `target`.
+    ///   ``ColumnarObjects/rows(fromColumnar:header:options:head:)``) when it stopped before `target`.
     override func load(upTo target: Int, memory: inout MemoryBudget) throws(GraphArchiveError) {
         let target = min(target, end)
         while true {

@@ -38,6 +38,12 @@ extension DecodingState {
             return
         }
         var target = input.loadedEnd + FilePayloadStream.pieceSize
+        if let loaded = input.recordsLoaded {
+            // A payload rebuilt beside the decoder publishes whole records: with records past
+            // `index` in hand, take what has been published since without waiting; else wait
+            // for the next ones, however few.
+            target = input.loadedEnd + (loaded > index ? 0 : 1)
+        }
         while true {
             try input.load(upTo: target, memory: &memory)
             reader = input.bytes.reader(start..<input.loadedEnd)

@@ -94,6 +94,7 @@ struct LoadedArchive {
             archiveBytes: bytes.count,
             options: options,
             memory: memory,
+            head: structure.head,
             rebuildingAlongside: rebuildingAlongside
         )
     }
@@ -172,6 +173,7 @@ struct LoadedArchive {
             archiveBytes: file.size,
             options: options,
             memory: memory,
+            head: structure.head,
             rebuildingAlongside: rebuildingAlongside
         )
     }
@@ -270,19 +272,22 @@ struct LoadedArchive {
     /// A decompressed payload made ready to scan: a columnar object section (FORMAT.md §5.5) is
     /// rebuilt row-wise here, the one place every reader (objects, info, verify) passes through.
     ///
-    /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:options:)``.
+    /// - Parameter head: Its tables and top section as the check made while decompressing
+    ///   parsed them, so that the rebuild does not walk them again.
+    /// - Throws: `.corrupt` and the other errors of ``ColumnarObjects/rows(fromColumnar:header:options:head:)``.
     private static func decompressed(
         _ payload: ArchiveBytes,
         header: ArchiveHeader,
         archiveBytes: Int,
         options: GraphUnarchiver.Options,
         memory: MemoryBudget,
+        head: ColumnarObjects.Head?,
         rebuildingAlongside: Bool
     ) throws(GraphArchiveError) -> LoadedArchive {
         var memory = memory
         var rows = payload
         if header.flags.contains(.columnarObjects) && rebuildingAlongside {
-            let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: options)
+            let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: options, head: head)
             if rebuild.rowCount >= PayloadWindow.minimumSize {
                 let window = try RebuiltPayloadWindow(
                     rebuilding: rebuild,
@@ -300,7 +305,7 @@ struct LoadedArchive {
             }
         }
         if header.flags.contains(.columnarObjects) {
-            rows = try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options)
+            rows = try ColumnarObjects.rows(fromColumnar: payload, header: header, options: options, head: head)
             // The columnar copy is freed when this returns; the rebuilt one stays.
             memory.release(MemoryBudget.chunk(payload.count))
         }
