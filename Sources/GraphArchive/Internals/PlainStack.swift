@@ -23,6 +23,12 @@ struct PlainStack<Element: BitwiseCopyable>: ~Copyable {
         base = Self.allocate(self.capacity)
     }
 
+    /// `count` elements whose bytes are all zero (an `Int` 0), as a fixed table.
+    init(zeros count: Int) {
+        self.init(capacity: count)
+        self.count = count
+    }
+
     deinit {
         // Elements are trivially copyable: nothing to deinitialize.
         ZeroedMemory.deallocate(base, count: capacity)

@@ -288,10 +288,11 @@ struct LoadedArchive {
         var rows = payload
         if header.flags.contains(.columnarObjects) && rebuildingAlongside {
             let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: options, head: head)
-            if rebuild.rowCount >= PayloadWindow.minimumSize {
+            let rowCount = rebuild.rowCount
+            if rowCount >= PayloadWindow.minimumSize {
                 let window = try RebuiltPayloadWindow(
                     rebuilding: rebuild,
-                    into: try ArchiveBytes(reservingMapped: rebuild.rowCount),
+                    into: try ArchiveBytes(reservingMapped: rowCount),
                     columnarCharge: MemoryBudget.chunk(payload.count)
                 )
                 return LoadedArchive(
