@@ -72,6 +72,12 @@ struct ByteWriter: ~Copyable {
     @inline(__always)
     mutating func writeVarint(_ value: UInt64) {
         reserve(10)
+        storeVarint(value)
+    }
+
+    /// Stores `value` as a varint into capacity the caller reserved (up to 10 bytes).
+    @inline(__always)
+    private mutating func storeVarint(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
             base[count] = UInt8(truncatingIfNeeded: rest) | 0x80
@@ -251,14 +257,7 @@ struct ByteWriter: ~Copyable {
             base[count] = tag
             count &+= 1
         }
-        var rest = value
-        while rest >= 0x80 {
-            base[count] = UInt8(truncatingIfNeeded: rest) | 0x80
-            count &+= 1
-            rest >>= 7
-        }
-        base[count] = UInt8(truncatingIfNeeded: rest)
-        count &+= 1
+        storeVarint(value)
     }
 
     /// The most bytes a tag and a varint take.
