@@ -300,7 +300,7 @@ enum ColumnarObjects {
             var cells = shapes
             for _ in 0..<count {
                 let shapeStart = shapes.offset
-                let shape = try scanner.readShapeInline(&shapes)
+                let shape = try scanner.readShape(&shapes)
                 try output.writePassed(from: shapeStart, of: shapes)
                 for column in columns.firstColumn[shape]..<columns.firstColumn[shape + 1] {
                     let cellStart = columns.cursor[column]
@@ -385,7 +385,7 @@ enum ColumnarObjects {
             var reader = stored.reader(block.range)
             try runPastEndIsCorrupt("the shape stream of \(block.recordCount) ids") { () throws(GraphArchiveError) in
                 for _ in 0..<block.recordCount {
-                    let shape = try scanner.readShapeInline(&reader)
+                    let shape = try scanner.readShape(&reader)
                     if recordsOfShape[shape] == 0 { shapesPresent.append(shape) }
                     recordsOfShape[shape] += 1
                 }
@@ -444,18 +444,4 @@ enum ColumnarObjects {
         GraphArchiveError(.corrupt, "header claims \(count) objects, more than the shape stream can hold", offset: 32)
     }
 
-}
-
-extension ValueScanner {
-    /// ``readShape(_:)`` with its common case, a one-byte id in range, inlined into the loops
-    /// of the rebuild over every record (a call there cost about 25 instructions a record);
-    /// anything else goes through it, errors included.
-    @inline(__always)
-    fileprivate func readShapeInline(_ reader: inout ByteReader) throws(GraphArchiveError) -> Int {
-        let start = reader.offset
-        let shape = try reader.readVarint()
-        if shape < UInt64(shapeValueCounts.count) { return Int(shape) }
-        reader.offset = start
-        return try readShape(&reader)
-    }
 }
