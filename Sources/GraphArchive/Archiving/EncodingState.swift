@@ -73,7 +73,9 @@ struct EncodingState: ~Copyable {
     /// Arrays whose objects the identity table holds without a retain: kept until it ends.
     var keptAlive: [Any] = []
     /// Objects owed a body, in the order they will be written; emptied whenever all are written.
-    var queue: [QueuedObject] = []
+    /// This and the other lists appended to per object are ``GrowableBuffer``s: no uniqueness
+    /// check per append, and no copy when a large one grows.
+    var queue = GrowableBuffer<QueuedObject>()
     var queueHead = 0
     /// Objects numbered by conditional references only, so far: each gets a body (and leaves
     /// this table) if it is also encoded unconditionally.
@@ -82,16 +84,17 @@ struct EncodingState: ~Copyable {
     var bodyCount = 0
     /// The object of each body, in written order, once that differs from 0, 1, 2, …;
     /// empty while body `i` is object `i`'s (flat collections: the common case).
-    var bodyOwner: [Int] = []
+    var bodyOwner = GrowableBuffer<Int>()
     /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]` for body `i`),
     /// each marked plain or back link (`ReferenceGraph.edge(to:isBackLink:)`); `edgeStart`
     /// stays empty until the first reference from a body.
-    var edges: [Int] = []
-    var edgeStart: [Int] = []
+    var edges = GrowableBuffer<Int>()
+    var edgeStart = GrowableBuffer<Int>()
     /// Where each reference of `edges` sits in its body (``ReferencePlace``), so that a
-    /// reordering copies bodies without reading their values; unusable (nil) once a body
-    /// outgrew the places' range, and then the reordering reads every value instead.
-    var edgePlaces: [ReferencePlace]? = []
+    /// reordering copies bodies without reading their values, while `notesPlaces`: false once
+    /// a body outgrew the places' range, and then the reordering reads every value instead.
+    var edgePlaces = GrowableBuffer<ReferencePlace>()
+    var notesPlaces = true
     var currentObject = -1
     /// True while `encodeLater` writes its value: the references in it are back links.
     var writesBackLinks = false
@@ -110,7 +113,7 @@ struct EncodingState: ~Copyable {
     /// the earlier ones are found by scanning (-1: none recorded yet). Deep graphs leave the
     /// order at their first body; flat ones never do, and pay nothing.
     private(set) var firstTrackedBody = -1
-    private(set) var trackedBodyStarts: [Int] = []
+    private(set) var trackedBodyStarts = GrowableBuffer<Int>()
     var referenceCount = 0
 
     // MARK: Compressed while encoded (FORMAT.md §5.6)
@@ -409,7 +412,7 @@ struct EncodingState: ~Copyable {
         }
         if currentObject >= 0 {
             referencesFromBodies += 1
-            if edges.isEmpty { edgeStart = Array(repeating: 0, count: bodyCount) }
+            if edges.isEmpty { edgeStart.append(repeating: 0, count: bodyCount) }
             edges.append(ReferenceGraph.edge(to: index, isBackLink: conditional || writesBackLinks))
             notePlace(kind)
             // Even a back link leaves the order here: the body could otherwise go into a block
@@ -423,26 +426,26 @@ struct EncodingState: ~Copyable {
     /// Records where the reference just registered starts in the body being written.
     @inline(__always)
     private mutating func notePlace(_ kind: ReferencePlace.Kind) {
-        guard edgePlaces != nil else { return }
+        guard notesPlaces else { return }
         let offset = out.count &- currentBodyStart
         if offset < ReferencePlace.offsetLimit {
-            edgePlaces!.append(ReferencePlace(offset: offset, kind: kind))
+            edgePlaces.append(ReferencePlace(offset: offset, kind: kind))
         } else {
-            edgePlaces = nil
+            notesPlaces = false
         }
     }
 
     /// Moves the places of the current body's references that lie after `index` (a record's
     /// shape placeholder) up by `count` bytes, inserted after it.
     private mutating func shiftPlaces(after index: Int, by count: Int) {
-        guard currentObject >= 0, edgePlaces != nil, let firstEdge = edgeStart.last else { return }
+        guard currentObject >= 0, notesPlaces, let firstEdge = edgeStart.last else { return }
         var edge = edges.count - 1
-        while edge >= firstEdge, currentBodyStart + edgePlaces![edge].offset > index {
-            guard edgePlaces![edge].offset + count < ReferencePlace.offsetLimit else {
-                edgePlaces = nil
+        while edge >= firstEdge, currentBodyStart + edgePlaces[edge].offset > index {
+            guard edgePlaces[edge].offset + count < ReferencePlace.offsetLimit else {
+                notesPlaces = false
                 return
             }
-            edgePlaces![edge].move(by: count)
+            edgePlaces[edge].move(by: count)
             edge -= 1
         }
     }
@@ -478,16 +481,24 @@ struct EncodingState: ~Copyable {
 
     /// Writes the references of `array[positions]`, each as its delta from `previous` (updated).
     /// An array of at least `arrayKeptAliveMinimum` objects is kept when these positions number
-    /// new objects, so they need no retain of their own (see `IdentityTable`).
+    /// new objects, so they need no retain of their own (see `IdentityTable`); `isKept` says
+    /// whether an earlier call for other positions of the array kept it already (updated), so
+    /// that it is kept once.
     mutating func writeReferences<Object: GraphCoding & AnyObject>(
         _ array: [Object],
         _ positions: Range<Int>,
-        previous: inout Int
+        previous: inout Int,
+        isKept: inout Bool
     ) {
         reserveObjects(positions.count)
         let held = array.count >= Self.arrayKeptAliveMinimum
         let countBefore = identity.count
-        defer { if held && identity.count != countBefore { keptAlive.append(array) } }
+        defer {
+            if held && !isKept && identity.count != countBefore {
+                keptAlive.append(array)
+                isKept = true
+            }
+        }
         var batchStart = positions.lowerBound
         while batchStart < positions.upperBound {
             let batch = batchStart..<min(batchStart + Self.referenceLookAhead, positions.upperBound)
@@ -531,7 +542,7 @@ struct EncodingState: ~Copyable {
         if queueHead == queue.count && queueHead >= 1 << 12 {
             // Every queued body is being written: start the queue afresh, so it holds only
             // what is still owed (a large one is given back rather than kept).
-            if queue.capacity > 1 << 14 { queue = [] } else { queue.removeAll(keepingCapacity: true) }
+            if queue.capacity > 1 << 14 { queue = GrowableBuffer() } else { queue.truncate(to: 0) }
             queueHead = 0
         }
         if !isWritingObjects {
@@ -540,7 +551,7 @@ struct EncodingState: ~Copyable {
         }
         if index != bodyCount {
             leaveConstructionOrder()
-            if bodyOwner.isEmpty { bodyOwner = Array(0..<bodyCount) }
+            if bodyOwner.isEmpty { bodyOwner.append(contentsOf: 0..<bodyCount) }
         }
         currentBodyStart = out.count
         if firstTrackedBody >= 0 { trackedBodyStarts.append(currentBodyStart) }
@@ -550,6 +561,16 @@ struct EncodingState: ~Copyable {
         currentObject = index
         openRecord(typeID: typeID(for: next.type, object: next.type))
         return next
+    }
+
+    /// Calls `body` with the references bodies made and, while they are noted, their places.
+    func withEdges<Result: ~Copyable, Failure: Error>(
+        _ body: (BufferView<Int>, BufferView<ReferencePlace>?) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try edges.withView { (edges) throws(Failure) -> Result in
+            guard notesPlaces else { return try body(edges, nil) }
+            return try edgePlaces.withView { (places) throws(Failure) -> Result in try body(edges, places) }
+        }
     }
 
     /// The object whose body was written `position`-th.

@@ -245,11 +245,12 @@ public final class GraphArchiver {
         // Not inside `encodeLater`: its value's references are back links, the bodies' are not.
         let writesBodiesBetween = state.isWritingTopLevelValue && !state.writesBackLinks
         var previous = -1
+        var isKept = false
         var start = 0
         while start < array.count {
             let end =
                 writesBodiesBetween ? min(start + Self.referencesBetweenBodies, array.count) : array.count
-            state.writeReferences(array, start..<end, previous: &previous)
+            state.writeReferences(array, start..<end, previous: &previous, isKept: &isKept)
             if writesBodiesBetween { try writeQueuedObjects() }
             start = end
         }

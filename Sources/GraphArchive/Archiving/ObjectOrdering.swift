@@ -47,30 +47,69 @@ enum ObjectOrdering {
             bodyOwners.append(owner)
             edgeRange[owner] = state.edgeRange(ofBody: position)
         }
-        for (owner, start) in zip(bodyOwners, try bodyStarts(state: state, objects: objects, scanner: scanner)) {
-            bodyStart[owner] = start
+        try withBodyStarts(state: state, objects: objects, scanner: scanner) { starts in
+            for (owner, start) in zip(bodyOwners, starts) { bodyStart[owner] = start }
         }
 
         var isNode = [Bool](repeating: false, count: count)
         for object in bodyOwners { isNode[object] = true }
-        let graph = ReferenceGraph(edges: state.edges, edgeRange: edgeRange, isNode: isNode)
-        let order: [Int]
-        do {
-            order = try graph.constructionOrder(roots: bodyOwners)
-        } catch {
-            throw unmarkedCycleError(error, in: graph, state: state, objects: objects, bodyStart: bodyStart)
+        return try state.withEdges { (edges, places) throws(GraphArchiveError) -> Result in
+            let graph = ReferenceGraph(edges: edges, edgeRange: edgeRange, isNode: isNode)
+            let order: [Int]
+            do throws(ReferenceGraph.UnmarkedCycle) {
+                order = try graph.constructionOrder(roots: bodyOwners)
+            } catch {
+                throw unmarkedCycleError(error, in: graph, state: state, objects: objects, bodyStart: bodyStart)
+            }
+            var newIndex = [Int](repeating: -1, count: count)
+            for object in 0..<fixed { newIndex[object] = object }
+            for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
+            var newObjects = ByteWriter(reservingCapacity: objects.count)
+            let bodyReferences = try copyBodies(
+                order,
+                at: bodyStart,
+                owners: bodyOwners,
+                references: edgeRange,
+                of: objects,
+                edges: edges,
+                places: places,
+                scanner: scanner,
+                mapping: Reordering(newIndex: newIndex),
+                into: &newObjects
+            )
+            return try result(
+                objects: newObjects,
+                count: fixed + order.count,
+                bodyReferences: bodyReferences,
+                top: top,
+                state: state,
+                scanner: scanner,
+                mapping: Reordering(newIndex: newIndex)
+            )
         }
-        var newIndex = [Int](repeating: -1, count: count)
-        for object in 0..<fixed { newIndex[object] = object }
-        for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
+    }
 
-        var newObjects = ByteWriter(reservingCapacity: objects.count)
+    /// Copies the bodies of `objects` (object `o`'s at `starts[o]`, with the references
+    /// `edges[references[o]]`; bodies lie back to back in the written order `owners`) in `order`,
+    /// renumbered through `mapping`, into `newObjects`; returns how many references they hold now.
+    private static func copyBodies(
+        _ order: [Int],
+        at bodyStart: [Int],
+        owners bodyOwners: [Int],
+        references edgeRange: [Range<Int>],
+        of objects: borrowing ByteWriter,
+        edges: BufferView<Int>,
+        places: BufferView<ReferencePlace>?,
+        scanner: ValueScanner,
+        mapping: Reordering,
+        into newObjects: inout ByteWriter
+    ) throws(GraphArchiveError) -> Int {
         var bodyReferences = 0
-        if let places = state.edgePlaces {
+        if let places {
             // Bodies lie back to back in written order: each ends where the next one starts.
-            var bodyEnd = [Int](repeating: objects.count, count: count)
+            var bodyEnd = [Int](repeating: objects.count, count: bodyStart.count)
             for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
-            let copier = BodyCopier(edges: state.edges, places: places, mapping: Reordering(newIndex: newIndex))
+            let copier = BodyCopier(edges: edges, places: places, mapping: mapping)
             for object in order {
                 bodyReferences += copier.copy(
                     bodyStart[object]..<bodyEnd[object],
@@ -85,19 +124,11 @@ enum ObjectOrdering {
                 at: bodyStart,
                 of: objects,
                 scanner: scanner,
-                mapping: Reordering(newIndex: newIndex),
+                mapping: mapping,
                 into: &newObjects
             )
         }
-        return try result(
-            objects: newObjects,
-            count: fixed + order.count,
-            bodyReferences: bodyReferences,
-            top: top,
-            state: state,
-            scanner: scanner,
-            mapping: Reordering(newIndex: newIndex)
-        )
+        return bodyReferences
     }
 
     /// The ordered payload of `objects`, bodies copied in their new order holding
@@ -140,32 +171,36 @@ enum ObjectOrdering {
     ) throws(GraphArchiveError) -> Result {
         let fixed = state.bodiesInBlocks
         let mapping = Reversal(fixed: fixed, count: state.bodyCount)
-        let starts = try bodyStarts(state: state, objects: objects, scanner: scanner)
         var newObjects = ByteWriter(reservingCapacity: objects.count)
         var bodyReferences = 0
-        if let places = state.edgePlaces {
-            let copier = BodyCopier(edges: state.edges, places: places, mapping: mapping)
-            var end = objects.count
-            for position in (fixed..<state.bodyCount).reversed() {
-                let start = starts[position - fixed]
-                bodyReferences += copier.copy(
-                    start..<end,
-                    references: state.edgeRange(ofBody: position),
-                    of: objects,
-                    into: &newObjects
-                )
-                end = start
+        try withBodyStarts(state: state, objects: objects, scanner: scanner) {
+            (starts) throws(GraphArchiveError) in
+            try state.withEdges { (edges, places) throws(GraphArchiveError) in
+                if let places {
+                    let copier = BodyCopier(edges: edges, places: places, mapping: mapping)
+                    var end = objects.count
+                    for position in (fixed..<state.bodyCount).reversed() {
+                        let start = starts[position - fixed]
+                        bodyReferences += copier.copy(
+                            start..<end,
+                            references: state.edgeRange(ofBody: position),
+                            of: objects,
+                            into: &newObjects
+                        )
+                        end = start
+                    }
+                } else {
+                    // Bodies are indexed by object here, which is their position (written in order).
+                    bodyReferences = try Translator.copyBodies(
+                        Array((fixed..<state.bodyCount).reversed()),
+                        at: [Int](repeating: 0, count: fixed) + starts,
+                        of: objects,
+                        scanner: scanner,
+                        mapping: mapping,
+                        into: &newObjects
+                    )
+                }
             }
-        } else {
-            // Bodies are indexed by object here, which is their position (written in order).
-            bodyReferences = try Translator.copyBodies(
-                Array((fixed..<state.bodyCount).reversed()),
-                at: [Int](repeating: 0, count: fixed) + starts,
-                of: objects,
-                scanner: scanner,
-                mapping: mapping,
-                into: &newObjects
-            )
         }
         return try result(
             objects: newObjects,
@@ -178,27 +213,32 @@ enum ObjectOrdering {
         )
     }
 
-    /// Where each body after the fixed ones starts in `objects`, in written order (they lie
-    /// there back to back from offset 0): recorded from the first body out of construction
-    /// order on, found by scanning before it.
-    private static func bodyStarts(
+    /// Calls `body` with where each body after the fixed ones starts in `objects`, in written
+    /// order (they lie there back to back from offset 0): recorded from the first body out of
+    /// construction order on, found by scanning before it.
+    private static func withBodyStarts(
         state: borrowing EncodingState,
         objects: borrowing ByteWriter,
-        scanner: ValueScanner
-    ) throws(GraphArchiveError) -> [Int] {
+        scanner: ValueScanner,
+        _ body: (BufferView<Int>) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
         let fixed = state.bodiesInBlocks
         let firstTracked = state.firstTrackedBody >= 0 ? state.firstTrackedBody : state.bodyCount
-        guard firstTracked > fixed else { return state.trackedBodyStarts }
-        var starts: [Int] = []
-        starts.reserveCapacity(state.bodyCount - fixed)
+        guard firstTracked > fixed else {
+            try state.trackedBodyStarts.withView(body)
+            return
+        }
+        var starts = GrowableBuffer<Int>(capacity: state.bodyCount - fixed)
         try objects.withReader { (reader: inout ByteReader) throws(GraphArchiveError) in
             for _ in fixed..<firstTracked {
                 starts.append(reader.offset)
                 try scanner.skipRecord(&reader, depth: 0)
             }
         }
-        starts.append(contentsOf: state.trackedBodyStarts)
-        return starts
+        state.trackedBodyStarts.withView { tracked in
+            for start in tracked { starts.append(start) }
+        }
+        try starts.withView(body)
     }
 
     /// Numbers the objects from `fixed` on last to first (see ``reverse(state:top:objects:scanner:)``).
@@ -213,8 +253,8 @@ enum ObjectOrdering {
     /// Copies bodies, renumbering their references where the encoder noted them
     /// (``ReferencePlace``): the bytes between references are copied as they are, unread.
     struct BodyCopier<Mapping: ObjectIndexMapping> {
-        let edges: [Int]
-        let places: [ReferencePlace]
+        let edges: BufferView<Int>
+        let places: BufferView<ReferencePlace>
         let mapping: Mapping
 
         /// Copies the body at `body` of `objects`, whose references are `edges[references]`,

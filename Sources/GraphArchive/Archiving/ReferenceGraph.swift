@@ -20,7 +20,7 @@
 /// million objects needs no deep call stack.
 struct ReferenceGraph {
     /// Each reference, `target << 1 | 1` for a back link and `target << 1` for a plain one.
-    let edges: [Int]
+    let edges: BufferView<Int>
     /// The references of each object: `edges[edgeRange[object]]`.
     let edgeRange: [Range<Int>]
     /// The objects to order; references to others (conditional-only objects, bodies already

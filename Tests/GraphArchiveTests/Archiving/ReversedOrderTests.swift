@@ -53,7 +53,7 @@ struct ReversedOrderTests {
         let pointsForward = archiver.state.bodyReferencesPointForward
         #expect(pointsForward)
         if general { archiver.state.bodyReferencesPointForward = false }
-        if !notingPlaces { archiver.state.edgePlaces = nil }
+        if !notingPlaces { archiver.state.notesPlaces = false }
         try archiver.finishEncoding()
         return try archiver.encodedData
     }
