@@ -183,6 +183,10 @@ enum ColumnarObjects {
         /// records of that block still to write.
         private var shapes: ByteReader
         private var blockRecordsLeft = 0
+        /// The shape stream and columns of the block being rebuilt, and where its records start
+        /// in the output: they take as many bytes.
+        private var blockRange = 0..<0
+        private var blockOutputStart = 0
 
         /// Checks the block lengths and record counts, the tables and the top section.
         ///
@@ -294,23 +298,29 @@ enum ColumnarObjects {
                 let shapeStreamStart = try columns.locate(block, in: stored, scanner: scanner)
                 shapes = stored.reader(shapeStreamStart..<block.range.upperBound)
                 blockRecordsLeft = block.recordCount
+                blockRange = block.range
+                blockOutputStart = output.count
             }
             let count = min(max(limit, 1), blockRecordsLeft)
-            // Cells are read where the column cursors point, within the block's bytes.
-            var cells = shapes
-            for _ in 0..<count {
-                let shapeStart = shapes.offset
-                let shape = try scanner.readShape(&shapes)
-                try output.writePassed(from: shapeStart, of: shapes)
-                for column in columns.firstColumn[shape]..<columns.firstColumn[shape + 1] {
-                    let cellStart = columns.cursor[column]
-                    cells.offset = cellStart
-                    try scanner.skipValue(&cells)
-                    try output.writePassed(from: cellStart, of: cells)
-                    columns.cursor[column] = cells.offset
-                }
-            }
+            // The block's structure is checked: its cells are copied without being read again.
+            let scanner = scanner
+            try output.writeRows(
+                count,
+                shapes: &shapes,
+                within: stored.reader(),
+                columns: &columns.cursors,
+                readShape: { (reader) throws(GraphArchiveError) in try scanner.readShape(&reader) },
+                skipValue: { (reader) throws(GraphArchiveError) in try scanner.skipValue(&reader) }
+            )
             blockRecordsLeft -= count
+            // The shape stream and the columns, checked whole, come out as the block's records.
+            if blockRecordsLeft == 0 && output.count - blockOutputStart != blockRange.count {
+                throw GraphArchiveError(
+                    .corrupt,
+                    "object block of \(blockRange.count) bytes makes \(output.count - blockOutputStart) bytes of records",
+                    offset: blockRange.lowerBound
+                )
+            }
             return count
         }
     }
@@ -359,16 +369,14 @@ enum ColumnarObjects {
     /// instructions of the 432M rebuilding 1M grid states).
     private struct BlockColumns: ~Copyable {
         let tables: ArchiveTables
-        let firstColumn: [Int]
-        /// The next unread cell of each column.
-        var cursor: PlainStack<Int>
+        /// Where each shape's columns are and the next unread cell of each column.
+        var cursors: ColumnCursors
         private var recordsOfShape: PlainStack<Int>
         private var shapesPresent: [Int] = []
 
         init(tables: ArchiveTables) {
             self.tables = tables
-            firstColumn = ColumnarObjects.firstColumns(tables.shapeKeyCount)
-            cursor = PlainStack(zeros: firstColumn[firstColumn.count - 1])
+            cursors = ColumnCursors(shapeValueCounts: tables.shapeKeyCount, plainLength: ValueTag.plainLength)
             recordsOfShape = PlainStack(zeros: tables.shapeKeyCount.count)
         }
 
@@ -393,13 +401,20 @@ enum ColumnarObjects {
             // Columns come in shape id order (§5.5); only the block's own shapes have any.
             shapesPresent.sort()
             for shape in shapesPresent {
-                for column in firstColumn[shape]..<firstColumn[shape + 1] {
-                    cursor[column] = reader.offset
-                    let key = tables.shapeKeys[tables.shapeKeyStart[shape] + column - firstColumn[shape]]
+                let columns = cursors.columns(ofShape: shape)
+                for column in columns {
+                    cursors[column] = reader.offset
+                    let key = tables.shapeKeys[tables.shapeKeyStart[shape] + column - columns.lowerBound]
                     try runPastEndIsCorrupt("the column of key \"\(key)\" of shape \(shape)") {
                         () throws(GraphArchiveError) in
-                        for _ in 0..<recordsOfShape[shape] {
-                            try scanner.skipValue(&reader)
+                        // Most cells are scalars their tag sizes, stepped over from a table.
+                        var left = recordsOfShape[shape]
+                        while left > 0 {
+                            left -= reader.skipPlainValues(left, lengths: cursors)
+                            if left > 0 {
+                                try scanner.skipValue(&reader)
+                                left -= 1
+                            }
                         }
                     }
                 }

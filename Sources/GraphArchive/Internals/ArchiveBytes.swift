@@ -656,3 +656,243 @@ extension ByteReader {
         bits <= 0 ? 0 : bits >= 64 ? ~0 : (1 &<< UInt64(bits)) &- 1
     }
 }
+
+/// The columns of a columnar object table (FORMAT.md §5.5, §5.6) being rebuilt row-wise: where
+/// each shape's columns are, the next unread cell of each column, and a value's length by its
+/// tag, in tables of their own that ``ArchiveBytesWriter/writeRows(_:shapes:within:columns:readShape:skipValue:)``
+/// reads without checking each index: a record's shape id is checked against the shape count,
+/// and every column index then lies within the cursors (the first columns, checked once here,
+/// never decrease).
+struct ColumnCursors: ~Copyable {
+    /// For each shape, the index of its first column; one more entry holds the column count.
+    fileprivate let firstColumn: UnsafeMutablePointer<Int>
+    /// The next unread cell of each column: an offset in the payload, never negative.
+    fileprivate let cursor: UnsafeMutablePointer<Int>
+    /// For each tag byte, the length of a value it starts when the tag alone (or with a short
+    /// string's length) says it; 0 for the rest.
+    fileprivate let lengthOfTag: UnsafeMutablePointer<UInt8>
+    let shapeCount: Int
+    let columnCount: Int
+
+    /// - Parameters:
+    ///   - shapeValueCounts: Values per record of each shape (none negative).
+    ///   - plainLength: The length of a value from its tag, 0 to 255 (0: the tag does not say).
+    init(shapeValueCounts: [Int], plainLength: (UInt8) -> Int) {
+        shapeCount = shapeValueCounts.count
+        firstColumn = .allocate(capacity: shapeCount + 1)
+        var columns = 0
+        for (shape, count) in shapeValueCounts.enumerated() {
+            precondition(count >= 0, "a shape has a negative value count")
+            firstColumn[shape] = columns
+            columns += count
+        }
+        firstColumn[shapeCount] = columns
+        columnCount = columns
+        cursor = .allocate(capacity: max(columns, 1))
+        cursor.initialize(repeating: 0, count: max(columns, 1))
+        lengthOfTag = .allocate(capacity: 256)
+        for tag in 0..<256 {
+            let length = plainLength(UInt8(tag))
+            precondition(length >= 0 && length <= 255, "a tag's value length must fit a byte")
+            lengthOfTag[tag] = UInt8(length)
+        }
+    }
+
+    deinit {
+        firstColumn.deallocate()
+        cursor.deallocate()
+        lengthOfTag.deallocate()
+    }
+
+    /// The columns of `shape`, which must be below ``shapeCount``.
+    func columns(ofShape shape: Int) -> Range<Int> {
+        precondition(shape >= 0 && shape < shapeCount, "shape \(shape) out of range (\(shapeCount))")
+        return firstColumn[shape]..<firstColumn[shape + 1]
+    }
+
+    /// The next unread cell of `column`.
+    subscript(column: Int) -> Int {
+        get {
+            precondition(column >= 0 && column < columnCount, "column \(column) out of range (\(columnCount))")
+            return cursor[column]
+        }
+        set {
+            precondition(column >= 0 && column < columnCount, "column \(column) out of range (\(columnCount))")
+            precondition(newValue >= 0, "a column cursor is an offset in the payload")
+            cursor[column] = newValue
+        }
+    }
+}
+
+extension ArchiveBytesWriter {
+    /// Bytes copied whole for a cell of up to 32 (or 64) bytes: what must be readable from
+    /// where it starts and writable from where it goes.
+    private static let cellCopyBytes = 64
+
+    /// Appends `records` records of a columnar block row-wise, each its shape id (read from
+    /// `shapes`) and the next cell of each of the shape's columns (read where `columns` point,
+    /// each cursor moved past its cell).
+    ///
+    /// For a block whose shape stream and columns have been checked whole (the rebuild's first
+    /// pass): a record whose id is one byte is copied without its bytes being checked again,
+    /// each cell whose tag gives its length as whole 16-byte words (up to 64 bytes, the bytes
+    /// past its end written over by the next cell), when that many are readable from it within
+    /// `payload` and the buffer has room for the whole record so copied. Every other cell goes
+    /// through `skipValue` and `writePassed`, and every other shape id through `readShape`, on
+    /// a reader over `shapes`'s bytes, with their checks. Bytes are read only within `payload`,
+    /// and written only within the buffer; the caller checks that a block comes out as long as
+    /// it is.
+    ///
+    /// - Parameters:
+    ///   - shapes: The block's shape stream at the next record's id; its end is the block's.
+    ///   - payload: A reader over all the bytes `shapes` reads (and the cells around them).
+    ///   - readShape: Reads a shape id, checking it; returns one below `columns.shapeCount`.
+    ///   - skipValue: Steps over a value, checking it.
+    /// - Throws: what `readShape` and `skipValue` throw; `.corrupt` if the records do not fit
+    ///   in what is left of the buffer.
+    mutating func writeRows(
+        _ records: Int,
+        shapes: inout ByteReader,
+        within payload: ByteReader,
+        columns: inout ColumnCursors,
+        readShape: (inout ByteReader) throws(GraphArchiveError) -> Int,
+        skipValue: (inout ByteReader) throws(GraphArchiveError) -> Void
+    ) throws(GraphArchiveError) {
+        precondition(shapes.base == payload.base && shapes.end <= payload.end && payload.offset == 0)
+        var left = records
+        while left > 0 {
+            var shapeAt = shapes.offset
+            var written = count
+            let (done, unwritten) = Self.copyRecords(
+                left,
+                shapes: payload.base,
+                at: &shapeAt,
+                end: shapes.end,
+                // A cell from an offset at most this (cursors are never negative) has 64 bytes readable.
+                readLimit: payload.end &- Self.cellCopyBytes,
+                into: buffer.baseAddress,
+                at: &written,
+                capacity: buffer.count,
+                columns: columns
+            )
+            shapes.offset = shapeAt
+            count = written
+            left -= done
+            guard left > 0 else { break }
+            // The next record, or the cells of it not copied, the checked way.
+            var rest = unwritten
+            if rest == nil {
+                let shapeStart = shapes.offset
+                let shape = try readShape(&shapes)
+                try writePassed(from: shapeStart, of: shapes)
+                rest = columns.columns(ofShape: shape)
+            }
+            for column in rest! {
+                var cell = shapes
+                cell.offset = columns[column]
+                try skipValue(&cell)
+                try writePassed(from: columns[column], of: cell)
+                columns[column] = cell.offset
+            }
+            left -= 1
+        }
+    }
+
+    /// The fast path of ``writeRows(_:shapes:within:columns:readShape:skipValue:)``: copies up
+    /// to `records` records whose ids are one byte below the shape count and whose cells'
+    /// tags give their lengths, from the shape stream at `shapeAt` (its end `shapesEnd`) into
+    /// `target` at `written`, while each has room for every cell copied whole and each cell
+    /// has 64 bytes readable (starts at or before `readLimit`). Returns how many records it
+    /// copied whole and, if it stopped inside a record (its id and first cells copied), the
+    /// columns of that record not copied.
+    @inline(never)
+    private static func copyRecords(
+        _ records: Int,
+        shapes source: UnsafeRawPointer,
+        at shapeAt: inout Int,
+        end shapesEnd: Int,
+        readLimit: Int,
+        into buffer: UnsafeMutableRawPointer?,
+        at written: inout Int,
+        capacity: Int,
+        columns: borrowing ColumnCursors
+    ) -> (done: Int, unwritten: Range<Int>?) {
+        guard let target = buffer else { return (0, nil) }
+        let firstColumn = columns.firstColumn
+        let cursor = columns.cursor
+        let lengthOfTag = columns.lengthOfTag
+        let shapeCount = columns.shapeCount
+        var at = shapeAt
+        var out = written
+        var done = 0
+        var unwritten: Range<Int>?
+        records: while done < records && at < shapesEnd {
+            let id = source.load(fromByteOffset: at, as: UInt8.self)
+            guard id < 0x80 && Int(id) < shapeCount else { break }
+            var column = firstColumn[Int(id)]
+            let end = firstColumn[Int(id) &+ 1]
+            guard (end &- column) &* Self.cellCopyBytes &+ 1 <= capacity &- out else { break }
+            target.storeBytes(of: id, toByteOffset: out, as: UInt8.self)
+            out &+= 1
+            at &+= 1
+            while column < end {
+                let cellStart = cursor[column]
+                let length =
+                    cellStart <= readLimit
+                    ? Int(lengthOfTag[Int(source.load(fromByteOffset: cellStart, as: UInt8.self))]) : 0
+                guard length != 0 else {
+                    unwritten = column..<end
+                    break records
+                }
+                let from = source + cellStart
+                let to = target + out
+                to.storeBytes(of: from.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
+                    toByteOffset: 16,
+                    as: SIMD16<UInt8>.self
+                )
+                if length > 32 {
+                    to.storeBytes(
+                        of: from.loadUnaligned(fromByteOffset: 32, as: SIMD16<UInt8>.self),
+                        toByteOffset: 32,
+                        as: SIMD16<UInt8>.self
+                    )
+                    to.storeBytes(
+                        of: from.loadUnaligned(fromByteOffset: 48, as: SIMD16<UInt8>.self),
+                        toByteOffset: 48,
+                        as: SIMD16<UInt8>.self
+                    )
+                }
+                out &+= length
+                cursor[column] = cellStart &+ length
+                column &+= 1
+            }
+            done &+= 1
+        }
+        shapeAt = at
+        written = out
+        return (done, unwritten)
+    }
+}
+
+extension ByteReader {
+    /// Moves past up to `count` values whose tags give their lengths (by `columns`' table, as
+    /// ``ValueTag/plainLength(_:)`` does), stopping before the first other one or one that runs
+    /// past the end; returns how many it passed. The values after it are for the walk of
+    /// `ValueWalk.swift` to read and check, as ``skipPlainValue()`` leaves them.
+    mutating func skipPlainValues(_ count: Int, lengths columns: borrowing ColumnCursors) -> Int {
+        let lengthOfTag = columns.lengthOfTag
+        var at = offset
+        var passed = 0
+        while passed < count && at < end {
+            let length = Int(lengthOfTag[Int(base.load(fromByteOffset: at, as: UInt8.self))])
+            // 0 < length <= end - at in one comparison: 0 wraps round to the largest UInt.
+            guard UInt(bitPattern: length &- 1) < UInt(bitPattern: end &- at) else { break }
+            at &+= length
+            passed &+= 1
+        }
+        offset = at
+        return passed
+    }
+}
