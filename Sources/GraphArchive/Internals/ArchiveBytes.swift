@@ -669,14 +669,16 @@ struct ColumnCursors: ~Copyable {
     /// The next unread cell of each column: an offset in the payload, never negative.
     fileprivate let cursor: UnsafeMutablePointer<Int>
     /// For each tag byte, the length of a value it starts when the tag alone (or with a short
-    /// string's length) says it; 0 for the rest.
+    /// string's length) says it and the value is at most ``longestPlainCell`` bytes; 0 for the
+    /// rest, which take the checked path.
     fileprivate let lengthOfTag: UnsafeMutablePointer<UInt8>
     let shapeCount: Int
     let columnCount: Int
 
     /// - Parameters:
     ///   - shapeValueCounts: Values per record of each shape (none negative).
-    ///   - plainLength: The length of a value from its tag, 0 to 255 (0: the tag does not say).
+    ///   - plainLength: The length of a value from its tag (0: the tag does not say). A length
+    ///     above ``longestPlainCell`` counts as 0: the fast path copies no more than that.
     init(shapeValueCounts: [Int], plainLength: (UInt8) -> Int) {
         shapeCount = shapeValueCounts.count
         firstColumn = .allocate(capacity: shapeCount + 1)
@@ -693,10 +695,13 @@ struct ColumnCursors: ~Copyable {
         lengthOfTag = .allocate(capacity: 256)
         for tag in 0..<256 {
             let length = plainLength(UInt8(tag))
-            precondition(length >= 0 && length <= 255, "a tag's value length must fit a byte")
-            lengthOfTag[tag] = UInt8(length)
+            precondition(length >= 0, "a tag's value length is never negative")
+            lengthOfTag[tag] = length <= Self.longestPlainCell ? UInt8(length) : 0
         }
     }
+
+    /// The longest cell the fast path copies whole, as up to four 16-byte words.
+    static let longestPlainCell = 64
 
     deinit {
         firstColumn.deallocate()
@@ -727,7 +732,7 @@ struct ColumnCursors: ~Copyable {
 extension ArchiveBytesWriter {
     /// Bytes copied whole for a cell of up to 32 (or 64) bytes: what must be readable from
     /// where it starts and writable from where it goes.
-    private static let cellCopyBytes = 64
+    private static let cellCopyBytes = ColumnCursors.longestPlainCell
 
     /// Appends `records` records of a columnar block row-wise, each its shape id (read from
     /// `shapes`) and the next cell of each of the shape's columns (read where `columns` point,

@@ -153,8 +153,8 @@ struct IdentityTable: ~Copyable {
     /// may repeat: the slots they would fill at a load factor of 1 (at most `referenceLimit`).
     /// Growing by doubling on the way would allocate and fill every smaller table first (for
     /// 750,000 objects: 12.6 MB of tables before the last); if the references turn out all
-    /// distinct the table doubles once more, as it would have. Untouched slots cost only
-    /// address space: the blocks are zero pages until written.
+    /// distinct the table grows once more, as it would have. Untouched slots cost only address
+    /// space: the blocks are zero pages until written.
     mutating func reserve(forReferences references: Int) {
         reserve((count + min(references, Self.referenceLimit)) * 3 / 4)
     }

@@ -36,6 +36,30 @@ struct ValueSkippingTests {
         }
     }
 
+    /// The fast skip over plain values passes the values whose tags give their lengths, and
+    /// stops at a tag said to start a value longer than the fast path copies (which takes the
+    /// checked path) as at one that does not say.
+    @Test func plainSkipStopsAtValuesLongerThanItCopies() throws {
+        let longest = ColumnCursors.longestPlainCell
+        let lengths = ColumnCursors(shapeValueCounts: [2]) { tag in
+            switch tag {
+            case 0x01: 2
+            case 0x02: longest
+            case 0x03: longest + 1
+            default: 0
+            }
+        }
+        var bytes: [UInt8] = [0x01, 0xEE, 0x02] + [UInt8](repeating: 0xEE, count: longest - 1)
+        let plainEnd = bytes.count
+        bytes += [0x03] + [UInt8](repeating: 0xEE, count: longest) + [0x01, 0xEE]
+        let (passed, end) = bytes.withUnsafeBytes { raw in
+            ByteReader.withReader(over: raw) { reader in
+                (reader.skipPlainValues(4, lengths: lengths), reader.offset)
+            }
+        }
+        #expect(passed == 2 && end == plainEnd)
+    }
+
     /// Skips one value with a scanner for one shape of two values and four objects; returns where it ended.
     private static func skip(_ bytes: [UInt8]) throws -> Int {
         let scanner = ValueScanner(shapeValueCounts: [2], objectCount: 4, maximumDepth: 8)
