@@ -149,13 +149,39 @@ extension DecodingState {
     /// Reads an object reference tag and index.
     @inline(__always)
     mutating func readObjectIndex(expected: @autoclosure () -> String) throws(GraphArchiveError) -> Int {
+        let (index, start) = try readUncheckedObjectIndex(expected: expected())
+        try scanner.checkObjectIndex(index, at: start)
+        return Int(index)
+    }
+
+    /// Reads an object reference's tag and index, not yet checked against the archive's
+    /// objects; returns the index and where the reference starts.
+    @inline(__always)
+    private mutating func readUncheckedObjectIndex(
+        expected: @autoclosure () -> String
+    ) throws(GraphArchiveError) -> (index: UInt64, start: Int) {
         let start = reader.offset
         guard try reader.readByte() == ValueTag.objectReference else {
             throw typeMismatch(expected: expected(), tagOffset: start)
         }
-        let index = try reader.readVarint()
-        try scanner.checkObjectIndex(index, at: start)
-        return Int(index)
+        return (try reader.readVarint(), start)
+    }
+
+    /// Reads an object reference (tag and index) and returns its object as `T`: what
+    /// `readObjectIndex` then `object(at:as:offset:)` do, the index checked once on the way of a
+    /// reference to an object built already (every reference an initializer reads directly),
+    /// since below the objects built it is below the archive's too. Same errors, same order.
+    @inline(__always)
+    mutating func readObjectReference<T: AnyObject>(
+        _: T.Type,
+        expected: @autoclosure () -> String
+    ) throws(GraphArchiveError) -> T {
+        let (index, start) = try readUncheckedObjectIndex(expected: expected())
+        guard index < UInt64(truncatingIfNeeded: objects.count) else {
+            try scanner.checkObjectIndex(index, at: start)
+            throw unresolvedCycle(Int(index), T.self, start)
+        }
+        return try object(at: Int(index), as: T.self, offset: start)
     }
 
     /// Reads the next references of a packed array (FORMAT.md §6.5) into `referenceBatch`, at
@@ -194,7 +220,7 @@ extension DecodingState {
         }
         // Exact class match first, from the class table: no read of the object's header, and no
         // generic `as? T`, which looks up Optional<T> metadata per call.
-        if index < objectClasses.count && objectClasses[index] == ObjectIdentifier(T.self) {
+        if objectClasses.holds(ObjectIdentifier(T.self), at: index) {
             return classInstance(handingOver ? objects.handOver(index) : objects[index], as: T.self)
         }
         return try object(ofAnotherClassAt: index, as: T.self, offset: offset)

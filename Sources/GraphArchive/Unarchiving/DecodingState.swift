@@ -24,6 +24,12 @@ struct DecodingContainer {
     var objectIndex = -1
 }
 
+/// Where a shape's keys are in `ArchiveTables.shapeKeys`, and how many.
+struct RecordKeys {
+    var start: Int
+    var count: Int
+}
+
 struct DecodingState: ~Copyable {
     var reader: ByteReader
     let tables: ArchiveTables
@@ -283,17 +289,38 @@ struct DecodingState: ~Copyable {
     /// (which `beginRecord`, or for the object section `beginNested`, saved).
     @inline(__always)
     mutating func openRecord(objectIndex: Int) throws(GraphArchiveError) -> Int {
-        let shape = try scanner.readShape(&reader)
+        let shape = try readShape()
+        openRecord(
+            shape: shape,
+            keys: RecordKeys(start: tables.shapeKeyStart[shape], count: tables.shapeKeyCount[shape]),
+            objectIndex: objectIndex
+        )
+        return shape
+    }
+
+    /// Reads a record's shape id (checked against the shape table).
+    ///
+    /// Called on the state rather than as `state.scanner.readShape(&state.reader)`, which
+    /// copied the scanner, retaining and releasing its array once per record.
+    @inline(__always)
+    mutating func readShape() throws(GraphArchiveError) -> Int {
+        try scanner.readShape(&reader)
+    }
+
+    /// Makes the record of `shape`, whose id was just read and whose keys are `keys`, the
+    /// current container (see `openRecord(objectIndex:)`): for a caller that keeps each
+    /// shape's keys beside what else it needs per shape, one lookup per record.
+    @inline(__always)
+    mutating func openRecord(shape: Int, keys: RecordKeys, objectIndex: Int) {
         container = DecodingContainer(
             kind: .record,
             shape: shape,
-            keyStart: tables.shapeKeyStart[shape],
-            keyCount: tables.shapeKeyCount[shape],
+            keyStart: keys.start,
+            keyCount: keys.count,
             cursor: reader.offset,
             valueStart: reader.offset,
             objectIndex: objectIndex
         )
-        return shape
     }
 
     /// Moves past the values of the current record the initializer did not read.

@@ -292,12 +292,14 @@ public final class GraphUnarchiver {
     private func constructObjects(classes: [(any (GraphCoding & AnyObject).Type)?]) throws {
         let tables = state.tables
         // Per shape, what building its record takes: the class, what one instance costs
-        // (charged before each object is built) and the type id; one lookup per object.
-        let builds = tables.shapeType.map { typeID in
-            ShapeBuild(
+        // (charged before each object is built), the type id and the keys; one lookup per object.
+        let builds = tables.shapeType.indices.map { shape in
+            let typeID = tables.shapeType[shape]
+            return ShapeBuild(
                 type: classes[typeID],
                 instanceCost: classes[typeID].map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0,
-                typeID: typeID
+                typeID: typeID,
+                keys: RecordKeys(start: tables.shapeKeyStart[shape], count: tables.shapeKeyCount[shape])
             )
         }
         state.objects.reserveCapacity(state.objectCount)
@@ -309,9 +311,12 @@ public final class GraphUnarchiver {
         // a push and a pop of the container per record (perf: about 5% of decoding 1M grid-state
         // slots); while an initializer runs, the stack is as `beginRecord` would leave it.
         if state.objectCount > 0 { try state.beginNested() }
+        let lastIndex = state.objectCount - 1
         for index in 0..<state.objectCount {
             if index == state.recordsRead { try state.readRecords(from: index) }
-            let build = builds[try state.openRecord(objectIndex: index)]
+            let shape = try state.readShape()
+            let build = builds[shape]
+            state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
             guard let type = build.type else {
                 throw GraphArchiveError(
                     .corrupt,
@@ -332,7 +337,7 @@ public final class GraphUnarchiver {
             try state.closeRecord()
             try state.appendObject(consume object, typeID: build.typeID)
             // Those waiting for the last object run after the check for trailing bytes below.
-            if index < state.objectCount - 1, let queue = state.pendingAssignments.takeQueue(waitingFor: index) {
+            if index < lastIndex, let queue = state.pendingAssignments.takeQueue(waitingFor: index) {
                 try runPendingAssignments(queue)
             }
         }
@@ -358,6 +363,8 @@ public final class GraphUnarchiver {
         let type: (any (GraphCoding & AnyObject).Type)?
         let instanceCost: Int
         let typeID: Int
+        /// The shape's keys, for opening its records.
+        let keys: RecordKeys
     }
 
     /// Runs the `decodeLater` assignments of a queue taken for an object just built, from its
@@ -560,9 +567,7 @@ public final class GraphUnarchiver {
 
     @inline(__always)
     func readObjectReference<T: GraphCoding & AnyObject>(_: T.Type) throws -> T {
-        let start = state.reader.offset
-        let index = try state.readObjectIndex(expected: readableTypeName(T.self))
-        return try state.object(at: index, as: T.self, offset: start)
+        try state.readObjectReference(T.self, expected: readableTypeName(T.self))
     }
 
     /// The `count` objects of a packed reference array (FORMAT.md §6.5), its tag and count read.

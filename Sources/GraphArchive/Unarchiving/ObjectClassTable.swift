@@ -76,6 +76,18 @@ struct ObjectClassTable: ~Copyable {
         }
     }
 
+    /// Whether object `index` is of exactly the class `id`; false past the table's end. The
+    /// exact match of a typed lookup, without the subscript's second check of `index`.
+    @inline(__always)
+    func holds(_ id: ObjectIdentifier, at index: Int) -> Bool {
+        guard index >= 0 && index < count else { return false }
+        switch width {
+        case 0: return only == id
+        case 1: return classes[Int(narrow[index])] == id
+        default: return classes[Int(wide[index])] == id
+        }
+    }
+
     /// The archive's type id of object `index` (a valid index).
     func typeID(of index: Int) -> Int {
         switch width {
