@@ -20,7 +20,7 @@ final class ChainLink: GraphCoding {
         try archiver.encode(next, forKey: "next")
     }
 
-    init(from unarchiver: GraphUnarchiver) throws {
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
         value = try unarchiver.decode(Int.self, forKey: "value")
         next = try unarchiver.decode(ChainLink?.self, forKey: "next")
     }

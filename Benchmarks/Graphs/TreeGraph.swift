@@ -26,7 +26,7 @@ final class TreeNode: GraphCoding, TreeShaped {
         try archiver.encodeLater(next, forKey: "next")
     }
 
-    init(from unarchiver: GraphUnarchiver) throws {
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
         label = try unarchiver.decode(Int.self, forKey: "label")
         name = try unarchiver.decode(String.self, forKey: "name")
         children = try unarchiver.decode([TreeNode].self, forKey: "children")
