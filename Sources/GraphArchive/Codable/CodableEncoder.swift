@@ -104,9 +104,24 @@ final class CodableEncoder: Encoder {
     func encodeArray<Element: Encodable>(_ array: [Element], key: CodingPathComponent) throws {
         let slot = state.pushSlot(valueType: [Element].self, isObjectBody: false, key: key)
         let (frame, serial) = state.openSlot(slot, .unkeyed)
-        if case .object = state.kinds.kind(of: Element.self) { state.reserveObjects(array.count) }
-        for element in array {
-            try encodeElement(element, in: frame, serial: serial)
+        guard case .object = state.kinds.kind(of: Element.self) else {
+            for element in array {
+                try encodeElement(element, in: frame, serial: serial)
+            }
+            try closeSlot(slot)
+            return
+        }
+        state.reserveObjects(array.count)
+        let held = array.count >= EncodingState.arrayKeptAliveMinimum
+        if held { state.keep(array) }
+        var start = 0
+        while start < array.count {
+            let batch = start..<min(start + CodableEncodingState.referenceLookAhead, array.count)
+            state.touchHomeSlots(of: array, in: batch)
+            for position in batch {
+                try encodeElement(array[position], in: frame, serial: serial, heldByArray: held)
+            }
+            start = batch.upperBound
         }
         try closeSlot(slot)
     }
@@ -119,8 +134,12 @@ final class CodableEncoder: Encoder {
     ///
     /// - Throws: `EncodingError.invalidValue` if the object is being encoded already (a cycle)
     ///   outside an `encodeLater` value.
-    func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
-        let (discovery, known) = state.discover(classInstance(value))
+    func encodeObject<T: Encodable>(
+        _ value: T,
+        key: @autoclosure () -> CodingPathComponent,
+        heldByArray: Bool = false
+    ) throws -> Int {
+        let (discovery, known) = state.discover(classInstance(value), heldByArray: heldByArray)
         if let known {
             if known >= 0 {
                 state.referenceCount += 1

@@ -46,11 +46,13 @@ extension CodableEncoder {
         }
     }
 
-    func encodeElement<T: Encodable>(_ value: T, in frame: Int, serial: Int) throws {
+    /// Writes `value` as the next element of unkeyed `frame`; `heldByArray` as for
+    /// `CodableEncodingState.discover`.
+    func encodeElement<T: Encodable>(_ value: T, in frame: Int, serial: Int, heldByArray: Bool = false) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let position = state.frames[frame].count
             if case .object = state.kinds.kind(of: T.self) {
-                let index = try encodeObject(value, key: .index(position))
+                let index = try encodeObject(value, key: .index(position), heldByArray: heldByArray)
                 state.addReferenceElement(index, to: frame)
             } else {
                 state.addValueElement(to: frame)

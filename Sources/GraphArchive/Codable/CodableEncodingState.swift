@@ -83,9 +83,14 @@ struct CodableEncodingState: ~Copyable {
     // MARK: Objects
     /// Object identity → discovery number; holds every object met, so identifiers stay unique.
     var identity = IdentityTable()
+    /// Kept so that the loads of `touchHomeSlots` are not optimized away.
+    private(set) var prefetchSink: UInt = 0
+    /// Arrays whose objects `identity` holds without a retain of their own: kept as long as it
+    /// is used, so that no address it holds is freed and reused by another object meanwhile.
+    private var keptAlive: [Any] = []
     /// Per discovery number: the object's index once its body is written, `beingWritten`
     /// while it is written, `queued` while it waits in `laterObjects`.
-    var objectIndex: [Int] = []
+    var objectIndex = PlainStack<Int>()
     static let beingWritten = -1
     static let queued = -2
 
@@ -126,7 +131,7 @@ struct CodableEncodingState: ~Copyable {
     /// Buffer 0 is the top-level section; the others are scratch buffers for bodies and nested
     /// containers. The active buffer's bytes live in `engine.out`, its box holds an empty writer.
     var buffers = [CodableScratchBuffer()]
-    var freeBuffers: [Int] = []
+    var freeBuffers = PlainStack<Int>()
     var active = 0
 
     // MARK: Types
@@ -241,7 +246,7 @@ struct CodableEncodingState: ~Copyable {
     }
 
     mutating func acquireBuffer() -> Int {
-        if let free = freeBuffers.popLast() { return free }
+        if !freeBuffers.isEmpty { return freeBuffers.removeLast() }
         buffers.append(CodableScratchBuffer())
         return buffers.count - 1
     }
@@ -596,10 +601,13 @@ struct CodableEncodingState: ~Copyable {
 
     /// Looks `object` up: its index if written, `beingWritten`, `queued`, or nil when new
     /// (then it is numbered for discovery, held, and marked `beingWritten`).
+    ///
+    /// With `heldByArray`, an object new to the table is not retained: the array it came from
+    /// was passed to `keep(_:)`, and holds it until the encoder ends.
     @inline(__always)
-    mutating func discover(_ object: AnyObject) -> (discovery: Int, index: Int?) {
+    mutating func discover(_ object: AnyObject, heldByArray: Bool = false) -> (discovery: Int, index: Int?) {
         let next = UInt32(truncatingIfNeeded: objectIndex.count)
-        let (found, inserted) = identity.indexOrInsert(object, next: next)
+        let (found, inserted) = identity.indexOrInsert(object, next: next, heldByCaller: heldByArray)
         let discovery = Int(found)
         if inserted {
             objectIndex.append(-1)
@@ -611,7 +619,24 @@ struct CodableEncodingState: ~Copyable {
     /// Makes room for `count` more objects, so a large array of them grows the tables once.
     mutating func reserveObjects(_ count: Int) {
         identity.reserve(objectIndex.count + count)
-        objectIndex.reserveCapacity(objectIndex.count + count)
+    }
+
+    /// Keeps `array` (of objects) until the encoder ends, so that `discover` need not retain
+    /// its objects one by one: one reference instead of a retain and a release per object (the
+    /// release a write to a header that may have left the cache long before), as the native
+    /// encoder keeps its arrays (`EncodingState.arrayKeptAliveMinimum`).
+    mutating func keep<Element>(_ array: [Element]) {
+        keptAlive.append(array)
+    }
+
+    /// Objects of an array whose identity-table slots are loaded together, ahead of their lookups.
+    static let referenceLookAhead = 16
+
+    /// Loads the identity-table slots of the objects at `batch` of `array` (whose elements are
+    /// objects) into cache together, as the native encoder does (`IdentityTable.touchHomeSlots`):
+    /// their misses overlap instead of stalling one lookup after another.
+    mutating func touchHomeSlots<Element>(of array: [Element], in batch: Range<Int>) {
+        prefetchSink ^= array.withClassElementAddresses(in: batch) { identity.touchHomeSlots(of: $0) }
     }
 
     /// A reference that may close a cycle (inside an `encodeLater` value) to object
@@ -663,7 +688,8 @@ struct CodableEncodingState: ~Copyable {
 
     /// Moves the finished body in the active buffer to the object section and numbers it.
     mutating func finishObject(_ discovery: Int, returningTo buffer: Int) -> Int {
-        objects.writeBytes(of: engine.out)
+        // A body of a few words is copied a word at a time, without a `memcpy` call.
+        objects.writeBytes(of: engine.out, in: 0..<engine.out.count)
         engine.out.truncate(to: 0)
         let body = active
         switchBuffer(to: buffer)
@@ -739,7 +765,9 @@ struct CodableEncodingState: ~Copyable {
                 objects: objectSection,
                 objectCount: objectCount,
                 shapeValueCounts: engine.shapes.map(\.keyIDs.count),
-                numbering: ObjectOrdering.ForwardNumbering(indexOfDiscovery: objectIndex)
+                numbering: ObjectOrdering.ForwardNumbering(
+                    indexOfDiscovery: (0..<objectIndex.count).map { objectIndex[$0] }
+                )
             )
             swap(&top, &numbered.top)
             swap(&objectSection, &numbered.objects)

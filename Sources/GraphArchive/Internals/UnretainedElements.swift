@@ -25,15 +25,6 @@ extension Array where Element: AnyObject {
         in positions: Range<Int>,
         _ body: (UnsafeBufferPointer<UInt>) -> Result
     ) -> Result {
-        precondition(positions.lowerBound >= 0 && positions.upperBound <= count)
-        assert(MemoryLayout<Element>.size == MemoryLayout<UInt>.size)
-        return withUnsafeBufferPointer { objects in
-            let words = UnsafeRawBufferPointer(objects)
-            let stride = MemoryLayout<UInt>.stride
-            return UnsafeRawBufferPointer(
-                rebasing: words[positions.lowerBound * stride..<positions.upperBound * stride]
-            )
-            .withMemoryRebound(to: UInt.self, body)
-        }
+        withClassElementAddresses(in: positions, body)
     }
 }
