@@ -765,9 +765,7 @@ struct CodableEncodingState: ~Copyable {
                 objects: objectSection,
                 objectCount: objectCount,
                 shapeValueCounts: engine.shapes.map(\.keyIDs.count),
-                numbering: ObjectOrdering.ForwardNumbering(
-                    indexOfDiscovery: (0..<objectIndex.count).map { objectIndex[$0] }
-                )
+                numbering: ObjectOrdering.ForwardNumbering(indexOfDiscovery: objectIndex.array)
             )
             swap(&top, &numbered.top)
             swap(&objectSection, &numbered.objects)
