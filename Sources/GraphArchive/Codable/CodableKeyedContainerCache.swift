@@ -8,7 +8,7 @@
 /// lookups, a witness table lookup, an allocation and a release: about 1,500 of the 5,400
 /// instructions callgrind counted per object decoded of the benchmark's Codable grid states
 /// (name, color, date), and about 1,000 of 4,200 per object encoded. Reusing a container
-/// leaves one metadata lookup (the returned container's). A cached container is repointed at
+/// leaves no metadata lookup (see `KeyedContainerRebuilder`). A cached container is repointed at
 /// the new frame when it is reused. It is reused only while this cache holds its box's one
 /// reference, so a container a value still holds (a parent's, while its children are coded,
 /// or one kept past `init(from:)` or `encode(to:)`) is never pointed anywhere else.
@@ -19,6 +19,9 @@ struct CodableKeyedContainerCache {
         var storage: AnyObject
         /// The container in the box, to repoint.
         let container: CodableKeyedContainerPlace
+        /// The `KeyedContainerRebuilder` of the container's type, which makes the container
+        /// from its box.
+        let rebuilder: AnyObject
     }
 
     /// Containers of one key type live at once (nesting of one type), beyond which new ones are
@@ -37,32 +40,42 @@ struct CodableKeyedContainerCache {
         serial: Int,
         make: () -> (place: CodableKeyedContainerPlace, container: Container)
     ) -> Container {
-        if let storage = reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) {
-            return keyedContainer(storage: storage, as: Container.self)
+        guard let index = reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) else {
+            return keepNew(make, key: ObjectIdentifier(Key.self))
         }
-        return keepNew(make(), key: ObjectIdentifier(Key.self))
+        // The entry for `Key` was made for `Container`: a coder asks for one type per key.
+        return KeyedContainerRebuilder<Container>.of(entries[index].rebuilder).rebuild(entries[index].storage)
     }
 
-    /// The cached container keyed by `key` that nobody else holds, pointed at `frame`.
+    /// The entry of the cached container keyed by `key` that nobody else holds, pointed at `frame`.
     @inline(__always)
-    private mutating func reuse(_ key: ObjectIdentifier, frame: Int, serial: Int) -> AnyObject? {
+    private mutating func reuse(_ key: ObjectIdentifier, frame: Int, serial: Int) -> Int? {
         for index in entries.indices where entries[index].key == key {
             if isKnownUniquelyReferenced(&entries[index].storage) {
                 entries[index].container.point(at: frame, serial: serial)
-                return entries[index].storage
+                return index
             }
         }
         return nil
     }
 
-    /// Keeps a new container, unless the cache is full, and returns it.
+    /// Makes a new container and keeps it, unless the cache is full. Out of line: a temporary
+    /// of `Container` here would make every call look up its metadata.
     @inline(never)
     private mutating func keepNew<Container>(
-        _ made: (place: CodableKeyedContainerPlace, container: Container),
+        _ make: () -> (place: CodableKeyedContainerPlace, container: Container),
         key: ObjectIdentifier
     ) -> Container {
+        let made = make()
         if entries.count < Self.capacity, let storage = storageObject(of: made.container) {
-            entries.append(Entry(key: key, storage: storage, container: made.place))
+            entries.append(
+                Entry(
+                    key: key,
+                    storage: storage,
+                    container: made.place,
+                    rebuilder: KeyedContainerRebuilder<Container>()
+                )
+            )
         }
         return made.container
     }
