@@ -83,7 +83,11 @@ final class CodableDecoder: CodableContainerSource {
         state.engine.reader.offset = root
         defer { state.keyedContainers.release() }
         do {
+            // The root array may take the table's references (see `handOverElements(of:)`); a
+            // value decoded later, which `decodeLater` hands to user code, may not.
+            state.rootMayHandOver = true
             let value = try decodeValue(T.self, step: .none, parent: -1)
+            state.rootMayHandOver = false
             try runDeferredAssignments()
             try state.finish()
             return value
@@ -176,6 +180,10 @@ final class CodableDecoder: CodableContainerSource {
         )
         do {
             let frame = try state.openContainer(.unkeyed, slot: slot)
+            if parent < 0 && state.rootMayHandOver {
+                state.rootMayHandOver = false
+                try state.handOverElements(of: frame)
+            }
             let serial = state.frames[frame].serial
             let count = state.frames[frame].count
             var elements: [Element] = []
@@ -194,9 +202,11 @@ final class CodableDecoder: CodableContainerSource {
                 }
                 elements.append(try decodeElement(Element.self, in: frame, serial: serial))
             }
+            if state.handOverFrame == frame { state.handOverFrame = -1 }
             state.engine.reader.offset = try state.closeSlot(slot)
             return elements
         } catch {
+            if state.handOverFrame == slot { state.handOverFrame = -1 }  // the frame is the slot
             state.abandonSlot(slot)
             throw error
         }
@@ -279,7 +289,8 @@ final class CodableDecoder: CodableContainerSource {
             } else {
                 value = try T(from: self)
             }
-            try state.closeObjectSlot(slot, object: classInstance(value))
+            let handingOver = parent >= 0 && parent == state.handOverFrame
+            try state.closeObjectSlot(slot, object: classInstance(value), handingOver: handingOver)
             state.engine.reader.offset = resume
             return value
         } catch {

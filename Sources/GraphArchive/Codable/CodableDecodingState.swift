@@ -124,6 +124,10 @@ struct CodableDecodingState: ~Copyable {
     let rootOffset: Int?
 
     var frames = PlainStack<CodableDecodingFrame>()
+    /// While the root value is decoded: true until an array at the root takes it up.
+    var rootMayHandOver = false
+    /// The frame of the root array whose elements take the table's references, or -1.
+    var handOverFrame = -1
     var currentSlot = -1
     private var slotDepth = 0
     private var nextSerial = 0
@@ -545,13 +549,30 @@ struct CodableDecodingState: ~Copyable {
     }
 
     /// Ends an object's slot and caches the object, noting where its record ended if that was
-    /// not known (the next record starts there).
-    mutating func closeObjectSlot(_ slot: Int, object: AnyObject) throws(GraphArchiveError) {
+    /// not known (the next record starts there). `handingOver`: the object is an element of the
+    /// root array, whose reference the table uses rather than one of its own (see `ObjectSlots`).
+    mutating func closeObjectSlot(_ slot: Int, object: AnyObject, handingOver: Bool) throws(GraphArchiveError) {
         let index = frames[slot].source.objectIndex
         let needsEnd = objectOffsets.count == index + 1
         let end = try closeSlot(slot, needsEnd: needsEnd)
-        objects[index] = object
+        if handingOver {
+            objects.handOver(object, at: index)
+        } else {
+            objects[index] = object
+        }
         if needsEnd { objectOffsets.append(end) }
+    }
+
+    /// Lets the root value's array (decoded by `decodeArray`, over frame `frame`) take the
+    /// table's reference to each object built as one of its elements: the one-call decode
+    /// holds that array until it returns and runs no user code that could drop it.
+    mutating func handOverElements(of frame: Int) throws(GraphArchiveError) {
+        try engine.charge(
+            ObjectSlots.handOverBytes(count: objects.count),
+            for: "marking the objects handed to the root",
+            at: engine.reader.offset
+        )
+        handOverFrame = frame
     }
 
     /// Drops an object's slot after a thrown error; the object is not built.

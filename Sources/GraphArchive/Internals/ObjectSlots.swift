@@ -8,9 +8,19 @@
 /// instructions an object); the table is never shared, so the check guards nothing. Writes
 /// retain the new reference and release the old one, as an array's do. Indexes are checked (a
 /// precondition: callers check object indexes read from the archive against the count first).
+///
+/// An object built as an element of the root array can be handed over (``handOver(_:at:)``):
+/// the slot then holds it without a reference of its own, and the array's reference keeps it
+/// alive, as `DecodedObjects` does for the native decoder. The end of a decode then releases
+/// only the other objects: releasing every object at the end touched each one again long after
+/// it was built, out of cache on a large graph, and retaining it when it was stored cost a
+/// call. Only a caller that runs no user code between the hand-over and the end of the table
+/// that could drop the array may hand objects over, and none may overwrite a handed-over slot.
 struct ObjectSlots: ~Copyable {
     private let base: UnsafeMutablePointer<AnyObject?>
     let count: Int
+    /// Bit `i` set: slot `i` holds its object without a reference. Empty until the first hand-over.
+    private var handedOver: [UInt64] = []
 
     init(count: Int) {
         self.count = count
@@ -19,8 +29,38 @@ struct ObjectSlots: ~Copyable {
     }
 
     deinit {
-        base.deinitialize(count: count)
+        if handedOver.isEmpty {
+            base.deinitialize(count: count)
+        } else {
+            for index in 0..<count where !isHandedOver(index) {
+                (base + index).deinitialize(count: 1)
+            }
+        }
         ZeroedMemory.deallocate(base, count: max(count, 1))
+    }
+
+    /// What the bits of the hand-over allocate, for a table of `count` objects.
+    static func handOverBytes(count: Int) -> Int {
+        DecodedObjects.handOverBytes(count: count)
+    }
+
+    /// Puts `object` in slot `index` without retaining it, releasing what the slot held: the
+    /// caller's reference is the one that keeps the object alive (see the type's comment).
+    @inline(__always)
+    mutating func handOver(_ object: AnyObject, at index: Int) {
+        precondition(index >= 0 && index < count, "object \(index) out of range (count \(count))")
+        if handedOver.isEmpty { handedOver = Array(repeating: 0, count: (count + 63) / 64) }
+        _ = (base + index).move()
+        UnsafeMutableRawPointer(base + index).storeBytes(
+            of: Unmanaged.passUnretained(object).toOpaque(),
+            as: UnsafeMutableRawPointer.self
+        )
+        handedOver[index >> 6] |= 1 << UInt64(index & 63)
+    }
+
+    @inline(__always)
+    private func isHandedOver(_ index: Int) -> Bool {
+        handedOver[index >> 6] & (1 << UInt64(index & 63)) != 0
     }
 
     subscript(index: Int) -> AnyObject? {
