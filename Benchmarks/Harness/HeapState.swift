@@ -62,9 +62,14 @@ enum HeapState: String, CaseIterable, Codable, Sendable {
     ///
     /// `cold` then gives back what is left: the merge returned the top (the settling block,
     /// freed, reaches it), and `malloc_trim` returns the free pages below it.
+    ///
+    /// The request goes through glibc's `malloc` and `free` looked up by name: called directly,
+    /// the optimizer removed the pair as dead code (a block only ever freed), and the release
+    /// build settled nothing.
     func settle() {
-        free(malloc(Self.settlingRequest))
-        if self == .cold, let functions = try? GlibcHeap.functions() {
+        guard let functions = try? GlibcHeap.functions() else { return }
+        functions.free(functions.malloc(Self.settlingRequest))
+        if self == .cold {
             _ = functions.mallocTrim(0)
         }
     }
@@ -92,17 +97,23 @@ private enum GlibcHeap {
     struct Functions {
         var mallopt: @convention(c) (Int32, Int32) -> Int32
         var mallocTrim: @convention(c) (Int) -> Int32
+        var malloc: @convention(c) (Int) -> UnsafeMutableRawPointer?
+        var free: @convention(c) (UnsafeMutableRawPointer?) -> Void
     }
 
     static func functions() throws(UsageError) -> Functions {
         // RTLD_DEFAULT: every object the process has loaded, glibc's libc among them.
         let everywhere = UnsafeMutableRawPointer(bitPattern: 0)
-        guard let mallopt = dlsym(everywhere, "mallopt"), let mallocTrim = dlsym(everywhere, "malloc_trim") else {
+        guard let mallopt = dlsym(everywhere, "mallopt"), let mallocTrim = dlsym(everywhere, "malloc_trim"),
+            let malloc = dlsym(everywhere, "malloc"), let free = dlsym(everywhere, "free")
+        else {
             throw UsageError(message: "--heap needs glibc's malloc (mallopt and malloc_trim were not found)")
         }
         return Functions(
             mallopt: unsafeBitCast(mallopt, to: (@convention(c) (Int32, Int32) -> Int32).self),
-            mallocTrim: unsafeBitCast(mallocTrim, to: (@convention(c) (Int) -> Int32).self)
+            mallocTrim: unsafeBitCast(mallocTrim, to: (@convention(c) (Int) -> Int32).self),
+            malloc: unsafeBitCast(malloc, to: (@convention(c) (Int) -> UnsafeMutableRawPointer?).self),
+            free: unsafeBitCast(free, to: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self)
         )
     }
 }
