@@ -37,6 +37,9 @@ enum ObjectOrdering {
         if state.bodyReferencesPointForward && state.bodyOwner.isEmpty && state.bodyCount == count {
             return try reverse(state: state, top: top, objects: objects, scanner: scanner)
         }
+        if state.bodyOwner.isEmpty && state.bodyCount == count {
+            return try reorderInIndexOrder(state: state, top: top, objects: objects, scanner: scanner)
+        }
         // Each body's object, edges and start (see `bodyStarts`).
         var bodyStart = [Int](repeating: -1, count: count)
         var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
@@ -55,80 +58,132 @@ enum ObjectOrdering {
         for object in bodyOwners { isNode[object] = true }
         return try state.withEdges { (edges, places) throws(GraphArchiveError) -> Result in
             let graph = ReferenceGraph(edges: edges, edgeRange: edgeRange, isNode: isNode)
-            let order: [Int]
-            do throws(ReferenceGraph.UnmarkedCycle) {
-                order = try graph.constructionOrder(roots: bodyOwners)
-            } catch {
-                throw unmarkedCycleError(error, in: graph, state: state, objects: objects, bodyStart: bodyStart)
+            let order = try constructionOrder(of: graph, roots: bodyOwners, state: state, objects: objects) {
+                bodyStart
             }
-            var newIndex = [Int](repeating: -1, count: count)
+            // Bodies lie back to back in written order: each ends where the next one starts.
+            var bodyEnd = [Int](repeating: objects.count, count: places == nil ? 0 : count)
+            if places != nil {
+                for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
+            }
+            let bodies = Bodies(edges: edges, places: places, references: edgeRange, scanner: scanner)
+            return try bodies.renumbered(order, fixed: fixed, top: top, objects: objects, state: state) {
+                bodyStart[$0]..<bodyEnd[$0]
+            } startTable: {
+                bodyStart
+            }
+        }
+    }
+
+    /// ``reorder(state:top:objects:)`` for bodies written in index order, one for every object
+    /// (a tree with parent links, most graphs with back links): body `i` is object `i`'s, so the
+    /// recorded starts serve as they are, each body ending where the next starts, and no table
+    /// of owners, starts or ends is made (three arrays of the object count, filled and read).
+    private static func reorderInIndexOrder(
+        state: borrowing EncodingState,
+        top: borrowing ByteWriter,
+        objects: borrowing ByteWriter,
+        scanner: ValueScanner
+    ) throws(GraphArchiveError) -> Result {
+        let count = state.bodyCount
+        let fixed = state.bodiesInBlocks
+        var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
+        for object in fixed..<count { edgeRange[object] = state.edgeRange(ofBody: object) }
+        var isNode = [Bool](repeating: false, count: fixed)
+        isNode.append(contentsOf: repeatElement(true, count: count - fixed))
+        var ordered: Result?
+        try withBodyStarts(state: state, objects: objects, scanner: scanner) { (starts) throws(GraphArchiveError) in
+            let objectsEnd = objects.count
+            ordered = try state.withEdges { (edges, places) throws(GraphArchiveError) -> Result in
+                let graph = ReferenceGraph(edges: edges, edgeRange: edgeRange, isNode: isNode)
+                let order = try constructionOrder(of: graph, roots: fixed..<count, state: state, objects: objects) {
+                    [Int](repeating: -1, count: fixed) + starts
+                }
+                let bodies = Bodies(edges: edges, places: places, references: edgeRange, scanner: scanner)
+                return try bodies.renumbered(order, fixed: fixed, top: top, objects: objects, state: state) {
+                    starts[$0 - fixed]..<($0 + 1 < count ? starts[$0 + 1 - fixed] : objectsEnd)
+                } startTable: {
+                    [Int](repeating: -1, count: fixed) + starts
+                }
+            }
+        }
+        guard let ordered = ordered.take() else { preconditionFailure("the body starts were not given") }
+        return ordered
+    }
+
+    /// The construction order of `graph` from `roots`, or the error naming the cycle of plain
+    /// references that has none (`bodyStart`: where each object's body starts, to read it).
+    private static func constructionOrder(
+        of graph: ReferenceGraph,
+        roots: some Collection<Int>,
+        state: borrowing EncodingState,
+        objects: borrowing ByteWriter,
+        bodyStart: () -> [Int]
+    ) throws(GraphArchiveError) -> [Int] {
+        do throws(ReferenceGraph.UnmarkedCycle) {
+            return try graph.constructionOrder(roots: roots)
+        } catch {
+            throw unmarkedCycleError(error, in: graph, state: state, objects: objects, bodyStart: bodyStart())
+        }
+    }
+
+    /// The bodies written, as the reordering copies them: the references each made
+    /// (`edges[references[o]]` for object `o`) and, while noted, their places.
+    private struct Bodies {
+        let edges: BufferView<Int>
+        let places: BufferView<ReferencePlace>?
+        let references: [Range<Int>]
+        let scanner: ValueScanner
+
+        /// Numbers the objects of `order` after the `fixed` ones and returns the payload: their
+        /// bodies (object `o`'s at `body(o)` of `objects`; `startTable()`, where each starts by
+        /// object, for a copy that reads the values) copied in that order, renumbered, and the
+        /// top section renumbered alike.
+        func renumbered(
+            _ order: [Int],
+            fixed: Int,
+            top: borrowing ByteWriter,
+            objects: borrowing ByteWriter,
+            state: borrowing EncodingState,
+            at body: (_ object: Int) -> Range<Int>,
+            startTable: () -> [Int]
+        ) throws(GraphArchiveError) -> Result {
+            var newIndex = [Int](repeating: -1, count: references.count)
             for object in 0..<fixed { newIndex[object] = object }
             for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
+            let mapping = Reordering(newIndex: newIndex)
             var newObjects = ByteWriter(reservingCapacity: objects.count)
-            let bodyReferences = try copyBodies(
-                order,
-                at: bodyStart,
-                owners: bodyOwners,
-                references: edgeRange,
-                of: objects,
-                edges: edges,
-                places: places,
-                scanner: scanner,
-                mapping: Reordering(newIndex: newIndex),
-                into: &newObjects
-            )
-            return try result(
+            var bodyReferences = 0
+            if let places {
+                let copier = BodyCopier(edges: edges, places: places, mapping: mapping)
+                for object in order {
+                    bodyReferences += copier.copy(
+                        body(object),
+                        references: references[object],
+                        of: objects,
+                        into: &newObjects
+                    )
+                }
+            } else {
+                bodyReferences = try Translator.copyBodies(
+                    order,
+                    at: startTable(),
+                    of: objects,
+                    scanner: scanner,
+                    mapping: mapping,
+                    into: &newObjects
+                )
+            }
+            return try ObjectOrdering.result(
                 objects: newObjects,
                 count: fixed + order.count,
                 bodyReferences: bodyReferences,
                 top: top,
                 state: state,
                 scanner: scanner,
-                mapping: Reordering(newIndex: newIndex)
+                mapping: mapping
             )
         }
-    }
-
-    /// Copies the bodies of `objects` (object `o`'s at `starts[o]`, with the references
-    /// `edges[references[o]]`; bodies lie back to back in the written order `owners`) in `order`,
-    /// renumbered through `mapping`, into `newObjects`; returns how many references they hold now.
-    private static func copyBodies(
-        _ order: [Int],
-        at bodyStart: [Int],
-        owners bodyOwners: [Int],
-        references edgeRange: [Range<Int>],
-        of objects: borrowing ByteWriter,
-        edges: BufferView<Int>,
-        places: BufferView<ReferencePlace>?,
-        scanner: ValueScanner,
-        mapping: Reordering,
-        into newObjects: inout ByteWriter
-    ) throws(GraphArchiveError) -> Int {
-        var bodyReferences = 0
-        if let places {
-            // Bodies lie back to back in written order: each ends where the next one starts.
-            var bodyEnd = [Int](repeating: objects.count, count: bodyStart.count)
-            for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
-            let copier = BodyCopier(edges: edges, places: places, mapping: mapping)
-            for object in order {
-                bodyReferences += copier.copy(
-                    bodyStart[object]..<bodyEnd[object],
-                    references: edgeRange[object],
-                    of: objects,
-                    into: &newObjects
-                )
-            }
-        } else {
-            bodyReferences = try Translator.copyBodies(
-                order,
-                at: bodyStart,
-                of: objects,
-                scanner: scanner,
-                mapping: mapping,
-                into: &newObjects
-            )
-        }
-        return bodyReferences
     }
 
     /// The ordered payload of `objects`, bodies copied in their new order holding

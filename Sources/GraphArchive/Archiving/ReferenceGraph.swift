@@ -48,7 +48,7 @@ struct ReferenceGraph {
     /// references lead to.
     ///
     /// - Throws: ``UnmarkedCycle`` for a cycle of plain references.
-    func constructionOrder(roots: [Int]) throws(UnmarkedCycle) -> [Int] {
+    func constructionOrder(roots: some Collection<Int>) throws(UnmarkedCycle) -> [Int] {
         var progress = [Progress](repeating: .unvisited, count: edgeRange.count)
         var frames: [(object: Int, edge: Int)] = []
         var order: [Int] = []
@@ -65,7 +65,7 @@ struct ReferenceGraph {
 
     /// ``constructionOrder(roots:)`` for a graph whose plain references close a cycle in the
     /// depth-first order of all references: component by component.
-    private func orderByComponents(roots: [Int]) throws(UnmarkedCycle) -> [Int] {
+    private func orderByComponents(roots: some Collection<Int>) throws(UnmarkedCycle) -> [Int] {
         let count = edgeRange.count
         // Tarjan's algorithm: the visit number of each node (`none`: not yet), the lowest visit
         // number it reaches, and its component (`none` until its component is complete; a
