@@ -156,25 +156,34 @@ struct ReferenceGraph {
     ) -> UnmarkedCycle? {
         for start in starts where progress[start] == .unvisited {
             progress[start] = .visiting
-            frames.append((start, edgeRange[start].lowerBound))
-            while let frame = frames.last {
-                let (object, edge) = frame
-                guard edge < edgeRange[object].upperBound else {
-                    frames.removeLast()
+            // The node being walked and its next reference are kept here; `frames` holds the
+            // nodes it was reached through, each with the reference after the one followed.
+            var object = start
+            var edge = edgeRange[start].lowerBound
+            var end = edgeRange[start].upperBound
+            while true {
+                guard edge < end else {
                     progress[object] = .done
                     order.append(object)
+                    guard let resumed = frames.popLast() else { break }
+                    (object, edge) = resumed
+                    end = edgeRange[object].upperBound
                     continue
                 }
-                frames[frames.count - 1].edge = edge + 1
                 let reference = edges[edge]
+                edge += 1
                 let target = Self.target(of: reference)
                 guard follows(reference, target) else { continue }
                 if progress[target] == .unvisited {
                     progress[target] = .visiting
-                    frames.append((target, edgeRange[target].lowerBound))
+                    frames.append((object, edge))
+                    object = target
+                    edge = edgeRange[target].lowerBound
+                    end = edgeRange[target].upperBound
                 } else if progress[target] == .visiting && !Self.isBackLink(reference) {
                     // Plain references lead from `target` to here and back: in this walk's
                     // order, this one would point forward.
+                    frames.append((object, edge))
                     var first = frames.count - 1
                     while frames[first].object != target { first -= 1 }
                     return UnmarkedCycle(steps: frames[first...].map { ($0.object, $0.edge - 1) })
