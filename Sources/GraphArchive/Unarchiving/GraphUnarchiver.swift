@@ -540,6 +540,7 @@ public final class GraphUnarchiver {
         state.finishValue()
         state.pendingAssignments.add(
             after: awaited,
+            isBeingBuilt: awaited == state.objectBeingBuilt,
             .init(
                 type: T.self,
                 assign: ErasedAssignment(assign),

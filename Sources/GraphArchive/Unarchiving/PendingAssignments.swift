@@ -88,9 +88,15 @@ struct PendingAssignments {
     private var entries: [Entry] = []
     private var nextSlot: [Int32] = []
     private var firstFree: Int32 = -1
+    /// The first and last slot of the queue of the object being built (-1: empty): its own
+    /// requests for nil and for objects built before it, most back links of a graph, kept out
+    /// of `queues`, where each would be added and then taken again for that one object.
+    private var ownFirst: Int32 = -1
+    private var ownLast: Int32 = -1
 
-    /// Adds a request that can run once object `object` is built.
-    mutating func add(after object: Int, _ entry: consuming Entry) {
+    /// Adds a request that can run once object `object` is built; `isBeingBuilt`: `object` is
+    /// the one being built, whose queue is taken next.
+    mutating func add(after object: Int, isBeingBuilt: Bool, _ entry: consuming Entry) {
         let slot: Int32
         if firstFree >= 0 {
             slot = firstFree
@@ -102,7 +108,10 @@ struct PendingAssignments {
             entries.append(consume entry)
             nextSlot.append(-1)
         }
-        if let position = queues.position(of: object) {
+        if isBeingBuilt {
+            if ownLast >= 0 { nextSlot[Int(ownLast)] = slot } else { ownFirst = slot }
+            ownLast = slot
+        } else if let position = queues.position(of: object) {
             nextSlot[Int(queues.last(at: position))] = slot
             queues.setLast(slot, at: position)
         } else {
@@ -112,10 +121,16 @@ struct PendingAssignments {
 
     /// Takes the queue of requests waiting for object `object`, if any: its first slot, for
     /// `next(after:)`. Requests added later for the same object start a new queue.
+    /// `object` must be the object being built when its own requests were added.
     @inline(__always)
     mutating func takeQueue(waitingFor object: Int) -> Int32? {
-        guard !queues.isEmpty, let position = queues.position(of: object) else { return nil }
+        let own = ownFirst
+        ownFirst = -1
+        ownLast = -1
+        guard !queues.isEmpty, let position = queues.position(of: object) else { return own >= 0 ? own : nil }
         let first = queues.first(at: position)
+        // The object's own requests were made after those of the objects built before it.
+        if own >= 0 { nextSlot[Int(queues.last(at: position))] = own }
         queues.remove(at: position)
         return first
     }
