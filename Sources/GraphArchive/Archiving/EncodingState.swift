@@ -87,7 +87,10 @@ struct EncodingState: ~Copyable {
     var bodyOwner = GrowableBuffer<Int>()
     /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]` for body `i`),
     /// each marked plain or back link (`ReferenceGraph.edge(to:isBackLink:)`); `edgeStart`
-    /// stays empty until the first reference from a body.
+    /// stays empty until the first reference from a body, and while every body before the last
+    /// made exactly one, from the first body on (a chain): body `i`'s references then start at
+    /// `i`, which is all `edgeStart` would hold (8 bytes an object). It is filled in once a
+    /// body breaks that.
     var edges = GrowableBuffer<Int>()
     var edgeStart = GrowableBuffer<Int>()
     /// Where each reference of `edges` sits in its body (``ReferencePlace``), so that a
@@ -412,7 +415,7 @@ struct EncodingState: ~Copyable {
         }
         if currentObject >= 0 {
             referencesFromBodies += 1
-            if edges.isEmpty { edgeStart.append(repeating: 0, count: bodyCount) }
+            if edges.isEmpty { noteFirstEdge() }
             edges.append(ReferenceGraph.edge(to: index, isBackLink: conditional || writesBackLinks))
             notePlace(kind)
             // Even a back link leaves the order here: the body could otherwise go into a block
@@ -421,6 +424,36 @@ struct EncodingState: ~Copyable {
             if index <= currentObject { bodyReferencesPointForward = false }
         }
         return index
+    }
+
+    /// Before the first reference from a body is recorded: starts `edgeStart`, unless that body
+    /// is the first (see `edges`).
+    private mutating func noteFirstEdge() {
+        if bodyCount > 1 { edgeStart.append(repeating: 0, count: bodyCount) }
+    }
+
+    /// Records where the references of body `position`, beginning, start, once bodies made any.
+    @inline(__always)
+    private mutating func noteEdgeStart(ofBody position: Int) {
+        if !edgeStart.isEmpty {
+            edgeStart.append(edges.count)
+        } else if edges.count != position {
+            listEdgeStarts(upTo: position)
+        }
+    }
+
+    /// Lists where the references of bodies `0...position` start, once body `position - 1` did
+    /// not make exactly one reference (out of line: the hot path keeps its registers).
+    @inline(never)
+    private mutating func listEdgeStarts(upTo position: Int) {
+        edgeStart.append(contentsOf: 0..<position)
+        edgeStart.append(edges.count)
+    }
+
+    /// Where the references of the body being written start in `edges`, or nil before the
+    /// first reference from a body.
+    private var firstEdgeOfCurrentBody: Int? {
+        edgeStart.last ?? (edges.isEmpty ? nil : bodyCount - 1)
     }
 
     /// Records where the reference just registered starts in the body being written.
@@ -438,7 +471,7 @@ struct EncodingState: ~Copyable {
     /// Moves the places of the current body's references that lie after `index` (a record's
     /// shape placeholder) up by `count` bytes, inserted after it.
     private mutating func shiftPlaces(after index: Int, by count: Int) {
-        guard currentObject >= 0, notesPlaces, let firstEdge = edgeStart.last else { return }
+        guard currentObject >= 0, notesPlaces, let firstEdge = firstEdgeOfCurrentBody else { return }
         var edge = edges.count - 1
         while edge >= firstEdge, currentBodyStart + edgePlaces[edge].offset > index {
             guard edgePlaces[edge].offset + count < ReferencePlace.offsetLimit else {
@@ -556,7 +589,7 @@ struct EncodingState: ~Copyable {
         currentBodyStart = out.count
         if firstTrackedBody >= 0 { trackedBodyStarts.append(currentBodyStart) }
         if !bodyOwner.isEmpty { bodyOwner.append(index) }
-        if !edges.isEmpty { edgeStart.append(edges.count) }
+        if !edges.isEmpty { noteEdgeStart(ofBody: bodyCount) }
         bodyCount += 1
         currentObject = index
         openRecord(typeID: typeID(for: next.type, object: next.type))
@@ -580,7 +613,11 @@ struct EncodingState: ~Copyable {
 
     /// The references made by the body written `position`-th.
     func edgeRange(ofBody position: Int) -> Range<Int> {
-        guard !edgeStart.isEmpty else { return 0..<0 }
+        guard !edgeStart.isEmpty else {
+            // None yet, or one a body so far (see `edges`).
+            if edges.isEmpty { return 0..<0 }
+            return position..<(position + 1 < bodyCount ? position + 1 : edges.count)
+        }
         let end = position + 1 < edgeStart.count ? edgeStart[position + 1] : edges.count
         return edgeStart[position]..<end
     }

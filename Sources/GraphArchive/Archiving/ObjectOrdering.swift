@@ -22,12 +22,13 @@ enum ObjectOrdering {
         var referenceCount: Int
     }
 
+    /// Orders the `objectCount` objects `state` numbered (its identity table may be gone).
     static func reorder(
         state: borrowing EncodingState,
+        objectCount count: Int,
         top: borrowing ByteWriter,
         objects: borrowing ByteWriter
     ) throws(GraphArchiveError) -> Result {
-        let count = state.identity.count
         let fixed = state.bodiesInBlocks
         let scanner = ValueScanner(
             shapeValueCounts: state.shapes.map(\.keyIDs.count),
@@ -75,10 +76,10 @@ enum ObjectOrdering {
         }
     }
 
-    /// ``reorder(state:top:objects:)`` for bodies written in index order, one for every object
-    /// (a tree with parent links, most graphs with back links): body `i` is object `i`'s, so the
-    /// recorded starts serve as they are, each body ending where the next starts, and no table
-    /// of owners, starts or ends is made (three arrays of the object count, filled and read).
+    /// ``reorder(state:objectCount:top:objects:)`` for bodies written in index order, one for every
+    /// object (a tree with parent links, most graphs with back links): body `i` is object `i`'s,
+    /// so the recorded starts serve as they are, each body ending where the next starts, and no
+    /// table of owners, starts or ends is made (three arrays of the object count, filled and read).
     private static func reorderInIndexOrder(
         state: borrowing EncodingState,
         top: borrowing ByteWriter,

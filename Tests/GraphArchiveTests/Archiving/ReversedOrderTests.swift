@@ -93,6 +93,26 @@ struct ReversedOrderTests {
         #expect(try Self.archive(head, general: false, notingPlaces: false) == general)
     }
 
+    /// A vine (one reference a body, which the encoder does not list body by body) branching
+    /// lower down, into bodies that make many references and none: read back whole, through
+    /// either ordering.
+    @Test(arguments: [false, true])
+    func vineBranchingLowerDown(general: Bool) throws {
+        let nodes = (0..<60).map(OwningNode.init(label:))
+        for index in 1..<40 { nodes[index - 1].children = [nodes[index]] }
+        nodes[39].children = Array(nodes[40...])
+        nodes[39].heir = nodes[59]
+        let data = try Self.archive(nodes[0], general: general)
+        #expect(try GraphUnarchiver.verify(data).objectCount == nodes.count)
+        var walk = try GraphUnarchiver.unarchivedObject(ofType: OwningNode.self, from: data)
+        for label in 0..<39 {
+            #expect(walk.label == label && walk.children.count == 1 && walk.heir == nil)
+            walk = walk.children[0]
+        }
+        #expect(walk.label == 39 && walk.children.map(\.label) == Array(40..<60))
+        #expect(walk.heir === walk.children.last)
+    }
+
     /// Thousands of bodies without references go into compressed blocks as they are written;
     /// a chain met after them is stored in reverse after them, the blocks' numbers kept.
     @Test(arguments: [false, true])
