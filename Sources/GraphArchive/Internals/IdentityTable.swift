@@ -10,7 +10,11 @@
 ///   slots, so the probes walk memory in order and the hardware prefetcher hides the latency
 ///   that random slots pay on every lookup of a large graph.
 /// - Should addresses ever collide in long runs under that mapping, the table rehashes itself
-///   with a multiplicative (Fibonacci) hash, which spreads any address pattern.
+///   with a multiplicative (Fibonacci) hash of each address's 4 KiB block, keeping its place
+///   in the block. Runs form when objects sit in blocks that alias under the plain mapping (a
+///   heap with holes spread over more than the table spans, as after a large graph was freed):
+///   hashing the block spreads those, while objects allocated one after another still land in
+///   neighbouring slots (hashing whole addresses would make every probe a cache miss).
 /// - Keys and values live in two blocks from `ZeroedMemory` (8 + 4 bytes a slot, no padding)
 ///   at a load factor of up to three quarters: the table is most of what an encode holds
 ///   besides its output (12.6 MB for 750,000 objects), and probes read only the keys until they hit.
@@ -31,7 +35,10 @@ struct IdentityTable: ~Copyable {
     /// Probes beyond which the address-order mapping is abandoned.
     private static let longProbe = 48
 
-    init(minimumCapacity: Int = 512) {
+    /// - Parameter scrambled: starts with the scrambled mapping (tests; the table otherwise
+    ///   switches to it when it sees a long probe run).
+    init(minimumCapacity: Int = 512, scrambled: Bool = false) {
+        scrambles = scrambled
         capacity = Self.capacity(for: minimumCapacity)
         (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
@@ -85,10 +92,17 @@ struct IdentityTable: ~Copyable {
     private func slot(for key: UInt) -> Int {
         let address = UInt64(key >> 4)
         if scrambles {
-            return Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+            // The 4 KiB block hashed, the 16-byte unit inside it kept (see the type's comment).
+            let block = (address >> Self.unitsPerBlockShift) &* 0x9E37_79B9_7F4A_7C15
+            let spread = (block >> 32) << Self.unitsPerBlockShift | address & Self.unitInBlock
+            return Int(truncatingIfNeeded: spread) & mask
         }
         return Int(truncatingIfNeeded: address) & mask
     }
+
+    /// 16-byte units in a block of the scrambled mapping (256: 4 KiB), as a shift and a mask.
+    private static let unitsPerBlockShift: UInt64 = 8
+    private static let unitInBlock: UInt64 = (1 << unitsPerBlockShift) - 1
 
     /// The index stored for `object`; if there is none, stores `next`, retains `object` (unless
     /// `heldByCaller`: the caller keeps it alive until the table ends) and returns `next` with

@@ -92,6 +92,23 @@ struct OutputBufferTests {
         #expect(table.count == objects.count)
     }
 
+    /// The mapping a table switches to when addresses cluster: every object found again, in
+    /// tables small and large, across growths (from 16 slots to 32,768).
+    @Test func scrambledTableKeepsEveryIndex() {
+        var table = IdentityTable(minimumCapacity: 8, scrambled: true)
+        let objects = (0..<20_000).map { Record(name: "", color: $0, date: "") }
+        for (index, object) in objects.enumerated() {
+            #expect(table.indexOrInsert(object, next: UInt32(index)).inserted)
+            if index == 100 || index == 19_999 {
+                for (earlier, object) in objects.prefix(index + 1).enumerated() {
+                    let found = table.indexOrInsert(object, next: 99_999)
+                    #expect(!found.inserted && found.index == UInt32(earlier))
+                }
+            }
+        }
+        #expect(table.count == objects.count)
+    }
+
     @Test func objectAddressesAreTheArraysReferences() {
         let objects = (0..<40).map { Record(name: "", color: $0, date: "") }
         for positions in [0..<0, 0..<1, 3..<19, 16..<32, 39..<40, 0..<40] {
