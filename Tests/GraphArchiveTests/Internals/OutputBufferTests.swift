@@ -93,7 +93,7 @@ struct OutputBufferTests {
     }
 
     /// The mapping a table switches to when addresses cluster: every object found again, in
-    /// tables small and large, across growths (from 16 slots to 32,768).
+    /// tables small and large, across growths (from 16 slots to 65,536).
     @Test func scrambledTableKeepsEveryIndex() {
         var table = IdentityTable(minimumCapacity: 8, scrambled: true)
         let objects = (0..<20_000).map { Record(name: "", color: $0, date: "") }
