@@ -290,7 +290,7 @@ final class CodableDecoder: CodableContainerSource {
                 value = try T(from: self)
             }
             let handingOver = parent >= 0 && parent == state.handOverFrame
-            try state.closeObjectSlot(slot, object: classInstance(value), handingOver: handingOver)
+            try withClassInstance(value) { try state.closeObjectSlot(slot, object: $0, handingOver: handingOver) }
             state.engine.reader.offset = resume
             return value
         } catch {

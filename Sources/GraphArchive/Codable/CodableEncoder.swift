@@ -114,12 +114,21 @@ final class CodableEncoder: Encoder {
         state.reserveObjects(array.count)
         let held = array.count >= EncodingState.arrayKeptAliveMinimum
         if held { state.keep(array) }
+        // A held array's objects are looked up by address (see `encodeHeldObject`).
+        let addresses = held ? state.batchAddresses.count : -1
+        if held { state.batchAddresses.append(repeating: 0, count: CodableEncodingState.referenceLookAhead) }
+        defer { if held { state.batchAddresses.truncate(to: addresses) } }
         var start = 0
         while start < array.count {
             let batch = start..<min(start + CodableEncodingState.referenceLookAhead, array.count)
-            state.touchHomeSlots(of: array, in: batch)
+            state.touchHomeSlots(of: array, in: batch, keptFrom: addresses)
             for position in batch {
-                try encodeElement(array[position], in: frame, serial: serial, heldByArray: held)
+                if held {
+                    let address = state.batchAddresses[addresses + position - batch.lowerBound]
+                    try encodeHeldObject(at: position, of: array, address: address, in: frame, serial: serial)
+                } else {
+                    try encodeElement(array[position], in: frame, serial: serial)
+                }
             }
             start = batch.upperBound
         }
@@ -134,23 +143,55 @@ final class CodableEncoder: Encoder {
     ///
     /// - Throws: `EncodingError.invalidValue` if the object is being encoded already (a cycle)
     ///   outside an `encodeLater` value.
-    func encodeObject<T: Encodable>(
-        _ value: T,
-        key: @autoclosure () -> CodingPathComponent,
-        heldByArray: Bool = false
+    func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
+        let (discovery, known) = withClassInstance(value) { state.discover($0) }
+        return try encodeDiscovered(value, discovery: discovery, known: known, key: key())
+    }
+
+    /// Element `position` of `array`, an object at `address` that `array` (kept, see
+    /// `CodableEncodingState.keep`) holds, as the next element of unkeyed `frame`, as
+    /// `encodeElement` writes it; an object met before is looked up by its address alone,
+    /// without a copy of the element (a retain and a release: writes to an object that may have
+    /// left the cache long ago).
+    private func encodeHeldObject<Element: Encodable>(
+        at position: Int,
+        of array: [Element],
+        address: UInt,
+        in frame: Int,
+        serial: Int
+    ) throws {
+        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
+            let (discovery, known) = withObject(at: address) { state.discover($0, heldByArray: true) }
+            let index = try encodeDiscovered(
+                array[position],
+                discovery: discovery,
+                known: known,
+                key: .index(state.frames[frame].count)
+            )
+            state.addReferenceElement(index, to: frame)
+        }
+    }
+
+    /// `encodeObject` once `value` was looked up (`CodableEncodingState.discover`); `value` is
+    /// asked for only if its body is not written yet.
+    @inline(__always)
+    private func encodeDiscovered<T: Encodable>(
+        _ value: @autoclosure () -> T,
+        discovery: Int,
+        known: Int?,
+        key: @autoclosure () -> CodingPathComponent
     ) throws -> Int {
-        let (discovery, known) = state.discover(classInstance(value), heldByArray: heldByArray)
         if let known {
             if known >= 0 {
                 state.referenceCount += 1
                 return known
             }
-            return try encodeUnwritten(value, discovery: discovery, index: known, key: key())
+            return try encodeUnwritten(value(), discovery: discovery, index: known, key: key())
         }
         if state.laterDepth > 0 {
-            return state.forwardReference(to: value, discovery: discovery, isNew: true, key: key())
+            return state.forwardReference(to: value(), discovery: discovery, isNew: true, key: key())
         }
-        let index = try encodeBody(of: value, discovery: discovery, key: key())
+        let index = try encodeBody(of: value(), discovery: discovery, key: key())
         state.referenceCount += 1
         return index
     }
@@ -186,7 +227,7 @@ final class CodableEncoder: Encoder {
         state.switchBuffer(to: body)
         // The object's class read from its header: `type(of: value)` on a generic value asks
         // the runtime to search for its dynamic type.
-        let valueType: Any.Type = type(of: classInstance(value))
+        let valueType: Any.Type = withClassInstance(value) { type(of: $0) }
         let slot = state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
         try closeSlot(slot)

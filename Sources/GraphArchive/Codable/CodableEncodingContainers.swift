@@ -46,13 +46,12 @@ extension CodableEncoder {
         }
     }
 
-    /// Writes `value` as the next element of unkeyed `frame`; `heldByArray` as for
-    /// `CodableEncodingState.discover`.
-    func encodeElement<T: Encodable>(_ value: T, in frame: Int, serial: Int, heldByArray: Bool = false) throws {
+    /// Writes `value` as the next element of unkeyed `frame`.
+    func encodeElement<T: Encodable>(_ value: T, in frame: Int, serial: Int) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let position = state.frames[frame].count
             if case .object = state.kinds.kind(of: T.self) {
-                let index = try encodeObject(value, key: .index(position), heldByArray: heldByArray)
+                let index = try encodeObject(value, key: .index(position))
                 state.addReferenceElement(index, to: frame)
             } else {
                 state.addValueElement(to: frame)
@@ -67,7 +66,8 @@ extension CodableEncoder {
         return state.frames[frame].count
     }
 
-    private func nextIndexKey(_ frame: Int) -> (any CodingKey)? {
+    /// The coding key of unkeyed `frame`'s next element (nil for a failed container).
+    func nextIndexKey(_ frame: Int) -> (any CodingKey)? {
         frame >= 0 && frame < state.frames.count ? GraphArchiveCodingKey(index: state.frames[frame].count) : nil
     }
 

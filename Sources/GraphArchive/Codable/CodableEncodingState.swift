@@ -635,9 +635,22 @@ struct CodableEncodingState: ~Copyable {
     /// Loads the identity-table slots of the objects at `batch` of `array` (whose elements are
     /// objects) into cache together, as the native encoder does (`IdentityTable.touchHomeSlots`):
     /// their misses overlap instead of stalling one lookup after another.
-    mutating func touchHomeSlots<Element>(of array: [Element], in batch: Range<Int>) {
-        prefetchSink ^= array.withClassElementAddresses(in: batch) { identity.touchHomeSlots(of: $0) }
+    /// With `keptFrom` 0 or more, the addresses it read are kept in `batchAddresses` from there
+    /// on, in order.
+    mutating func touchHomeSlots<Element>(of array: [Element], in batch: Range<Int>, keptFrom start: Int = -1) {
+        let sink = array.withClassElementAddresses(in: batch) { addresses in
+            if start >= 0 {
+                for (offset, address) in addresses.enumerated() { batchAddresses[start + offset] = address }
+            }
+            return identity.touchHomeSlots(of: addresses)
+        }
+        prefetchSink ^= sink
     }
+
+    /// The addresses of the objects of the arrays being encoded by address, a batch
+    /// (`referenceLookAhead`) each: a body in an array's batch may encode an array of its own,
+    /// whose batch goes above.
+    var batchAddresses = PlainStack<UInt>()
 
     /// A reference that may close a cycle (inside an `encodeLater` value) to object
     /// `discovery`, not written yet: queues it if it is new, and returns the placeholder index

@@ -15,6 +15,30 @@ func classInstance<T>(_ value: T) -> AnyObject {
     return unsafeBitCast(value, to: AnyObject.self)
 }
 
+/// Calls `body` with `value` as `AnyObject`, lent rather than copied: `classInstance(_:)`
+/// makes a new reference, a retain and a release (atomic, and a write to the object's header)
+/// around a use that needs none, such as looking the object up or reading its class.
+///
+/// - Precondition: `T` is a class type (checked only in debug builds).
+@inline(__always)
+func withClassInstance<T, Result>(_ value: T, _ body: (AnyObject) throws -> Result) rethrows -> Result {
+    assert(T.self is AnyClass, "\(T.self) is not a class")
+    // The reference's bits, read as a plain word: no retain. `value` holds the object.
+    return try withObject(at: unsafeBitCast(value, to: UInt.self), body)
+}
+
+/// Calls `body` with the object whose address is `address` (a class reference's bits, as
+/// `Array.withClassElementAddresses` reads them), lent: no retain, no access to the object.
+///
+/// - Precondition: something else holds the object for the whole call.
+@inline(__always)
+func withObject<Result>(at address: UInt, _ body: (AnyObject) throws -> Result) rethrows -> Result {
+    guard let pointer = UnsafeRawPointer(bitPattern: address) else {
+        preconditionFailure("an object's address is never 0")
+    }
+    return try Unmanaged<AnyObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+}
+
 /// Whether `object`'s class is exactly `T` (no runtime cast, no `Optional<T>` metadata).
 @inline(__always)
 func isInstance<T>(_ object: AnyObject, ofExactly _: T.Type) -> Bool {
