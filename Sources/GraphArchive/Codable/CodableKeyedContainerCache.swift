@@ -13,15 +13,17 @@
 /// reference, so a container a value still holds (a parent's, while its children are coded,
 /// or one kept past `init(from:)` or `encode(to:)`) is never pointed anywhere else.
 struct CodableKeyedContainerCache {
+    /// Its references are lent to their uses (`HeldReference`), so that handing a container out
+    /// retains only the box it returns.
     struct Entry {
         let key: ObjectIdentifier
         /// The container's box (see `storageObject(of:)`).
-        var storage: AnyObject
+        var storage: HeldReference<AnyObject>
         /// The container in the box, to repoint.
-        let container: CodableKeyedContainerPlace
+        let container: HeldReference<CodableKeyedContainerPlace>
         /// The `KeyedContainerRebuilder` of the container's type, which makes the container
         /// from its box.
-        let rebuilder: AnyObject
+        let rebuilder: HeldReference<AnyObject>
     }
 
     /// Containers of one key type live at once (nesting of one type), beyond which new ones are
@@ -44,15 +46,17 @@ struct CodableKeyedContainerCache {
             return keepNew(make, key: ObjectIdentifier(Key.self))
         }
         // The entry for `Key` was made for `Container`: a coder asks for one type per key.
-        return KeyedContainerRebuilder<Container>.of(entries[index].rebuilder).rebuild(entries[index].storage)
+        return entries[index].storage.withObject { storage in
+            entries[index].rebuilder.withObject { KeyedContainerRebuilder<Container>.rebuild(storage, with: $0) }
+        }
     }
 
     /// The entry of the cached container keyed by `key` that nobody else holds, pointed at `frame`.
     @inline(__always)
     private mutating func reuse(_ key: ObjectIdentifier, frame: Int, serial: Int) -> Int? {
         for index in entries.indices where entries[index].key == key {
-            if isKnownUniquelyReferenced(&entries[index].storage) {
-                entries[index].container.point(at: frame, serial: serial)
+            if entries[index].storage.isUniquelyHeld() {
+                entries[index].container.withObject { $0.point(at: frame, serial: serial) }
                 return index
             }
         }
@@ -71,9 +75,9 @@ struct CodableKeyedContainerCache {
             entries.append(
                 Entry(
                     key: key,
-                    storage: storage,
-                    container: made.place,
-                    rebuilder: KeyedContainerRebuilder<Container>()
+                    storage: HeldReference(storage),
+                    container: HeldReference(made.place),
+                    rebuilder: HeldReference(KeyedContainerRebuilder<Container>())
                 )
             )
         }

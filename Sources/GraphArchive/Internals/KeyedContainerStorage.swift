@@ -30,8 +30,7 @@ func keyedContainer<Container>(storage: AnyObject, as _: Container.Type) -> Cont
 }
 
 /// Turns a box back into its container of type `Container` (see ``keyedContainer(storage:as:)``)
-/// without looking up `Container`'s metadata: its closure was made in this class's generic
-/// context and keeps that metadata.
+/// without looking up `Container`'s metadata: an instance's class keeps that metadata.
 ///
 /// A coder's `container(keyedBy:)` is generic over a `Key` known only at run time, so naming
 /// `KeyedDecodingContainer<Key>` (or `KeyedEncodingContainer<Key>`), a resilient type of the
@@ -40,17 +39,18 @@ func keyedContainer<Container>(storage: AnyObject, as _: Container.Type) -> Cont
 /// coded. A container handed out again is returned by ``rebuild``, through which it is written
 /// straight into the caller's result.
 final class KeyedContainerRebuilder<Container> {
-    let rebuild: (AnyObject) -> Container
-
-    init() {
-        rebuild = { storage in keyedContainer(storage: storage, as: Container.self) }
+    /// The container whose box is `storage`.
+    ///
+    /// - Precondition: as for ``keyedContainer(storage:as:)``.
+    func rebuild(_ storage: AnyObject) -> Container {
+        keyedContainer(storage: storage, as: Container.self)
     }
 
-    /// `object`, a rebuilder made for `Container`, as one.
+    /// The container whose box is `storage`, made by `rebuilder`, a rebuilder made for `Container`.
     ///
-    /// - Precondition: `object` is a `KeyedContainerRebuilder<Container>`.
+    /// - Precondition: `rebuilder` is a `KeyedContainerRebuilder<Container>`.
     @inline(__always)
-    static func of(_ object: AnyObject) -> KeyedContainerRebuilder<Container> {
-        unsafeDowncast(object, to: KeyedContainerRebuilder<Container>.self)
+    static func rebuild(_ storage: AnyObject, with rebuilder: AnyObject) -> Container {
+        unsafeDowncast(rebuilder, to: KeyedContainerRebuilder<Container>.self).rebuild(storage)
     }
 }
