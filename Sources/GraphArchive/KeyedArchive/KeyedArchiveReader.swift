@@ -29,19 +29,22 @@ struct KeyedArchiveReader: ~Copyable {
     private let options: GraphUnarchiver.Options
     /// Tables (keys, types, shapes) and the output section.
     private var state: EncodingState
+    // The per-UID tables and the lists below are `PlainList`s: they belong to this one
+    // reader, so an array's uniqueness check on every change guards nothing (callgrind: about
+    // 40 such calls a record).
     /// Per UID: the object's construction-order position, or `unvisited` / `inProgress`.
-    private var position: [Int32]
+    private var position: PlainStack<Int32>
     /// Per UID: bit 0 while an inline container is being expanded, bit 1 once it is known to
     /// hold no objects.
-    private var flags: [UInt8]
+    private var flags: PlainStack<UInt8>
     /// Object UIDs in construction order.
-    private var order: [Int] = []
+    private var order = GrowableBuffer<Int>()
     /// Per object UID: where its record starts in `records`.
-    private var recordStart: [Int32]
+    private var recordStart: PlainStack<Int32>
     /// Parsed records, back to back: the shape id, then the values in the shape's key order,
     /// each either a plain value's object index (≥ 0: written as is) or -1 - the UID of an
     /// entry that needs classifying. Built while ordering, so writing parses nothing again.
-    private var records: [Int32] = []
+    private var records = GrowableBuffer<Int32>()
     private var nativeKeys: [Int] = []
     private var nativeTypes: [Int] = []
     private var referenceCount = 0
@@ -49,9 +52,9 @@ struct KeyedArchiveReader: ~Copyable {
     /// Whether `budget` is the memory budget's share rather than the expansion limit.
     private let budgetIsMemory: Bool
     /// The fields of the record being parsed, sorted by key: the first `fieldCount`.
-    private var fields: [(key: Int, value: Int)] = []
+    private var fields = GrowableBuffer<(key: Int, value: Int)>()
     private var fieldCount = 0
-    private var positions: [Int] = []
+    private var positions = GrowableBuffer<Int>()
 
     private static let unvisited: Int32 = -1
     private static let inProgress: Int32 = -2
@@ -65,9 +68,10 @@ struct KeyedArchiveReader: ~Copyable {
         // The native form is nearly always smaller than the keyed one; reserving that much up
         // front spares the copies of growing (untouched pages cost nothing).
         state.out = ByteWriter(reservingCapacity: inputBytes)
-        position = Array(repeating: Self.unvisited, count: index.entryCount)
-        flags = Array(repeating: 0, count: index.entryCount)
-        recordStart = Array(repeating: 0, count: index.entryCount)
+        position = PlainStack(capacity: index.entryCount)
+        position.append(repeating: Self.unvisited, count: index.entryCount)
+        flags = PlainStack(zeros: index.entryCount)
+        recordStart = PlainStack(zeros: index.entryCount)
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
         let expansion = overflow ? Int.max : scaled + Self.expansionAllowance
         budget = min(expansion, memoryShare)
@@ -219,16 +223,16 @@ struct KeyedArchiveReader: ~Copyable {
 
     /// Numbers every object reachable from `$top` in construction order.
     private mutating func orderObjects() throws(GraphArchiveError) {
-        var edges: [Int] = []
+        var edges = GrowableBuffer<Int>()
         let top = index.top
         var values = index.plist.references(of: top, from: top.count)
         for _ in 0..<top.count {
             try collectObjects(inField: values.next(), into: &edges, depth: 0)
         }
-        let roots = edges
-        edges.removeAll(keepingCapacity: true)
+        let roots = edges.array
+        edges.truncate(to: 0)
         // Each frame is an object and the range of `edges` holding what it refers to.
-        var stack: [(uid: Int, start: Int, next: Int)] = []
+        var stack = GrowableBuffer<(uid: Int, start: Int, next: Int)>()
         for root in roots where position[root] == Self.unvisited {
             try push(root, onto: &stack, edges: &edges)
             while let frame = stack.last {
@@ -240,9 +244,7 @@ struct KeyedArchiveReader: ~Copyable {
                     }
                 } else {
                     stack.removeLast()
-                    // Only when there is something to drop: removing nothing from an empty
-                    // array still copies it (measured: a copy per object).
-                    if edges.count > frame.start { edges.removeSubrange(frame.start...) }
+                    edges.truncate(to: frame.start)
                     position[frame.uid] = Int32(truncatingIfNeeded: order.count)
                     order.append(frame.uid)
                 }
@@ -258,8 +260,8 @@ struct KeyedArchiveReader: ~Copyable {
 
     private mutating func push(
         _ uid: Int,
-        onto stack: inout [(uid: Int, start: Int, next: Int)],
-        edges: inout [Int]
+        onto stack: inout GrowableBuffer<(uid: Int, start: Int, next: Int)>,
+        edges: inout GrowableBuffer<Int>
     ) throws(GraphArchiveError) {
         position[uid] = Self.inProgress
         let start = edges.count
@@ -272,7 +274,7 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Appends the objects that value `reference` refers to, looking inside inline containers.
-    private mutating func collectObjects(inField reference: Int, into edges: inout [Int], depth: Int)
+    private mutating func collectObjects(inField reference: Int, into edges: inout GrowableBuffer<Int>, depth: Int)
         throws(GraphArchiveError)
     {
         // Inline scalars hold no objects; inline containers are refused when written.
@@ -283,7 +285,7 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Appends the objects that entry `uid` is or holds.
-    private mutating func collectObjects(inEntry uid: Int, into edges: inout [Int], depth: Int)
+    private mutating func collectObjects(inEntry uid: Int, into edges: inout GrowableBuffer<Int>, depth: Int)
         throws(GraphArchiveError)
     {
         try spend(1)
@@ -378,8 +380,8 @@ struct KeyedArchiveReader: ~Copyable {
 
     /// Writes each object's record, parsed while ordering.
     private mutating func writeObjects() throws(GraphArchiveError) {
-        for uid in order {
-            try writeRecord(at: Int(recordStart[uid]), depth: 0)
+        for position in 0..<order.count {
+            try writeRecord(at: Int(recordStart[order[position]]), depth: 0)
         }
     }
 
@@ -443,7 +445,7 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func shape(type: Int) -> Int {
         let last = state.types[type].lastShape
         if last >= 0 && fieldsMatch(state.shapes[last].keyIDs) { return last }
-        let id = state.shapeID(EncodedShape(typeID: type, keyIDs: fields[0..<fieldCount].map(\.key)))
+        let id = state.shapeID(EncodedShape(typeID: type, keyIDs: (0..<fieldCount).map { fields[$0].key }))
         state.types[type].lastShape = id
         return id
     }
@@ -508,7 +510,7 @@ struct KeyedArchiveReader: ~Copyable {
             // Parsed at the end of `records` and dropped once written.
             let start = try parseRecord(uid)
             try writeRecord(at: start, depth: depth + 1)
-            records.removeSubrange(start...)
+            records.truncate(to: start)
             flags[uid] &= ~Self.expanding
         case .array, .countedSet:
             try enter(uid, depth: depth)
@@ -570,7 +572,7 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func writeArray(_ elements: KeyedElements, depth: Int) throws(GraphArchiveError) {
         // Gather the objects' positions; the first element that is not an object ends that.
         // (`positions` is scratch: only the all-objects case, which nests nothing, reads it.)
-        positions.removeAll(keepingCapacity: true)
+        positions.truncate(to: 0)
         var references = elements.cursor(index.plist)
         for _ in 0..<elements.count {
             let reference = try references.next()
@@ -592,9 +594,9 @@ struct KeyedArchiveReader: ~Copyable {
         state.out.writeByte(ValueTag.referenceArray)
         state.out.writeVarint(elements.count)
         var previous = -1
-        for current in positions {
-            state.out.writeReferenceDelta(to: current, from: previous)
-            previous = current
+        for position in 0..<positions.count {
+            state.out.writeReferenceDelta(to: positions[position], from: previous)
+            previous = positions[position]
         }
         referenceCount += elements.count
     }
