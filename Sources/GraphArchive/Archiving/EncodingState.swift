@@ -453,7 +453,7 @@ struct EncodingState: ~Copyable {
     /// Where the references of the body being written start in `edges`, or nil before the
     /// first reference from a body.
     private var firstEdgeOfCurrentBody: Int? {
-        edgeStart.last ?? (edges.isEmpty ? nil : bodyCount - 1)
+        edges.isEmpty ? nil : edgeRange(ofBody: bodyCount - 1).lowerBound
     }
 
     /// Records where the reference just registered starts in the body being written.
