@@ -4,7 +4,8 @@ import Foundation
 import GraphArchive
 
 /// A node: children owned, parent and next sibling weak. Parent links and sibling rings close
-/// cycles, so they are decoded with `decodeLater`; children are built before their parent.
+/// cycles, so they are decoded with `decodeLater(_:forKey:into:)`; children are built before
+/// their parent.
 final class TreeNode: GraphCoding, TreeShaped {
     let label: Int
     let name: String
@@ -30,8 +31,11 @@ final class TreeNode: GraphCoding, TreeShaped {
         label = try unarchiver.decode(Int.self, forKey: "label")
         name = try unarchiver.decode(String.self, forKey: "name")
         children = try unarchiver.decode([TreeNode].self, forKey: "children")
-        try unarchiver.decodeLater(TreeNode?.self, forKey: "parent") { [unowned self] in self.parent = $0 }
-        try unarchiver.decodeLater(TreeNode?.self, forKey: "next") { [unowned self] in self.next = $0 }
+        // Closures that capture nothing: no closure is made, nor `self` held, per node.
+        try unarchiver.decodeLater(TreeNode?.self, forKey: "parent") { (node: TreeNode, parent) in
+            node.parent = parent
+        }
+        try unarchiver.decodeLater(TreeNode?.self, forKey: "next") { (node: TreeNode, next) in node.next = next }
     }
 }
 

@@ -15,6 +15,22 @@ struct ErasedAssignment {
         let assign: (Value) throws -> Void
     }
 
+    /// A closure of an object and the value assigned to it: a function value too, of the same
+    /// layout. Its parameters are constrained as those of the `decodeLater` forms that make
+    /// them, so that their closures are held as they are passed: a closure of another
+    /// abstraction (an unconstrained `Owner`, passed indirectly) is wrapped in a thunk, which
+    /// allocates its context per request.
+    private struct PairHolder<Owner: AnyObject, Value> {
+        let assign: (Owner, Value) throws -> Void
+    }
+
+    /// A closure of an object and an optional reference (see `PairHolder`); `Target?` is never
+    /// a type argument, whose metadata would be looked up per request (callgrind: about 330
+    /// instructions each).
+    private struct ReferenceHolder<Owner: AnyObject, Target: AnyObject> {
+        let assign: (Owner, Target?) throws -> Void
+    }
+
     /// The holder, reinterpreted; its closure never called as this type.
     private let holder: Holder<Never>
 
@@ -31,8 +47,30 @@ struct ErasedAssignment {
         holder = unsafeBitCast(Holder(assign: assign), to: Holder<Never>.self)
     }
 
+    init<Owner: AnyObject, T>(_ assign: @escaping (Owner, T) throws -> Void) {
+        holder = unsafeBitCast(PairHolder(assign: assign), to: Holder<Never>.self)
+    }
+
+    init<Owner: AnyObject, Target: AnyObject>(reference assign: @escaping (Owner, Target?) throws -> Void) {
+        holder = unsafeBitCast(ReferenceHolder(assign: assign), to: Holder<Never>.self)
+    }
+
     /// The closure as it was made. `T` must be the type it was made with.
     consuming func assignment<T>(as _: T.Type) -> (T) throws -> Void {
         unsafeBitCast(holder, to: Holder<T>.self).assign
+    }
+
+    /// The closure of two values as it was made. `Owner` and `T` must be the types it was made with.
+    consuming func assignment<Owner: AnyObject, T>(as _: Owner.Type, _: T.Type) -> (Owner, T) throws -> Void {
+        unsafeBitCast(holder, to: PairHolder<Owner, T>.self).assign
+    }
+
+    /// The closure of an object and an optional reference as it was made (`init(reference:)`),
+    /// `Owner` and `Target` the types it was made with.
+    consuming func referenceAssignment<Owner: AnyObject, Target: AnyObject>(
+        as _: Owner.Type,
+        _: Target.Type
+    ) -> (Owner, Target?) throws -> Void {
+        unsafeBitCast(holder, to: ReferenceHolder<Owner, Target>.self).assign
     }
 }

@@ -226,6 +226,21 @@ extension DecodingState {
         return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
     }
 
+    /// The constructed object at `index` as `T`, lent without a retain (see `LentObject`); the
+    /// same checks and errors as `object(at:as:offset:)`.
+    @inline(__always)
+    mutating func lentObject<T: AnyObject>(
+        at index: Int,
+        as _: T.Type,
+        offset: Int
+    ) throws(GraphArchiveError) -> LentObject<T> {
+        if !objectClasses.holds(ObjectIdentifier(T.self), at: index) {
+            // Past the objects built, or of a subclass of `T` or another class.
+            _ = try object(at: index, as: T.self, offset: offset)
+        }
+        return objects.lent(index, as: T.self)
+    }
+
     /// The object at `index`, whose class is not exactly `T`: an instance of a subclass of `T`
     /// (one dynamic cast), or else a type mismatch. Out of line, so the exact match stays small.
     @inline(never)

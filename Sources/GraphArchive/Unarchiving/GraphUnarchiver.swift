@@ -390,19 +390,20 @@ public final class GraphUnarchiver {
     /// assignment runs while an initializer does), else the last object.
     ///
     /// - Returns: that object, and where the value ends when it is nil or a valid reference
-    ///   (otherwise the caller steps over it, which reports any damage).
-    private func objectAwaited(byValueAt offset: Int) -> (object: Int, end: Int?) {
+    ///   (otherwise the caller steps over it, which reports any damage), and the object it
+    ///   refers to (-1 for nil or any other value).
+    private func objectAwaited(byValueAt offset: Int) -> (object: Int, end: Int?, target: Int) {
         let last = state.objectCount - 1
         var reader = state.reader
         reader.offset = offset
         switch try? reader.readByte() {
         case ValueTag.null:
-            return (state.objectBeingBuilt, reader.offset)
+            return (state.objectBeingBuilt, reader.offset, -1)
         case ValueTag.objectReference:
-            guard let index = try? reader.readVarint(), index <= UInt64(last) else { return (last, nil) }
-            return (max(state.objectBeingBuilt, Int(index)), reader.offset)
+            guard let index = try? reader.readVarint(), index <= UInt64(last) else { return (last, nil, -1) }
+            return (max(state.objectBeingBuilt, Int(index)), reader.offset, Int(index))
         default:
-            return (last, nil)
+            return (last, nil, -1)
         }
     }
 
@@ -504,6 +505,9 @@ public final class GraphUnarchiver {
     /// in the order they were requested, and all before the unarchiver's initializer returns.
     /// Outside object initializers it runs at once.
     ///
+    /// The closure is made, and holds `self`, per request: in a graph of many objects,
+    /// ``decodeLater(_:forKey:into:)`` takes one that captures nothing.
+    ///
     /// - Throws: `.keyNotFound` if the key is absent; decoding errors are thrown by the
     ///   unarchiver's initializer when the assignment runs.
     public func decodeLater<T: GraphValue>(_: T.Type, forKey key: String, assign: @escaping (T) throws -> Void) throws {
@@ -514,39 +518,128 @@ public final class GraphUnarchiver {
             try assign(value)
             return
         }
+        try deferValue(T.self, assign: ErasedAssignment(assign), form: .value)
+    }
+
+    /// Decodes the value for `key` once every object it may refer to exists, then passes it to
+    /// `assign` with the object whose initializer asks: ``decodeLater(_:forKey:assign:)`` for a
+    /// closure that captures nothing, so that no closure is made, nor `self` held, per request.
+    ///
+    /// ```swift
+    /// init(from unarchiver: borrowing GraphUnarchiver) throws {
+    ///     name = try unarchiver.decode(String.self, forKey: "name")
+    ///     children = try unarchiver.decode([Node].self, forKey: "children")
+    ///     try unarchiver.decodeLater(Node?.self, forKey: "parent") { (node: Node, parent) in node.parent = parent }
+    /// }
+    /// ```
+    ///
+    /// The assignment runs when ``decodeLater(_:forKey:assign:)``'s would, with the object as
+    /// `Object`: its class, or a superclass of it.
+    ///
+    /// - Throws: `.keyNotFound` if the key is absent; `.invalidState` outside an object's
+    ///   initializer, where no object asks. Decoding errors, and `.typeMismatch` if the object
+    ///   is not an `Object`, are thrown by the unarchiver's initializer when the assignment runs.
+    public func decodeLater<Object: GraphCoding & AnyObject, T: GraphValue>(
+        _: T.Type,
+        forKey key: String,
+        into assign: @escaping (Object, T) throws -> Void
+    ) throws {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: readableTypeName(T.self)) }
+        try checkOwnedRequest(key)
+        try deferValue(T.self, assign: ErasedAssignment(assign), form: .value, owner: Object.self)
+    }
+
+    // A back link, an optional reference, is what `decodeLater` reads nearly always: this form
+    // of `decodeLater(_:forKey:into:)` reads the reference when it is requested and later only
+    // looks its object up, rather than decoding it then through `GraphValue`'s generic calls.
+    // Same result, same errors.
+
+    @_documentation(visibility: internal)
+    public func decodeLater<Object: GraphCoding & AnyObject, T: GraphCoding & AnyObject>(
+        _: T?.Type,
+        forKey key: String,
+        into assign: @escaping (Object, T?) throws -> Void
+    ) throws {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: readableTypeName(T?.self)) }
+        try checkOwnedRequest(key)
+        try deferValue(
+            Int.self,  // not used: the reference is read as a `T`
+            assign: ErasedAssignment(reference: assign),
+            form: .ownedReference,
+            owner: Object.self,
+            reference: T.self
+        )
+    }
+
+    /// Throws unless an object's initializer asks, for the forms of `decodeLater` whose
+    /// closure takes that object.
+    private func checkOwnedRequest(_ key: String) throws(GraphArchiveError) {
+        guard isConstructing else {
+            throw GraphArchiveError(
+                .invalidState,
+                "decodeLater(_:forKey:into:) passes its closure the object whose initializer asks; no object's "
+                    + "initializer asks for key \"\(key)\": use decodeLater(_:forKey:assign:)",
+                keyPath: state.keyPath() + [key]
+            )
+        }
+    }
+
+    /// Queues the value the reader is on, for `decodeLater`'s forms, as `form` says: notes where
+    /// it is (or copies it, or for `.ownedReference` reads a reference or nil) and after which
+    /// object it can be decoded, and moves past it.
+    private func deferValue(
+        _ type: any GraphValue.Type,
+        assign: consuming ErasedAssignment,
+        form: PendingAssignments.Entry.Form,
+        owner: (any (GraphCoding & AnyObject).Type)? = nil,
+        reference: (any (GraphCoding & AnyObject).Type)? = nil
+    ) throws {
         let offset = state.reader.offset
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
         let place = DeferredPlace(
             shape: Int32(truncatingIfNeeded: state.container.shape),
             key: Int32(truncatingIfNeeded: state.container.current),
-            object: Int32(truncatingIfNeeded: state.container.objectIndex)
+            object: Int32(truncatingIfNeeded: state.container.objectIndex),
+            owner: Int32(truncatingIfNeeded: state.objectBeingBuilt)
         )
-        let (awaited, end) = objectAwaited(byValueAt: offset)
-        // Nil, one reference or a packed reference array of at most `CopiedValue.capacity`
-        // bytes in a payload given back as construction passes it (a large file or rebuilt
-        // payload) is copied, so that the payload need not be kept for it; any other value is
-        // read where it is, and a payload given back is kept from there on.
-        var copy = state.input == nil ? nil : end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
-        if let end, copy != nil || state.input == nil {
+        let (awaited, end, referenced) = objectAwaited(byValueAt: offset)
+        var copy: CopiedValue?
+        var target = referenced
+        if let end, form == .ownedReference {
+            // Nil or one valid reference: only its object is looked up when the assignment runs.
             state.reader.offset = end
         } else {
-            var tag = state.reader
-            try state.scanner.skipValue(&state.reader, depth: state.stack.count)
-            if state.input != nil && (try? tag.readByte()) == ValueTag.referenceArray {
-                copy = CopiedValue(offset..<state.reader.offset, of: state.reader)
+            target = Int(PendingAssignments.Entry.readLater)
+            // Nil, one reference or a packed reference array of at most `CopiedValue.capacity`
+            // bytes in a payload given back as construction passes it (a large file or rebuilt
+            // payload) is copied, so that the payload need not be kept for it; any other value
+            // is read where it is, and a payload given back is kept from there on.
+            copy = state.input == nil ? nil : end.flatMap { CopiedValue(offset..<$0, of: state.reader) }
+            if let end, copy != nil || state.input == nil {
+                state.reader.offset = end
+            } else {
+                var tag = state.reader
+                try state.scanner.skipValue(&state.reader, depth: state.stack.count)
+                if state.input != nil && (try? tag.readByte()) == ValueTag.referenceArray {
+                    copy = CopiedValue(offset..<state.reader.offset, of: state.reader)
+                }
+                if copy == nil { state.keepsInput(from: offset) }
             }
-            if copy == nil { state.keepsInput(from: offset) }
         }
         state.finishValue()
         state.pendingAssignments.add(
             after: awaited,
             isBeingBuilt: awaited == state.objectBeingBuilt,
             .init(
-                type: T.self,
-                assign: ErasedAssignment(assign),
+                type: type,
+                assign: assign,
                 offset: offset,
                 copy: copy ?? CopiedValue(),
-                place: place
+                place: place,
+                form: form,
+                target: Int32(truncatingIfNeeded: target),
+                owner: owner,
+                reference: reference
             )
         )
     }

@@ -2,38 +2,137 @@
 
 extension GraphValue {
     /// Decodes a deferred value of this type at `offset` (or held in `copy`) and passes it to
-    /// `assign`, the closure its `decodeLater` request gave.
+    /// `assign`, the closure its `decodeLater` request gave: with the object that asked
+    /// (`place.owner`) as an `owner`, for `decodeLater(_:forKey:into:)`.
     fileprivate static func runDeferredRead(
         _ assign: consuming ErasedAssignment,
         _ unarchiver: GraphUnarchiver,
         at offset: Int,
         copy: CopiedValue,
-        place: DeferredPlace
+        place: DeferredPlace,
+        owner: (any (GraphCoding & AnyObject).Type)?
     ) throws {
-        let value: Self
-        let payloadReader = unarchiver.readerForDeferred(at: offset, copy: copy)
-        do {
-            defer { unarchiver.state.reader = payloadReader }
-            value = try Self._decodeGraphValue(from: unarchiver)
-        } catch var error as GraphArchiveError {
-            // Read from a copy: offsets in the payload, as if read there.
-            if !copy.isEmpty { error.offset = error.offset.map { $0 + offset } }
-            error.keyPath = unarchiver.state.recordPath(
-                shape: Int(place.shape),
-                objectIndex: Int(place.object),
-                key: Int(place.key)
-            )
-            throw error
+        let value = try readDeferred(unarchiver, at: offset, copy: copy, place: place)
+        if let owner {
+            try owner.assignDeferred(value, with: assign, unarchiver, at: offset, place: place)
+        } else {
+            try assign.assignment(as: Self.self)(value)
         }
-        try assign.assignment(as: Self.self)(value)
+    }
+
+    /// The deferred value of this type at `offset`, or held in `copy`.
+    private static func readDeferred(
+        _ unarchiver: GraphUnarchiver,
+        at offset: Int,
+        copy: CopiedValue,
+        place: DeferredPlace
+    ) throws -> Self {
+        try unarchiver.readingDeferred(at: offset, copy: copy, place: place) {
+            try Self._decodeGraphValue(from: unarchiver)
+        }
     }
 }
 
-/// Where a deferred value sits, kept as three numbers: the key path is built only for an error.
+extension GraphUnarchiver {
+    /// What `read` reads from the deferred value at `offset` (or held in `copy`), errors placed
+    /// where the value sits; then the reader goes back where it was.
+    fileprivate func readingDeferred<Value>(
+        at offset: Int,
+        copy: CopiedValue,
+        place: DeferredPlace,
+        _ read: () throws -> Value
+    ) throws -> Value {
+        let payloadReader = readerForDeferred(at: offset, copy: copy)
+        do {
+            defer { state.reader = payloadReader }
+            return try read()
+        } catch var error as GraphArchiveError {
+            // Read from a copy: offsets in the payload, as if read there.
+            if !copy.isEmpty { error.offset = error.offset.map { $0 + offset } }
+            throw state.placing(error, at: place)
+        }
+    }
+}
+
+extension GraphCoding where Self: AnyObject {
+    /// Passes `value` to `assign`, with the object whose request it is (`place.owner`) as `Self`.
+    fileprivate static func assignDeferred<T>(
+        _ value: consuming T,
+        with assign: consuming ErasedAssignment,
+        _ unarchiver: GraphUnarchiver,
+        at offset: Int,
+        place: DeferredPlace
+    ) throws {
+        let owner = try unarchiver.state.owner(Self.self, at: offset, place: place)
+        let assign = assign.assignment(as: Self.self, T.self)
+        try owner.with { try assign($0, value) }
+    }
+
+    /// Passes object `target` as a `Target` (nil for -1), with the object whose request it is
+    /// (`place.owner`) as `Self`, to `assign`: a deferred reference read when it was requested,
+    /// so that only its object is looked up now; or for `Entry.readLater`, the value at
+    /// `offset` (or held in `copy`) read as a `Target?`.
+    fileprivate static func assignDeferredReference<Target: GraphCoding & AnyObject>(
+        _: Target.Type,
+        target: Int,
+        with assign: consuming ErasedAssignment,
+        _ unarchiver: GraphUnarchiver,
+        at offset: Int,
+        copy: CopiedValue,
+        place: DeferredPlace
+    ) throws {
+        let assign = assign.referenceAssignment(as: Self.self, Target.self)
+        if target == Int(PendingAssignments.Entry.readLater) {
+            let value = try unarchiver.readingDeferred(at: offset, copy: copy, place: place) {
+                try Target._decodeOptional(from: unarchiver)
+            }
+            let owner = try unarchiver.state.owner(Self.self, at: offset, place: place)
+            try owner.with { try assign($0, value) }
+        } else if target < 0 {
+            let owner = try unarchiver.state.owner(Self.self, at: offset, place: place)
+            try owner.with { try assign($0, nil) }
+        } else {
+            let value: LentObject<Target>
+            do throws(GraphArchiveError) {
+                value = try unarchiver.state.lentObject(at: target, as: Target.self, offset: offset)
+            } catch {
+                throw unarchiver.state.placing(error, at: place)
+            }
+            let owner = try unarchiver.state.owner(Self.self, at: offset, place: place)
+            try owner.with { owner in try value.with { try assign(owner, $0) } }
+        }
+    }
+}
+
+extension DecodingState {
+    /// `error`, raised reading a deferred value, with the key path of where the value sits.
+    func placing(_ error: GraphArchiveError, at place: DeferredPlace) -> GraphArchiveError {
+        var error = error
+        error.keyPath = recordPath(shape: Int(place.shape), objectIndex: Int(place.object), key: Int(place.key))
+        return error
+    }
+
+    /// The object that asked for a deferred value with `decodeLater(_:forKey:into:)`, built
+    /// by now, as the `Owner` its closure takes.
+    mutating func owner<Owner: AnyObject>(_: Owner.Type, at offset: Int, place: DeferredPlace)
+        throws(GraphArchiveError) -> LentObject<Owner>
+    {
+        do throws(GraphArchiveError) {
+            return try lentObject(at: Int(place.owner), as: Owner.self, offset: offset)
+        } catch {
+            throw placing(error, at: place)
+        }
+    }
+}
+
+/// Where a deferred value sits, kept as numbers: the key path is built only for an error.
 struct DeferredPlace {
     var shape: Int32
     var key: Int32
+    /// The record's object (-1 for a value record).
     var object: Int32
+    /// The object whose initializer asked for the value.
+    var owner: Int32
 }
 
 /// The `decodeLater` assignments of a decode that wait for objects not built yet, each run as
@@ -58,12 +157,31 @@ struct PendingAssignments {
     /// No generic wrapper in an existential: making one looked up its metadata for every
     /// request (see ``ErasedAssignment``).
     struct Entry {
+        /// What a request gives its closure (see `decodeLater`'s forms).
+        enum Form: UInt8 {
+            /// The value, decoded as `type`; first the object that asked, as an `owner`, if any.
+            case value
+            /// The object that asked (as `owner`) and object `target` (nil for -1) as a
+            /// `reference?`, read when it was requested; or for `readLater` (damage, or another
+            /// value than nil or one reference), read then as one.
+            case ownedReference
+        }
+
+        /// The `target` of an `ownedReference` that is read when the assignment runs.
+        static let readLater: Int32 = -2
+
         /// The value's type, and the closure its request gave for that type.
         var type: any GraphValue.Type
         var assign: ErasedAssignment
         var offset: Int
         var copy: CopiedValue
         var place: DeferredPlace
+        var form = Form.value
+        var target: Int32 = -1
+        /// The class the closure takes the object that asked as (`decodeLater(_:forKey:into:)`).
+        var owner: (any (GraphCoding & AnyObject).Type)? = nil
+        /// The class of a reference read when requested (`ownedReference`).
+        var reference: (any (GraphCoding & AnyObject).Type)? = nil
 
         /// What a slot holds once its request is taken: nothing to release, never run.
         static var vacant: Entry {
@@ -72,13 +190,26 @@ struct PendingAssignments {
                 assign: ErasedAssignment.none,
                 offset: 0,
                 copy: CopiedValue(),
-                place: DeferredPlace(shape: 0, key: 0, object: 0)
+                place: DeferredPlace(shape: 0, key: 0, object: 0, owner: 0)
             )
         }
 
         /// Decodes the value and passes it to the closure, which it then releases.
         consuming func run(_ unarchiver: GraphUnarchiver) throws {
-            try type.runDeferredRead(assign, unarchiver, at: offset, copy: copy, place: place)
+            switch form {
+            case .value:
+                try type.runDeferredRead(assign, unarchiver, at: offset, copy: copy, place: place, owner: owner)
+            case .ownedReference:
+                try owner!.assignDeferredReference(
+                    reference!,
+                    target: Int(target),
+                    with: assign,
+                    unarchiver,
+                    at: offset,
+                    copy: copy,
+                    place: place
+                )
+            }
         }
     }
 
