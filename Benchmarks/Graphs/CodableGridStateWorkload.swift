@@ -55,36 +55,102 @@ final class CodableGridStateWorkload: Workload {
                 count in
                 let graph = self.graph(count)
                 let model = self.model(count)
-                let reference = try self.archive(count)
-                var output: Data?
-                return Trial(
-                    bytes: reference.count,
-                    isWarmedUp: true,  // making the reference archive was this very call
-                    run: { output = try GraphArchiveEncoder().encode(model) },
-                    check: {
-                        defer { output = nil }
-                        guard let bytes = output else { throw VerificationError("no archive was produced") }
-                        if bytes != reference { try self.verifyArchive(bytes, of: graph) }
-                    }
-                )
+                return Self.encodeTrial(reference: try self.archive(count)) {
+                    try GraphArchiveEncoder().encode(model)
+                } verify: {
+                    try self.verifyArchive($0, of: graph)
+                }
             },
             makeCase("GraphArchiveDecoder", "gridstore", .gridstore, .decode, note: "identity kept") {
                 count in
                 let graph = self.graph(count)
                 let archive = try self.archive(count)
-                var decoded: [GridStateModel]?
-                return Trial(
-                    bytes: archive.count,
-                    isWarmedUp: true,  // checking the reference archive was this very call
-                    run: { decoded = try GraphArchiveDecoder().decode([GridStateModel].self, from: archive) },
-                    check: {
-                        defer { decoded = nil }
-                        guard let models = decoded else { throw VerificationError("nothing was decoded") }
-                        try Self.verify(models, against: graph)
-                    }
-                )
+                return Self.decodeTrial(archive: archive) {
+                    try GraphArchiveDecoder().decode([GridStateModel].self, from: archive)
+                } verify: {
+                    try Self.verify($0, against: graph)
+                }
             },
-        ] + peerCases(.json) + peerCases(.binaryPropertyList)
+        ] + nativeCases() + peerCases(.json) + peerCases(.binaryPropertyList)
+    }
+
+    // MARK: - The native path
+
+    /// The subject of the rows that time the native path on the same graph.
+    static let nativeSubject = "gridstore (native)"
+
+    /// `GraphArchiver`/`GraphUnarchiver` on the grid states the models were made from, in the
+    /// bridge's own rounds: the bridge is held to these rows, not to the grid-state workload's,
+    /// which ran minutes earlier on another heap (see *Method* in docs/BENCHMARKS.md).
+    private func nativeCases() -> [Case] {
+        let note = "GraphArchiver on the same grid states"
+        let encode = makeCase(Self.nativeSubject, "gridstore", .gridstore, .encode, note: note) { count in
+            let graph = self.graph(count)
+            return Self.encodeTrial(reference: try self.nativeArchive(count)) {
+                try GraphArchiver.archivedData(withRootObject: graph.root)
+            } verify: {
+                try graph.verify(GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: $0))
+            }
+        }
+        let decode = makeCase(Self.nativeSubject, "gridstore", .gridstore, .decode, note: note) { count in
+            let graph = self.graph(count)
+            let archive = try self.nativeArchive(count)
+            return Self.decodeTrial(archive: archive) {
+                try GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: archive)
+            } verify: {
+                try graph.verify($0)
+            }
+        }
+        return [encode, decode]
+    }
+
+    /// gridstore's encode of the graph: the bytes are `reference` (made by this very call, so
+    /// no warm-up is needed), or else must decode to the graph (`verify`).
+    private static func encodeTrial(
+        reference: Data,
+        _ encode: @escaping () throws -> Data,
+        verify: @escaping (Data) throws -> Void
+    ) -> Trial {
+        var output: Data?
+        return Trial(
+            bytes: reference.count,
+            isWarmedUp: true,
+            run: { output = try encode() },
+            check: {
+                defer { output = nil }
+                guard let bytes = output else { throw VerificationError("no archive was produced") }
+                if bytes != reference { try verify(bytes) }
+            }
+        )
+    }
+
+    /// gridstore's decode of `archive` (checked by decoding it already, so no warm-up is needed).
+    private static func decodeTrial<Decoded>(
+        archive: Data,
+        _ decode: @escaping () throws -> Decoded,
+        verify: @escaping (Decoded) throws -> Void
+    ) -> Trial {
+        var decoded: Decoded?
+        return Trial(
+            bytes: archive.count,
+            isWarmedUp: true,
+            run: { decoded = try decode() },
+            check: {
+                defer { decoded = nil }
+                guard let decoded else { throw VerificationError("nothing was decoded") }
+                try verify(decoded)
+            }
+        )
+    }
+
+    /// The native archive of the grid states, made once and checked by decoding it.
+    private func nativeArchive(_ count: Int) throws -> Data {
+        try inputs.value("native archive/\(count)") {
+            let graph = graph(count)
+            let data = try GraphArchiver.archivedData(withRootObject: graph.root)
+            try graph.verify(GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: data))
+            return data
+        }
     }
 
     // MARK: - Shared setup

@@ -367,7 +367,7 @@ struct HarnessTests {
         #expect(verdicts["codable-decode-vs-JSONDecoder"] == .missed)
         #expect(verdicts["codable-encode-vs-PropertyListEncoder (binary)"] == .met)
         #expect(verdicts["codable-decode-vs-PropertyListDecoder (binary)"] == .notMeasured)
-        #expect(verdicts["codable-encode-vs-native"] == .notMeasured, "the native path is the grid-state workload's")
+        #expect(verdicts["codable-encode-vs-native"] == .notMeasured, "the workload's native rows did not run")
         #expect(verdicts.count == 6, "no grid-state targets without the grid-state workload")
     }
 
@@ -400,8 +400,9 @@ struct HarnessTests {
             workload(
                 GridStateGraph.name,
                 [
-                    measuredRow(GridStateGraph.name, "gridstore", .gridstore, .encode, "none", seconds: 1, bytes: 1),
-                    measuredRow(GridStateGraph.name, "gridstore", .gridstore, .decode, "none", seconds: 1, bytes: 1),
+                    // Not what the bridge is held to: the codable workload times the native path itself.
+                    measuredRow(GridStateGraph.name, "gridstore", .gridstore, .encode, "none", seconds: 0.1, bytes: 1),
+                    measuredRow(GridStateGraph.name, "gridstore", .gridstore, .decode, "none", seconds: 0.1, bytes: 1),
                 ]
             ),
             workload(
@@ -429,6 +430,24 @@ struct HarnessTests {
                         .decode,
                         "none",
                         seconds: 3,
+                        bytes: 1
+                    ),
+                    measuredRow(
+                        CodableGridStateWorkload.name,
+                        CodableGridStateWorkload.nativeSubject,
+                        .gridstore,
+                        .encode,
+                        "none",
+                        seconds: 1,
+                        bytes: 1
+                    ),
+                    measuredRow(
+                        CodableGridStateWorkload.name,
+                        CodableGridStateWorkload.nativeSubject,
+                        .gridstore,
+                        .decode,
+                        "none",
+                        seconds: 1,
                         bytes: 1
                     ),
                 ]
