@@ -476,6 +476,27 @@ public final class GraphUnarchiver {
         return value
     }
 
+    // An array of references (a node's children) read directly too: through `GraphValue`, a
+    // packed reference array went by Array's conformance, `readArray` and the class's
+    // `_decodeObjectArray` (callgrind: about 700 instructions an array). Any other value
+    // (an array of values, nil, another type) is left to `readArray`, for the same errors.
+
+    @_documentation(visibility: internal)
+    public func decode<T: GraphCoding & AnyObject>(_: [T].Type, forKey key: String) throws -> [T] {
+        guard try state.locate(key) else { throw state.keyNotFound(key, expected: readableTypeName([T].self)) }
+        let start = state.reader.offset
+        let value: [T]
+        if try state.reader.peekByte() == ValueTag.referenceArray {
+            state.reader.offset += 1
+            let (count, capacity) = try state.readCollectionCount(at: start)
+            value = try readReferenceArray(count: count, capacity: capacity, as: T.self)
+        } else {
+            value = try readArray(T.self)
+        }
+        state.finishValue()
+        return value
+    }
+
     /// Decodes the value for `key`, or returns nil if the key is absent or holds nil.
     public func decodeIfPresent<T: GraphValue>(_: T.Type, forKey key: String) throws -> T? {
         guard try state.locate(key) else { return nil }
