@@ -600,7 +600,7 @@ public final class GraphUnarchiver {
                 .invalidState,
                 "decodeLater(_:forKey:into:) passes its closure the object whose initializer asks; no object's "
                     + "initializer asks for key \"\(key)\": use decodeLater(_:forKey:assign:)",
-                keyPath: state.keyPath() + [key]
+                keyPath: state.keyPath()  // located: the path ends with `key`
             )
         }
     }

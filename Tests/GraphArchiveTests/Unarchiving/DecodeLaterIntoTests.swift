@@ -166,6 +166,7 @@ struct DecodeLaterIntoTests {
             try unarchiver.decodeLater(IntoNode?.self, forKey: GraphArchiver.rootKey) { (_: IntoNode, _) in }
         }
         #expect(error?.code == .invalidState)
+        #expect(error?.keyPath == [GraphArchiver.rootKey])
         let missing = #expect(throws: GraphArchiveError.self) {
             try unarchiver.decodeLater(IntoNode?.self, forKey: "absent") { (_: IntoNode, _) in }
         }
