@@ -173,6 +173,16 @@ struct DecodedObjects: ~Copyable {
         reference(index).takeUnretainedValue()
     }
 
+    /// The object at `index`, which the caller has just checked is below `count`, without a
+    /// second check of the index or of the address (on every reference an initializer reads).
+    @inline(__always)
+    func object(checkedAt index: Int) -> AnyObject {
+        guard isCompact else { return words.element(checkedAt: index).takeUnretainedValue() }
+        let address = base &+ UInt(compact.element(checkedAt: index)) << 4
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+            .takeUnretainedValue()
+    }
+
     /// The object at `index` (a valid index), carrying the table's reference the first time it
     /// is asked for (see the type's comment for who may call this).
     @inline(__always)

@@ -42,6 +42,13 @@ struct PlainList<Element: BitwiseCopyable, Memory: PlainListMemory>: ~Copyable {
         unsafeMutableAddress { address(of: index) }
     }
 
+    /// Element `index`, which the caller has just checked is below `count`: not checked again.
+    @inline(__always)
+    func element(checkedAt index: Int) -> Element {
+        assert(index >= 0 && index < count, "index \(index) out of range (count \(count))")
+        return base[index]
+    }
+
     /// Where element `index` (checked) is stored.
     @inline(__always)
     private func address(of index: Int) -> UnsafeMutablePointer<Element> {

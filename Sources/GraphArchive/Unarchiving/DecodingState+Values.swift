@@ -181,7 +181,7 @@ extension DecodingState {
             try scanner.checkObjectIndex(index, at: start)
             throw unresolvedCycle(Int(index), T.self, start)
         }
-        return try object(at: Int(index), as: T.self, offset: start)
+        return try object(at: Int(truncatingIfNeeded: index), as: T.self, offset: start)
     }
 
     /// Reads the next references of a packed array (FORMAT.md §6.5) into `referenceBatch`, at
@@ -215,13 +215,14 @@ extension DecodingState {
         offset: Int,
         handingOver: Bool = false
     ) throws(GraphArchiveError) -> T {
-        guard index < objects.count else {
+        // Unsigned, so that the check also keeps out a negative index.
+        guard UInt(bitPattern: index) < UInt(bitPattern: objects.count) else {
             throw unresolvedCycle(index, T.self, offset)
         }
         // Exact class match first, from the class table: no read of the object's header, and no
         // generic `as? T`, which looks up Optional<T> metadata per call.
         if objectClasses.holds(ObjectIdentifier(T.self), at: index) {
-            return classInstance(handingOver ? objects.handOver(index) : objects[index], as: T.self)
+            return classInstance(handingOver ? objects.handOver(index) : objects.object(checkedAt: index), as: T.self)
         }
         return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
     }
