@@ -61,7 +61,7 @@ struct ObjectClassTable: ~Copyable {
         case 1: narrow.append(UInt8(truncatingIfNeeded: typeID))
         default: wide.append(UInt32(truncatingIfNeeded: typeID))
         }
-        count += 1
+        count &+= 1  // below the objects' count, an Int
     }
 
     /// The class of object `index` (a valid index).
@@ -81,11 +81,10 @@ struct ObjectClassTable: ~Copyable {
     @inline(__always)
     func holds(_ id: ObjectIdentifier, at index: Int) -> Bool {
         guard index >= 0 && index < count else { return false }
-        switch width {
-        case 0: return only == id
-        case 1: return classes[Int(narrow[index])] == id
-        default: return classes[Int(wide[index])] == id
-        }
+        // One class first, before the other widths: a chain's or a tree's every reference.
+        if width == 0 { return only == id }
+        if width == 1 { return classes[Int(narrow[index])] == id }
+        return classes[Int(wide[index])] == id
     }
 
     /// The archive's type id of object `index` (a valid index).
