@@ -55,6 +55,19 @@ struct ErasedAssignment {
         holder = unsafeBitCast(ReferenceHolder(assign: assign), to: Holder<Never>.self)
     }
 
+    /// The closure as plain bits, if it captures nothing: its code, with no context to keep
+    /// alive, so that a queue of requests can hold it without copying and destroying a closure
+    /// per request (callgrind: about 110 instructions a request on the cycles benchmark).
+    var plain: PlainAssignment? {
+        let (code, context) = unsafeBitCast(holder, to: (UInt, UInt).self)
+        return context == 0 && code != 0 ? PlainAssignment(code: code) : nil
+    }
+
+    /// The closure that captures nothing whose bits `plain` holds.
+    init(_ plain: PlainAssignment) {
+        holder = unsafeBitCast((plain.code, UInt(0)), to: Holder<Never>.self)
+    }
+
     /// The closure as it was made. `T` must be the type it was made with.
     consuming func assignment<T>(as _: T.Type) -> (T) throws -> Void {
         unsafeBitCast(holder, to: Holder<T>.self).assign
@@ -73,4 +86,10 @@ struct ErasedAssignment {
     ) -> (Owner, Target?) throws -> Void {
         unsafeBitCast(holder, to: ReferenceHolder<Owner, Target>.self).assign
     }
+}
+
+/// An ``ErasedAssignment`` whose closure captures nothing, as its code's address: trivially
+/// copied and destroyed, and the same for every request of one closure.
+struct PlainAssignment: BitwiseCopyable {
+    fileprivate let code: UInt
 }

@@ -376,8 +376,8 @@ public final class GraphUnarchiver {
         isConstructing = false
         var slot = queue
         while slot >= 0 {
-            let (entry, next) = state.pendingAssignments.take(slot)
-            try (consume entry).run(self)
+            let (entry, assign, next) = state.pendingAssignments.take(slot)
+            try entry.run(assign, self)
             state.memory.release(MemoryBudget.deferredAssignment)
             slot = next
         }
@@ -653,7 +653,6 @@ public final class GraphUnarchiver {
             isBeingBuilt: awaited == state.objectBeingBuilt,
             .init(
                 type: type,
-                assign: assign,
                 offset: offset,
                 copy: copy ?? CopiedValue(),
                 place: place,
@@ -661,7 +660,8 @@ public final class GraphUnarchiver {
                 target: Int32(truncatingIfNeeded: target),
                 owner: owner,
                 reference: reference
-            )
+            ),
+            assign: assign
         )
     }
 
