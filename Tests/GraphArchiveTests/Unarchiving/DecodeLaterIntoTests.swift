@@ -42,6 +42,30 @@ final class IntoNode: GraphCoding {
     }
 }
 
+/// Reads `IntoNode`'s archive with closures that capture a value: kept per request.
+final class CapturingIntoNode: GraphCoding {
+    static var archivedTypeName: String { "Node" }
+
+    var next: CapturingIntoNode?
+    var children: [CapturingIntoNode] = []
+    var assigned: [String] = []
+
+    func encode(with archiver: GraphArchiver) throws {}
+
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
+        let label = try unarchiver.decode(Int.self, forKey: "label")
+        try unarchiver.decodeLater(CapturingIntoNode?.self, forKey: "next") { (node: CapturingIntoNode, next) in
+            node.next = next
+            node.assigned.append("next of \(label)")
+        }
+        try unarchiver.decodeLater([CapturingIntoNode].self, forKey: "children") {
+            (node: CapturingIntoNode, children) in
+            node.children = children
+            node.assigned.append("children of \(label)")
+        }
+    }
+}
+
 /// Reads `IntoNode`'s archive, asking for its `next` as a `Record`, which it is not.
 final class MistypedIntoNode: GraphCoding {
     static var archivedTypeName: String { "Node" }
@@ -117,6 +141,18 @@ struct DecodeLaterIntoTests {
             #expect(child.assigned == ["next", "parent", "children"])
         }
         #expect(root.assigned == ["next", "parent", "children"])
+    }
+
+    @Test("closures that capture values are kept per request and run in order")
+    func capturingClosures() throws {
+        let data = try GraphArchiver.archivedData(withRootObject: Self.ring())
+        let root = try GraphUnarchiver.unarchivedObject(ofType: CapturingIntoNode.self, from: data)
+        #expect(root.next == nil && root.children.count == 3)
+        #expect(root.assigned == ["next of 0", "children of 0"])
+        for (index, child) in root.children.enumerated() {
+            #expect(child.next === root.children[(index + 1) % 3])
+            #expect(child.assigned == ["next of \(index + 1)", "children of \(index + 1)"])
+        }
     }
 
     @Test("a reference to an object of another class is a type mismatch at the field")
