@@ -92,9 +92,12 @@ struct IdentityTable: ~Copyable {
     private func slot(for key: UInt) -> Int {
         let address = UInt64(key >> 4)
         if scrambles {
-            // The 4 KiB block hashed, the 16-byte unit inside it kept (see the type's comment).
+            // The 4 KiB block hashed to any slot, the 16-byte unit inside it added (see the
+            // type's comment). Not to a slot a multiple of 256: blocks whose objects sit at
+            // the same places in them (a model allocated in a pattern) would all claim the same
+            // slots of the blocks' shared stretch, in runs that grow with the graph.
             let block = (address >> Self.unitsPerBlockShift) &* 0x9E37_79B9_7F4A_7C15
-            let spread = (block >> 32) << Self.unitsPerBlockShift | address & Self.unitInBlock
+            let spread = (block >> 32) &+ (address & Self.unitInBlock)
             return Int(truncatingIfNeeded: spread) & mask
         }
         return Int(truncatingIfNeeded: address) & mask
