@@ -51,7 +51,7 @@ final class CodableGridStateWorkload: Workload {
 
     func cases() -> [Case] {
         [
-            makeCase("GraphArchiveEncoder", "gridstore", .gridstore, .encode, note: "identity kept") {
+            makeCase(Self.bridgeSubject(.encode), "gridstore", .gridstore, .encode, note: "identity kept") {
                 count in
                 let graph = self.graph(count)
                 let model = self.model(count)
@@ -61,7 +61,7 @@ final class CodableGridStateWorkload: Workload {
                     try self.verifyArchive($0, of: graph)
                 }
             },
-            makeCase("GraphArchiveDecoder", "gridstore", .gridstore, .decode, note: "identity kept") {
+            makeCase(Self.bridgeSubject(.decode), "gridstore", .gridstore, .decode, note: "identity kept") {
                 count in
                 let graph = self.graph(count)
                 let archive = try self.archive(count)
@@ -75,6 +75,11 @@ final class CodableGridStateWorkload: Workload {
     }
 
     // MARK: - The native path
+
+    /// The subject of the bridge's `operation` row (encode or decode).
+    static func bridgeSubject(_ operation: OperationKind) -> String {
+        operation == .encode ? "GraphArchiveEncoder" : "GraphArchiveDecoder"
+    }
 
     /// The subject of the rows that time the native path on the same graph.
     static let nativeSubject = "gridstore (native)"

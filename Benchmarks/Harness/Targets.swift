@@ -411,7 +411,7 @@ enum Targets {
         if let bridgeSeconds = bridge?.seconds?.median, let nativeSeconds = native?.seconds?.median {
             ratio = bridgeSeconds / nativeSeconds
         }
-        let bridgeSubject = operation == .encode ? "GraphArchiveEncoder" : "GraphArchiveDecoder"
+        let bridgeSubject = CodableGridStateWorkload.bridgeSubject(operation)
         let detail: String =
             ratio.map { "bridge/native = \(Format.ratio($0)) (\(nativeSubject) \(operation.rawValue), same rounds)" }
             ?? whyMissing(codable, operation, "none", subject: bridge == nil ? bridgeSubject : nativeSubject)
