@@ -89,7 +89,7 @@ final class CodableGridStateWorkload: Workload {
     /// which ran minutes earlier on another heap (see *Method* in docs/BENCHMARKS.md).
     private func nativeCases() -> [Case] {
         let note = "GraphArchiver on the same grid states"
-        let encode = makeCase(Self.nativeSubject, "gridstore", .gridstore, .encode, note: note) { count in
+        let encode = makeCase(Self.nativeSubject, "gridstore", .reference, .encode, note: note) { count in
             let graph = self.graph(count)
             return Self.encodeTrial(reference: try self.nativeArchive(count)) {
                 try GraphArchiver.archivedData(withRootObject: graph.root)
@@ -97,7 +97,7 @@ final class CodableGridStateWorkload: Workload {
                 try graph.verify(GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: $0))
             }
         }
-        let decode = makeCase(Self.nativeSubject, "gridstore", .gridstore, .decode, note: note) { count in
+        let decode = makeCase(Self.nativeSubject, "gridstore", .reference, .decode, note: note) { count in
             let graph = self.graph(count)
             let archive = try self.nativeArchive(count)
             return Self.decodeTrial(archive: archive) {

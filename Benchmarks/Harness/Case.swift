@@ -10,6 +10,9 @@ enum Role: String, Codable, Sendable {
     case peer
     /// A lower bound no archiver can beat (memcpy, building the graph with no parsing, ...).
     case floor
+    /// Another of GraphArchive's own paths that the workload's gridstore rows are held to (the
+    /// native archiver beneath the Codable bridge): compared with those rows, not with peers.
+    case reference
 }
 
 /// What a case times.

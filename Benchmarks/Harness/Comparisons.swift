@@ -1,7 +1,7 @@
 // Benchmarks/Harness/Comparisons.swift - gridstore's times against each peer and each floor
 
-/// Ratios gridstore/other for encode and decode: below 1 gridstore is faster than a peer;
-/// against a floor, how many times the limit gridstore takes.
+/// Ratios gridstore/other for encode and decode: below 1 gridstore is faster than a peer or a
+/// reference row; against a floor, how many times the limit gridstore takes.
 enum Comparisons {
     /// Floors are sums of measured parts (``floorParts``), and for a zstd row zstd alone
     /// compressing or decompressing, so that it is held to zstd's own speed too.
@@ -39,6 +39,13 @@ enum Comparisons {
                     guard let seconds = peer.seconds?.median else { continue }
                     compare(peer.subject, .peer, seconds, scaledFrom: peer.isScaled ? peer.measuredRecords : nil)
                 }
+            }
+            for reference in results
+            where reference.role == .reference && reference.status == .ok
+                && reference.operation == gridstore.operation && reference.compression == gridstore.compression
+            {
+                guard let seconds = reference.seconds?.median else { continue }
+                compare(reference.subject, .reference, seconds)
             }
             let isZstd = gridstore.compression != "none"
             let zstdPart: Double? =

@@ -78,8 +78,9 @@ enum MarkdownReport {
         )
         for workload in report.workloads {
             for row in workload.results
-            where row.role == .gridstore
-                && (!workload.results.isMainGridstoreRow(row) || !mainOperations.contains(row.operation))
+            where row.role == .reference
+                || row.role == .gridstore
+                    && (!workload.results.isMainGridstoreRow(row) || !mainOperations.contains(row.operation))
             {
                 let memory = row.memory
                 table.rows.append([

@@ -38,7 +38,7 @@ struct SizeGrowth {
             case .gridstore:
                 candidate.compression == "none" && (candidate.operation == .encode || candidate.operation == .decode)
             case .floor: includesFloors && Comparisons.floorParts.contains { $0.operation == candidate.operation }
-            case .peer: false
+            case .peer, .reference: false
             }
         }
     }

@@ -56,6 +56,7 @@ enum Targets {
             case .gridstore: isCodec && row.compression == "none"
             case .peer: row.workload == workload && isCodec && row.group != "plist"
             case .floor: row.compression == "-"
+            case .reference: isCodec
             }
         case codableWorkload:
             return true
@@ -403,18 +404,19 @@ enum Targets {
     /// The bridge's `operation` against the native path's, both rows of the codable workload.
     private static func codableAgainstNative(_ codable: WorkloadReport, _ operation: OperationKind) -> TargetResult {
         let nativeSubject = CodableGridStateWorkload.nativeSubject
-        let bridge: CaseResult? = gridstoreRow(codable, operation, "none")
-        let native: CaseResult? = codable.results.first { row in
-            row.subject == nativeSubject && row.status == .ok && row.operation == operation && row.compression == "none"
-        }
-        var ratio: Double?
-        if let bridgeSeconds = bridge?.seconds?.median, let nativeSeconds = native?.seconds?.median {
-            ratio = bridgeSeconds / nativeSeconds
-        }
-        let bridgeSubject = CodableGridStateWorkload.bridgeSubject(operation)
+        let ratio = codable.comparisons.first {
+            $0.operation == operation && $0.compression == "none" && $0.againstRole == .reference
+                && $0.against == nativeSubject && $0.subject == nil
+        }?.ratio
+        let bridgeMissing = gridstoreRow(codable, operation, "none") == nil
         let detail: String =
             ratio.map { "bridge/native = \(Format.ratio($0)) (\(nativeSubject) \(operation.rawValue), same rounds)" }
-            ?? whyMissing(codable, operation, "none", subject: bridge == nil ? bridgeSubject : nativeSubject)
+            ?? whyMissing(
+                codable,
+                operation,
+                "none",
+                subject: bridgeMissing ? CodableGridStateWorkload.bridgeSubject(operation) : nativeSubject
+            )
         return result(
             "codable-\(operation.rawValue)-vs-native",
             "codable: \(operation.rawValue) within \(codableNativeLimit)x of the native path on the same graph",
