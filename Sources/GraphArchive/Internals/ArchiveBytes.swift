@@ -388,15 +388,15 @@ struct ByteReader {
     /// Reads `width` (1...8) bytes as a little-endian unsigned integer.
     @inline(__always)
     mutating func readLittleEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
-        guard width <= end - offset else { throw truncated("a number") }
+        // `&-`: the offset never passes the end.
+        guard width <= end &- offset else { throw truncated("a number") }
         var value: UInt64 = 0
-        if width == 8 {
-            value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        } else if width > 0 && width < 8 && end &- offset >= 8 {
+        if UInt(bitPattern: width &- 1) < 8 && end &- offset >= 8 {
             // One load of eight readable bytes, those past the number masked off: no loop per
-            // byte (a 32-bit field cost about 20 instructions through it).
+            // byte (a 32-bit field cost about 20 instructions through it), and one mask for
+            // every width, eight included (shifted by 0).
             value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            value &= (1 &<< (UInt64(truncatingIfNeeded: width) &* 8)) &- 1
+            value &= UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
         } else {
             for index in 0..<width {
                 value |= UInt64(base.load(fromByteOffset: offset &+ index, as: UInt8.self)) << (8 * UInt64(index))

@@ -221,7 +221,7 @@ extension DecodingState {
         }
         // Exact class match first, from the class table: no read of the object's header, and no
         // generic `as? T`, which looks up Optional<T> metadata per call.
-        if objectClasses.holds(ObjectIdentifier(T.self), at: index) {
+        if objectClasses.holds(ObjectIdentifier(T.self), checkedAt: index) {
             return classInstance(handingOver ? objects.handOver(index) : objects.object(checkedAt: index), as: T.self)
         }
         return try object(ofAnotherClassAt: index, as: T.self, offset: offset)

@@ -71,8 +71,10 @@ struct DecodingState: ~Copyable {
     var objectSectionStart = -1
     var currentTopKey: String?
     /// Words of the key last matched at each shape position (see `StringBits`): after one
-    /// `==` match, a caller's literal key matches by identity from then on.
-    var shapeKeyBits: [StringBits]
+    /// `==` match, a caller's literal key matches by identity from then on. As many as
+    /// `tables.shapeKeys`; a `PlainStack`, read without a second check of the slot where the
+    /// record's own bounds have placed it (`keyBits(at:)`).
+    var shapeKeyBits: PlainStack<StringBits>
     /// The strings `shapeKeyBits` were taken from, kept alive.
     var matchKeys: [String]
     /// Value types checked to match their archived names, by type id.
@@ -119,7 +121,8 @@ struct DecodingState: ~Copyable {
             maximumDepth: options.maximumDepth
         )
         self.verifiedValueTypes = Array(repeating: nil, count: tables.typeNames.count)
-        self.shapeKeyBits = tables.shapeKeys.map(StringBits.init)
+        self.shapeKeyBits = PlainStack(capacity: tables.shapeKeys.count)
+        for key in tables.shapeKeys { shapeKeyBits.append(StringBits(key)) }
         self.matchKeys = tables.shapeKeys
         self.firstRead = Array(repeating: -1, count: tables.shapeKeyCount.count)
         self.readAfter = Array(repeating: -1, count: tables.shapeKeys.count)
@@ -145,14 +148,17 @@ struct DecodingState: ~Copyable {
     /// Positions the reader on the value for `key`; false if the container has no such key.
     @inline(__always)
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
+        // The top level has no keys (`keyCount` 0): only a record's next value passes here,
+        // without a test of the container's kind first.
+        let position = container.position
+        // `&+`: both are below the shape table's size (checked when it was read), and the slot
+        // is inside the record's keys, so inside the table (`keyBits(at:)`).
+        if position < container.keyCount && keyBits(at: container.keyStart &+ position) == StringBits(key) {
+            reader.offset = container.cursor
+            container.current = position
+            return true
+        }
         if container.kind == .record {
-            let position = container.position
-            // `&+`: both are below the shape table's size (checked when it was read).
-            if position < container.keyCount && shapeKeyBits[container.keyStart &+ position] == StringBits(key) {
-                reader.offset = container.cursor
-                container.current = position
-                return true
-            }
             // Not the next value stored: the one read next in the last record read this way?
             let predicted = Int(
                 container.current < 0 ? firstRead[container.shape] : readAfter[container.keyStart + container.current]
@@ -163,6 +169,14 @@ struct DecodingState: ~Copyable {
             }
         }
         return try locateSlow(key)
+    }
+
+    /// The words of the key at `slot` of the shape table, a slot of the current record's
+    /// keys (`keyStart + i` with `i < keyCount`), which the shape table holds (checked when it
+    /// was read): not checked again.
+    @inline(__always)
+    private func keyBits(at slot: Int) -> StringBits {
+        shapeKeyBits.element(checkedAt: slot)
     }
 
     /// Positions the reader on value `index` of the current record, which is not the next
@@ -252,13 +266,12 @@ struct DecodingState: ~Copyable {
         container.offsetsStart = start
     }
 
-    /// Marks the value just read as done; the reader is right after it.
+    /// Marks the value just read as done; the reader is right after it. The top level's
+    /// position and cursor are never read (it has no keys): no test of the container's kind.
     @inline(__always)
     mutating func finishValue() {
-        if container.kind == .record {
-            container.position = container.current &+ 1  // `current` is a key's index
-            container.cursor = reader.offset
-        }
+        container.position = container.current &+ 1  // `current` is a key's index, or -1
+        container.cursor = reader.offset
     }
 
     func containsKey(_ key: String) -> Bool {

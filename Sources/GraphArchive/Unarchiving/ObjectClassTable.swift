@@ -80,7 +80,15 @@ struct ObjectClassTable: ~Copyable {
     /// exact match of a typed lookup, without the subscript's second check of `index`.
     @inline(__always)
     func holds(_ id: ObjectIdentifier, at index: Int) -> Bool {
-        guard index >= 0 && index < count else { return false }
+        index >= 0 && index < count && holds(id, checkedAt: index)
+    }
+
+    /// Whether object `index`, which the caller has just checked is below the object table's
+    /// count (this table's, which grows with it), is of exactly the class `id`: for one class,
+    /// a comparison alone, with no check of `index` (nothing is read at it); for the other
+    /// widths, the entry's read checks it.
+    @inline(__always)
+    func holds(_ id: ObjectIdentifier, checkedAt index: Int) -> Bool {
         // One class first, before the other widths: a chain's or a tree's every reference.
         if width == 0 { return only == id }
         if width == 1 { return classes[Int(narrow[index])] == id }
