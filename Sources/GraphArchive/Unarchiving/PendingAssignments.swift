@@ -148,7 +148,7 @@ struct DeferredPlace {
 /// array accesses, and nothing moves but into and out of its slot. A queue per object of the
 /// archive took 8 bytes an object whether it waited or not: 8 MB for the million nodes, more
 /// than their compressed archive.
-struct PendingAssignments {
+struct PendingAssignments: ~Copyable {
     /// One waiting request: the type to decode and the closure to pass it to, and where its
     /// value is: at `offset` in the payload, or when `copy` holds bytes, those bytes, copied
     /// from there (nil, single references and short reference arrays, which then need not keep
@@ -207,11 +207,15 @@ struct PendingAssignments {
 
     /// The first and last slot waiting for each awaited object.
     private var queues = WaitingQueues()
-    /// Per slot, the request, its closure if that captures something (else `.none`), and the
-    /// next slot in its object's queue (or in the free list).
-    private var entries: [Entry] = []
+    /// Per slot, the request and the next slot in its object's queue (or in the free list):
+    /// `PlainStack`s, changed without a uniqueness check (an array's cost about ten
+    /// instructions a request).
+    private var entries = PlainStack<Entry>()
+    private var nextSlot = PlainStack<Int32>()
+    /// Per slot up to the last whose closure captures something, that closure (else `.none`):
+    /// a request of a closure that captures nothing (``decodeLater(_:forKey:into:)``'s) does
+    /// not touch it.
     private var closures: [ErasedAssignment] = []
-    private var nextSlot: [Int32] = []
     private var firstFree: Int32 = -1
     /// The first and last slot of the queue of the object being built (-1: empty): its own
     /// requests for nil and for objects built before it, most back links of a graph, kept out
@@ -240,9 +244,8 @@ struct PendingAssignments {
             slot = Int32(truncatingIfNeeded: entries.count)
             entries.append(entry)
             nextSlot.append(-1)
-            closures.append(.none)
         }
-        if entry.plain == nil { closures[Int(slot)] = assign }
+        if entry.plain == nil { keep(assign, at: Int(slot)) }
         if isBeingBuilt {
             if ownLast >= 0 { nextSlot[Int(ownLast)] = slot } else { ownFirst = slot }
             ownLast = slot
@@ -252,6 +255,15 @@ struct PendingAssignments {
         } else {
             queues.insert(object, first: slot)
         }
+    }
+
+    /// Holds the closure, which captures something, of the request in `slot`.
+    @inline(never)
+    private mutating func keep(_ assign: consuming ErasedAssignment, at slot: Int) {
+        if closures.count <= slot {
+            closures.append(contentsOf: repeatElement(.none, count: slot + 1 - closures.count))
+        }
+        closures[slot] = assign
     }
 
     /// Takes the queue of requests waiting for object `object`, if any: its first slot, for
