@@ -234,9 +234,23 @@ enum ObjectOrdering {
             try state.withEdges { (edges, places) throws(GraphArchiveError) in
                 if let places {
                     let copier = BodyCopier(edges: edges, places: places, mapping: mapping)
+                    // Every body but the last made exactly one reference, its position's (see
+                    // `EncodingState.edges`): a chain, whose links take the short way.
+                    let oneEach = state.edgeStart.isEmpty && !edges.isEmpty
                     var end = objects.count
                     for position in (fixed..<state.bodyCount).reversed() {
                         let start = starts[position - fixed]
+                        if oneEach && position &+ 1 < state.bodyCount && places[position].kind == .tagged {
+                            newObjects.writeBody(
+                                of: objects,
+                                start..<end,
+                                replacingVarintAfterTagAt: start &+ places[position].offset,
+                                with: UInt64(mapping.newIndex(of: ReferenceGraph.target(of: edges[position])))
+                            )
+                            bodyReferences &+= 1
+                            end = start
+                            continue
+                        }
                         bodyReferences += copier.copy(
                             start..<end,
                             references: state.edgeRange(ofBody: position),

@@ -214,14 +214,7 @@ struct ByteWriter: ~Copyable {
             // Whole words, up to the limit, which both buffers have room for: the bytes past
             // the range are overwritten by later writes.
             reserve(Self.wordCopyLimit)
-            let source = UnsafeRawPointer(other.base + range.lowerBound)
-            let target = UnsafeMutableRawPointer(base + count)
-            var copied = 0
-            while copied < range.count {
-                (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                copied &+= 8
-            }
-            count &+= range.count
+            copyShortSpan(of: other, from: range.lowerBound, count: range.count)
             return
         }
         writeBytes(UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
@@ -241,14 +234,7 @@ struct ByteWriter: ~Copyable {
         let length = range.count
         if length <= Self.wordCopyLimit && range.lowerBound + Self.wordCopyLimit <= other.capacity {
             reserve(Self.wordCopyLimit + Self.referenceBytesLimit)
-            let source = UnsafeRawPointer(other.base + range.lowerBound)
-            let target = UnsafeMutableRawPointer(base + count)
-            var copied = 0
-            while copied < length {
-                (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                copied &+= 8
-            }
-            count &+= length
+            copyShortSpan(of: other, from: range.lowerBound, count: length)
         } else {
             writeBytes(UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: length))
             reserve(Self.referenceBytesLimit)
@@ -258,6 +244,51 @@ struct ByteWriter: ~Copyable {
             count &+= 1
         }
         storeVarint(value)
+    }
+
+    /// Appends the bytes `body` of `other`, an object body whose one reference is tagged, its
+    /// tag at `tagOffset`, with the reference's varint replaced by `value` (a chain's link
+    /// renumbered, `ObjectOrdering.reverse`): one range check and one capacity check for the
+    /// body, the bytes around the reference copied a word at a time when short.
+    @inline(__always)
+    mutating func writeBody(
+        of other: borrowing ByteWriter,
+        _ body: Range<Int>,
+        replacingVarintAfterTagAt tagOffset: Int,
+        with value: UInt64
+    ) {
+        precondition(
+            body.lowerBound >= 0 && body.lowerBound <= tagOffset && tagOffset < body.upperBound
+                && body.upperBound <= other.count
+        )
+        reserve(body.count &+ (Self.wordCopyLimit + Self.referenceBytesLimit))
+        copyShortSpan(of: other, from: body.lowerBound, count: tagOffset &- body.lowerBound)
+        base[count] = other.base[tagOffset]
+        count &+= 1
+        storeVarint(value)
+        var after = tagOffset &+ 1
+        while after < body.upperBound && other.base[after] & 0x80 != 0 { after &+= 1 }
+        after = min(after &+ 1, body.upperBound)
+        copyShortSpan(of: other, from: after, count: body.upperBound &- after)
+    }
+
+    /// Copies `length` bytes of `other` from `start` into capacity the caller reserved (at
+    /// least `length` plus ``wordCopyLimit``): whole words when the span is short and `other`
+    /// has room for the spare bytes read, else `memcpy`.
+    @inline(__always)
+    private mutating func copyShortSpan(of other: borrowing ByteWriter, from start: Int, count length: Int) {
+        let source = UnsafeRawPointer(other.base + start)
+        let target = UnsafeMutableRawPointer(base + count)
+        if length <= Self.wordCopyLimit && start &+ Self.wordCopyLimit <= other.capacity {
+            var copied = 0
+            while copied < length {
+                (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                copied &+= 8
+            }
+        } else {
+            target.copyMemory(from: source, byteCount: length)
+        }
+        count &+= length
     }
 
     /// The most bytes a tag and a varint take.
