@@ -133,6 +133,29 @@ public final class GraphArchiver {
         }
     }
 
+    /// Encodes a reference to `object`, or nil, as ``encode(_:forKey:)-(T,_)`` does for an
+    /// optional object (the same bytes), in one call: the general form reaches the reference
+    /// through the optional's and the class's generic conformances, a few dozen instructions a
+    /// reference (a chain of links pays them once per link).
+    public func encode<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+        try state.writeKey(key)
+        writeOptionalReference(object)
+        if state.isAtTop && state.hasQueuedObjects {
+            try writeQueuedObjects()
+        }
+    }
+
+    /// Writes a reference to `object` (a back link if `conditional`, or inside `encodeLater`),
+    /// or nil.
+    @inline(__always)
+    private func writeOptionalReference<T: GraphCoding & AnyObject>(_ object: T?, conditional: Bool = false) {
+        // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
+        switch object {
+        case .some(let object): state.writeReference(object, conditional: conditional)
+        case .none: state.writeNil()
+        }
+    }
+
     /// Encodes `value` as ``encode(_:forKey:)-(T,_)`` does, its object references marked as
     /// back links: references that may close a cycle, such as a child's link to its parent.
     ///
@@ -162,11 +185,24 @@ public final class GraphArchiver {
         }
     }
 
+    /// Encodes a back link to `object`, or nil, as ``encodeLater(_:forKey:)-(T,_)`` does for
+    /// an optional object (the same bytes), in one call (see ``encode(_:forKey:)-(T?,_)``).
+    public func encodeLater<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+        try state.writeKey(key)
+        let enclosing = state.writesBackLinks
+        state.writesBackLinks = true
+        writeOptionalReference(object)
+        state.writesBackLinks = enclosing
+        if state.isAtTop && state.hasQueuedObjects {
+            try writeQueuedObjects()
+        }
+    }
+
     /// Encodes a reference that is kept only if `object` is also encoded unconditionally
     /// somewhere in the archive (before or after this call); otherwise it decodes as nil.
     /// The `encodeConditionalObject(_:forKey:)` of `NSCoder`.
     ///
-    /// The reference is a back link, as for ``encodeLater(_:forKey:)``: the way to write a
+    /// The reference is a back link, as for ``encodeLater(_:forKey:)-(T,_)``: the way to write a
     /// `weak` reference such as a parent link. It may point forward when it closes a cycle, so
     /// decode it with ``GraphUnarchiver/decodeLater(_:forKey:assign:)``:
     ///
@@ -185,11 +221,7 @@ public final class GraphArchiver {
         throws
     {
         try state.writeKey(key)
-        // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
-        switch object {
-        case .some(let object): state.writeReference(object, conditional: true)
-        case .none: state.writeNil()
-        }
+        writeOptionalReference(object, conditional: true)
     }
 
     // MARK: - Plumbing called by the GraphValue conformances

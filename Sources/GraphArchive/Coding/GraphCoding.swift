@@ -27,7 +27,7 @@
 /// initializer can `decode` its references directly. A reference that may close a cycle, such
 /// as a link back to a parent, is a *back link*: encode it with
 /// ``GraphArchiver/encodeConditionalObject(_:forKey:)`` (for a `weak` reference) or
-/// ``GraphArchiver/encodeLater(_:forKey:)``, and decode it with
+/// ``GraphArchiver/encodeLater(_:forKey:)-(T,_)``, and decode it with
 /// ``GraphUnarchiver/decodeLater(_:forKey:assign:)``, which assigns it once every object exists.
 /// Then every other reference decodes directly, whichever object the graph was reached from:
 ///

@@ -508,7 +508,7 @@ public final class GraphUnarchiver {
     /// Decodes the value for `key` once every object in the archive exists, then passes it to
     /// `assign`: the way to restore a back link, a reference that may close a cycle (a parent
     /// link, a ring), written with ``GraphArchiver/encodeConditionalObject(_:forKey:)`` or
-    /// ``GraphArchiver/encodeLater(_:forKey:)``. Other references always point to objects
+    /// ``GraphArchiver/encodeLater(_:forKey:)-(T,_)``. Other references always point to objects
     /// built before, so `decode` reads them directly.
     ///
     /// ```swift
