@@ -61,9 +61,14 @@ final class CodableDecoder: CodableContainerSource {
     func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let slot = state.currentSlot
         let (frame, serial) = state.openObjectRecord(slot) ? (slot, state.frames[slot].serial) : try openFrame(.keyed)
-        return state.keyedContainers.container(keyedBy: Key.self, frame: frame, serial: serial) {
-            let place = CodableKeyedDecodingContainer<Key>(decoder: self, frame: frame, serial: serial)
-            return (place, KeyedDecodingContainer(place))
+        return state.keyedContainers.container(
+            keyedBy: Key.self,
+            coder: self,
+            lending: true,
+            frame: frame,
+            serial: serial
+        ) {
+            KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(place: $0))
         }
     }
 

@@ -355,20 +355,20 @@ extension PrimitiveValueDecoding {
 
 // MARK: - Keyed container
 
-final class CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedContainerPlace, KeyedDecodingContainerProtocol {
-    let decoder: CodableDecoder
+/// A keyed container of `CodableDecoder`: every call goes to the decoder with the frame of
+/// the container's place, which it holds or which the decoder's cache lends it (see
+/// `CodableKeyedPlaceReference`).
+struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let place: CodableKeyedPlaceReference<CodableDecoder>
 
-    init(decoder: CodableDecoder, frame: Int, serial: Int) {
-        self.decoder = decoder
-        super.init(frame: frame, serial: serial)
+    var codingPath: [any CodingKey] { place.withFrame { decoder, frame, _ in decoder.state.codingPath(to: frame) } }
+    var allKeys: [Key] { place.withFrame { $0.keys(in: $1, serial: $2) }.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { place.withFrame { $0.keys(in: $1, serial: $2) }.contains(key.stringValue) }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try place.withFrame { try $0.decodeNil(forKey: key, in: $1, serial: $2) }
     }
-
-    var codingPath: [any CodingKey] { decoder.state.codingPath(to: frame) }
-    var allKeys: [Key] { decoder.keys(in: frame, serial: serial).compactMap { Key(stringValue: $0) } }
-
-    func contains(_ key: Key) -> Bool { decoder.keys(in: frame, serial: serial).contains(key.stringValue) }
-
-    func decodeNil(forKey key: Key) throws -> Bool { try decoder.decodeNil(forKey: key, in: frame, serial: serial) }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, key) }
@@ -385,12 +385,12 @@ final class CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedContainer
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decode(type, forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.decode(type, forKey: key, in: $1, serial: $2) }
     }
 
     @inline(__always)
     private func primitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
-        try decoder.decodePrimitive(type, forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.decodePrimitive(type, forKey: key, in: $1, serial: $2) }
     }
 
     // One lookup instead of the protocol's default contains + decodeNil + decode.
@@ -412,34 +412,45 @@ final class CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedContainer
 
     @inline(__always)
     private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
-        try decoder.decodeIfPresent(type, forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.decodeIfPresent(type, forKey: key, in: $1, serial: $2) }
     }
 
     @inline(__always)
     private func optionalPrimitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
-        try decoder.decodePrimitiveIfPresent(type, forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.decodePrimitiveIfPresent(type, forKey: key, in: $1, serial: $2) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        let (nested, nestedSerial) = try decoder.nestedContainer(.keyed, forKey: key, in: frame, serial: serial)
-        return KeyedDecodingContainer(
-            CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial)
-        )
+        try place.withFrame { decoder, frame, serial in
+            let (nested, nestedSerial) = try decoder.nestedContainer(.keyed, forKey: key, in: frame, serial: serial)
+            return KeyedDecodingContainer(
+                CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial)
+            )
+        }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let (nested, nestedSerial) = try decoder.nestedContainer(.unkeyed, forKey: key, in: frame, serial: serial)
-        return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
+        try place.withFrame { decoder, frame, serial in
+            let (nested, nestedSerial) = try decoder.nestedContainer(.unkeyed, forKey: key, in: frame, serial: serial)
+            return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
+        }
     }
 
     func superDecoder() throws -> any Decoder {
-        try decoder.superDecoder(forKey: GraphArchiveCodingKey.superKey, in: frame, serial: serial)
+        try place.withFrame { try $0.superDecoder(forKey: GraphArchiveCodingKey.superKey, in: $1, serial: $2) }
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try decoder.superDecoder(forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.superDecoder(forKey: key, in: $1, serial: $2) }
+    }
+}
+
+extension CodableKeyedDecodingContainer {
+    /// A container that holds its own place, over `frame` of `decoder`.
+    init(decoder: CodableDecoder, frame: Int, serial: Int) {
+        place = CodableKeyedPlaceReference(owning: decoder, frame: frame, serial: serial)
     }
 }
 

@@ -27,9 +27,14 @@ final class CodableEncoder: Encoder {
     /// A keyed container over the current value: a cached one nobody holds any more, if any.
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let (frame, serial) = state.openSlot(state.currentSlot, .keyed)
-        return state.keyedContainers.container(keyedBy: Key.self, frame: frame, serial: serial) {
-            let place = CodableKeyedEncodingContainer<Key>(encoder: self, frame: frame, serial: serial)
-            return (place, KeyedEncodingContainer(place))
+        return state.keyedContainers.container(
+            keyedBy: Key.self,
+            coder: self,
+            lending: false,
+            frame: frame,
+            serial: serial
+        ) {
+            KeyedEncodingContainer(CodableKeyedEncodingContainer<Key>(place: $0))
         }
     }
 

@@ -135,17 +135,15 @@ extension PrimitiveValueEncoding {
 
 // MARK: - Keyed container
 
-final class CodableKeyedEncodingContainer<Key: CodingKey>: CodableKeyedContainerPlace, KeyedEncodingContainerProtocol {
-    let encoder: CodableEncoder
+/// A keyed container of `CodableEncoder`: every call goes to the encoder with the frame of
+/// the container's place, which it holds or which the encoder's cache lends it (see
+/// `CodableKeyedPlaceReference`).
+struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let place: CodableKeyedPlaceReference<CodableEncoder>
 
-    init(encoder: CodableEncoder, frame: Int, serial: Int) {
-        self.encoder = encoder
-        super.init(frame: frame, serial: serial)
-    }
+    var codingPath: [any CodingKey] { place.withFrame { encoder, frame, _ in encoder.state.codingPath(to: frame) } }
 
-    var codingPath: [any CodingKey] { encoder.state.codingPath(to: frame) }
-
-    func encodeNil(forKey key: Key) throws { try encoder.encodeNil(forKey: key, in: frame, serial: serial) }
+    func encodeNil(forKey key: Key) throws { try place.withFrame { try $0.encodeNil(forKey: key, in: $1, serial: $2) } }
     func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
     func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
     func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
@@ -162,31 +160,31 @@ final class CodableKeyedEncodingContainer<Key: CodingKey>: CodableKeyedContainer
     func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try encoder.encode(value, forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.encode(value, forKey: key, in: $1, serial: $2) }
     }
 
     @inline(__always)
     private func primitive<P: CodablePrimitive>(_ value: P, _ key: Key) throws {
-        try encoder.encodePrimitive(value, forKey: key, in: frame, serial: serial)
+        try place.withFrame { try $0.encodePrimitive(value, forKey: key, in: $1, serial: $2) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type,
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let (nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self, forKey: key)
+        let (encoder, nested, nestedSerial) = openNested(.keyed, keyType: NestedKey.self, forKey: key)
         return KeyedEncodingContainer(
             CodableKeyedEncodingContainer<NestedKey>(encoder: encoder, frame: nested, serial: nestedSerial)
         )
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let (nested, nestedSerial) = openNested(.unkeyed, keyType: Key.self, forKey: key)
+        let (encoder, nested, nestedSerial) = openNested(.unkeyed, keyType: Key.self, forKey: key)
         return CodableUnkeyedEncodingContainer(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
     func superEncoder() -> any Encoder {
-        let (nested, nestedSerial) = openNested(
+        let (encoder, nested, nestedSerial) = openNested(
             nil,
             keyType: EmptySuperValue.self,
             forKey: GraphArchiveCodingKey.superKey
@@ -195,19 +193,35 @@ final class CodableKeyedEncodingContainer<Key: CodingKey>: CodableKeyedContainer
     }
 
     func superEncoder(forKey key: Key) -> any Encoder {
-        let (nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: key)
+        let (encoder, nested, nestedSerial) = openNested(nil, keyType: EmptySuperValue.self, forKey: key)
         return CodableSuperEncoder(encoder: encoder, frame: nested, serial: nestedSerial)
     }
 
-    /// A nested container (or, for kind nil, a super encoder's value) under `key`.
+    /// A nested container (or, for kind nil, a super encoder's value) under `key`, and its encoder.
     private func openNested(
         _ kind: CodableEncodingFrame.Kind?,
         keyType: Any.Type,
         forKey key: some CodingKey
-    ) -> (frame: Int, serial: Int) {
-        encoder.openNested(kind, keyType: keyType, in: frame, serial: serial, key: .key(key)) {
-            try encoder.state.engine.writeKey(key.stringValue)
+    ) -> (encoder: CodableEncoder, frame: Int, serial: Int) {
+        place.withFrame { encoder, frame, serial in
+            let (nested, nestedSerial) = encoder.openNested(
+                kind,
+                keyType: keyType,
+                in: frame,
+                serial: serial,
+                key: .key(key)
+            ) {
+                try encoder.state.engine.writeKey(key.stringValue)
+            }
+            return (encoder, nested, nestedSerial)
         }
+    }
+}
+
+extension CodableKeyedEncodingContainer {
+    /// A container that holds its own place, over `frame` of `encoder`.
+    init(encoder: CodableEncoder, frame: Int, serial: Int) {
+        place = CodableKeyedPlaceReference(owning: encoder, frame: frame, serial: serial)
     }
 }
 

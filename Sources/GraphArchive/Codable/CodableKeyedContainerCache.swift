@@ -19,11 +19,13 @@ struct CodableKeyedContainerCache {
         let key: ObjectIdentifier
         /// The container's box (see `storageObject(of:)`).
         var storage: HeldReference<AnyObject>
-        /// The container in the box, to repoint.
+        /// The place of the container in the box, to repoint (the container only lends it).
         let container: HeldReference<CodableKeyedContainerPlace>
         /// The `KeyedContainerRebuilder` of the container's type, which makes the container
         /// from its box.
         let rebuilder: HeldReference<AnyObject>
+        /// The container only lends its place: see `release()`.
+        let lendsPlace: Bool
     }
 
     /// Containers of one key type live at once (nesting of one type), beyond which new ones are
@@ -32,18 +34,23 @@ struct CodableKeyedContainerCache {
 
     private(set) var entries: ContiguousArray<Entry> = []
 
-    /// The container of type `Container` keyed by `Key` over `frame`: a cached one nobody else
-    /// holds, repointed, or else the one `make` builds (its place and the container around it),
-    /// kept to hand out again.
+    /// The container of type `Container` keyed by `Key` over `frame` of `coder`: a cached one
+    /// nobody else holds, repointed, or else the one `make` builds around a new place, kept to
+    /// hand out again. `lending`: a container kept only lends its place (see
+    /// `CodableKeyedPlaceReference`), which pays where the standard library's box copies the
+    /// container for each call (decoding), not where it calls it in place (encoding).
     @inline(__always)
-    mutating func container<Key, Container>(
+    mutating func container<Key, Coder: AnyObject, Container>(
         keyedBy _: Key.Type,
+        coder: Coder,
+        lending: Bool,
         frame: Int,
         serial: Int,
-        make: () -> (place: CodableKeyedContainerPlace, container: Container)
+        make: (CodableKeyedPlaceReference<Coder>) -> Container
     ) -> Container {
         guard let index = reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) else {
-            return keepNew(make, key: ObjectIdentifier(Key.self))
+            let place = CodableKeyedPlace(coder: coder, frame: frame, serial: serial)
+            return keepNew(make, place: place, lending: lending, key: Key.self)
         }
         // The entry for `Key` was made for `Container`: a coder asks for one type per key.
         return entries[index].storage.withObject { storage in
@@ -66,27 +73,39 @@ struct CodableKeyedContainerCache {
     /// Makes a new container and keeps it, unless the cache is full. Out of line: a temporary
     /// of `Container` here would make every call look up its metadata.
     @inline(never)
-    private mutating func keepNew<Container>(
-        _ make: () -> (place: CodableKeyedContainerPlace, container: Container),
-        key: ObjectIdentifier
+    private mutating func keepNew<Coder, Key, Container>(
+        _ make: (CodableKeyedPlaceReference<Coder>) -> Container,
+        place: CodableKeyedPlace<Coder>,
+        lending: Bool,
+        key: Key.Type
     ) -> Container {
-        let made = make()
-        if entries.count < Self.capacity, let storage = storageObject(of: made.container) {
+        guard entries.count < Self.capacity && isStorageObjectLayout(Container.self) else {
+            return make(CodableKeyedPlaceReference(owning: place))
+        }
+        // Kept: the container may leave its place to the cache.
+        let container = make(lending ? CodableKeyedPlaceReference(lending: place) : .init(owning: place))
+        if let storage = storageObject(of: container) {
             entries.append(
                 Entry(
-                    key: key,
+                    key: ObjectIdentifier(key),
                     storage: HeldReference(storage),
-                    container: HeldReference(made.place),
-                    rebuilder: HeldReference(KeyedContainerRebuilder<Container>())
+                    container: HeldReference(place),
+                    rebuilder: HeldReference(KeyedContainerRebuilder<Container>()),
+                    lendsPlace: lending
                 )
             )
         }
-        return made.container
+        return container
     }
 
     /// Drops the containers: each refers to its coder, which must not keep itself alive. A
-    /// container kept by a value still finds its (finished) frame, which refuses to be used.
+    /// container kept by a value still finds its (finished) frame, which refuses to be used;
+    /// `LentObjects` keeps the place of one that only lends it as long as its box is held.
     mutating func release() {
+        LentObjects.sweep()
+        for index in entries.indices where entries[index].lendsPlace && !entries[index].storage.isUniquelyHeld() {
+            LentObjects.keep(entries[index].container.object, whileHeld: entries[index].storage.object)
+        }
         entries.removeAll()
     }
 }
@@ -112,5 +131,54 @@ class CodableKeyedContainerPlace: UncheckedCell<(frame: Int, serial: Int)> {
     /// Makes the container use `frame` from now on.
     final func point(at frame: Int, serial: Int) {
         value = (frame, serial)
+    }
+}
+
+/// The place of a keyed container of `Coder` (`CodableEncoder` or `CodableDecoder`).
+final class CodableKeyedPlace<Coder: AnyObject>: CodableKeyedContainerPlace {
+    let coder: Coder
+
+    init(coder: Coder, frame: Int, serial: Int) {
+        self.coder = coder
+        super.init(frame: frame, serial: serial)
+    }
+}
+
+/// How a keyed container of `Coder` refers to its place: lent by the coder's cache, or held.
+///
+/// The standard library's box copies its container for every call (see
+/// `CodableKeyedContainerPlace`). A container the coder's cache keeps for reuse only lends its
+/// place: the cache holds the place as long as the coder runs, and past it as long as anything
+/// holds the container's box (see `CodableKeyedContainerCache.release()`). A copy of it is
+/// then a plain word and a nil reference, where a copy of the place's reference was a retain
+/// and a release, two atomic operations for every value coded through the container. Any
+/// other container holds its place.
+struct CodableKeyedPlaceReference<Coder: AnyObject> {
+    private let place: LentReference<CodableKeyedPlace<Coder>>
+    /// The place, held, unless the coder's cache holds it.
+    private let owner: CodableKeyedPlace<Coder>?
+
+    /// A reference that holds `place`.
+    init(owning place: CodableKeyedPlace<Coder>) {
+        self.place = LentReference(place)
+        owner = place
+    }
+
+    /// A reference that holds a new place, over `frame` of `coder`.
+    init(owning coder: Coder, frame: Int, serial: Int) {
+        self.init(owning: CodableKeyedPlace(coder: coder, frame: frame, serial: serial))
+    }
+
+    /// A reference to `place`, which the caller keeps alive for as long as the reference (or a
+    /// copy of it) may be used.
+    init(lending place: CodableKeyedPlace<Coder>) {
+        self.place = LentReference(place)
+        owner = nil
+    }
+
+    /// Calls `body` with the coder and the place's frame and serial.
+    @inline(__always)
+    func withFrame<R>(_ body: (_ coder: Coder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
+        try place.withObject { try body($0.coder, $0.frame, $0.serial) }
     }
 }

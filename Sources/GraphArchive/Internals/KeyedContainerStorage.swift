@@ -13,12 +13,17 @@
 /// if the container is not one reference.
 @inline(__always)
 func storageObject<Container>(of container: Container) -> AnyObject? {
-    guard MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size,
-        MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment
-    else { return nil }
+    guard isStorageObjectLayout(Container.self) else { return nil }
     let storage = unsafeBitCast(container, to: AnyObject.self)
     assert(String(describing: type(of: storage)).hasPrefix("_Keyed"), "\(type(of: storage))")
     return storage
+}
+
+/// Whether a `Container` has the size and alignment of one reference (see ``storageObject(of:)``).
+@inline(__always)
+func isStorageObjectLayout<Container>(_: Container.Type) -> Bool {
+    MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
+        && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment
 }
 
 /// The container of type `Container` whose box is `storage`.

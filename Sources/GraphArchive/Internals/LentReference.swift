@@ -1,4 +1,4 @@
-// Sources/GraphArchive/Internals/LentReference.swift - a held reference that is lent, not copied, to its uses
+// Sources/GraphArchive/Internals/LentReference.swift - references lent, not copied, to their uses
 
 /// A strong reference that its uses borrow without a retain and a release.
 ///
@@ -9,10 +9,33 @@
 struct HeldReference<Object: AnyObject> {
     /// The reference that keeps the object alive.
     private(set) var object: Object
-    private let lent: Unmanaged<Object>
+    private let lent: LentReference<Object>
 
     init(_ object: Object) {
         self.object = object
+        lent = LentReference(object)
+    }
+
+    /// Calls `body` with the object, not retained for the call.
+    @inline(__always)
+    func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        try lent.withObject(body)
+    }
+
+    /// Whether this is the object's only strong reference.
+    @inline(__always)
+    mutating func isUniquelyHeld() -> Bool {
+        isKnownUniquelyReferenced(&object)
+    }
+}
+
+/// A reference that does not hold its object: one plain word, which copying neither retains
+/// nor releases. Whoever makes one keeps the object alive for as long as any copy is used
+/// (see ``LentObjects`` for a copy that may outlive its maker).
+struct LentReference<Object: AnyObject> {
+    private let lent: Unmanaged<Object>
+
+    init(_ object: Object) {
         lent = Unmanaged.passUnretained(object)
     }
 
@@ -21,10 +44,35 @@ struct HeldReference<Object: AnyObject> {
     func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
         try lent._withUnsafeGuaranteedRef(body)
     }
+}
 
-    /// Whether this is the object's only strong reference.
-    @inline(__always)
-    mutating func isUniquelyHeld() -> Bool {
-        isKnownUniquelyReferenced(&object)
+/// Objects kept alive for `LentReference`s that outlived what held their objects: each object
+/// stays as long as its holder, an object that stores such references, is held by anyone else.
+///
+/// A coder's cache lends its containers' places (see `CodableKeyedContainerCache`); a container
+/// a value kept past the decode still refers to its place, which then lives here until a later
+/// sweep finds the container's box dropped.
+enum LentObjects {
+    private static let kept = Locked<[(holder: AnyObject, lent: AnyObject)]>([])
+
+    /// Keeps `lent` alive while anything but this keeper holds `holder`.
+    static func keep(_ lent: AnyObject, whileHeld holder: AnyObject) {
+        kept.withLock { $0.append((holder, lent)) }
+    }
+
+    /// Lets go of the objects whose holders nobody else holds any more.
+    static func sweep() {
+        kept.withLock { pairs in
+            guard !pairs.isEmpty else { return }
+            var index = 0
+            while index < pairs.count {
+                if isKnownUniquelyReferenced(&pairs[index].holder) {
+                    pairs.swapAt(index, pairs.count - 1)
+                    pairs.removeLast()
+                } else {
+                    index += 1
+                }
+            }
+        }
     }
 }
