@@ -114,6 +114,50 @@ struct CodableObjectLifetimeTests {
         back = nil
         #expect(live.count == 0)
     }
+
+    /// A keyed container a value keeps past the decode only lends its place (a kept one's box
+    /// copies nothing that counts): the place, with the decoder and its table, stays as long
+    /// as the container is held, and goes at the next decode once it is dropped.
+    @Test func aContainerKeptPastTheDecodeKeepsItsDecoderUntilDropped() throws {
+        let data = try GraphArchiveEncoder().encode(ContainerKeeper(value: 5))
+        weak var built: ContainerKeeper?
+        var kept: KeyedDecodingContainer<ContainerKeeper.CodingKeys>?
+        do {
+            let back = try GraphArchiveDecoder().decode(ContainerKeeper.self, from: data)
+            #expect(back.value == 5)
+            kept = back.container
+            back.container = nil
+            built = back
+        }
+        // The decoder's table holds the object: the decoder lives on for the container.
+        #expect(built != nil)
+        #expect(throws: DecodingError.self) { _ = try kept?.decode(Int.self, forKey: .value) }
+        kept = nil
+        // Any later decode lets go of places whose containers nobody holds.
+        #expect(try GraphArchiveDecoder().decode(Int.self, from: GraphArchiveEncoder().encode(1)) == 1)
+        #expect(built == nil, "a dropped container kept its decoder")
+    }
+}
+
+/// Keeps the keyed container its initializer reads from.
+final class ContainerKeeper: Codable {
+    let value: Int
+    var container: KeyedDecodingContainer<CodingKeys>?
+
+    enum CodingKeys: String, CodingKey { case value }
+
+    init(value: Int) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(value, forKey: .value)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        value = try container.decode(Int.self, forKey: .value)
+        self.container = container
+    }
 }
 
 /// How many `LifetimeRecord`s a decode has alive.
