@@ -226,6 +226,12 @@ struct DecodedObjects: ~Copyable {
 struct LentObject<T: AnyObject> {
     fileprivate let reference: Unmanaged<AnyObject>
 
+    /// Inlined: the memberwise initializer was called out of line, unspecialized, per request.
+    @inline(__always)
+    fileprivate init(reference: Unmanaged<AnyObject>) {
+        self.reference = reference
+    }
+
     /// Calls `body` with the object.
     @inline(__always)
     func with<Result>(_ body: (T) throws -> Result) rethrows -> Result {

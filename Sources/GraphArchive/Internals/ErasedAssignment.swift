@@ -51,6 +51,7 @@ struct ErasedAssignment {
         holder = unsafeBitCast(PairHolder(assign: assign), to: Holder<Never>.self)
     }
 
+    @inline(__always)
     init<Owner: AnyObject, Target: AnyObject>(reference assign: @escaping (Owner, Target?) throws -> Void) {
         holder = unsafeBitCast(ReferenceHolder(assign: assign), to: Holder<Never>.self)
     }
@@ -58,12 +59,14 @@ struct ErasedAssignment {
     /// The closure as plain bits, if it captures nothing: its code, with no context to keep
     /// alive, so that a queue of requests can hold it without copying and destroying a closure
     /// per request (callgrind: about 110 instructions a request on the cycles benchmark).
+    @inline(__always)
     var plain: PlainAssignment? {
         let (code, context) = unsafeBitCast(holder, to: (UInt, UInt).self)
         return context == 0 && code != 0 ? PlainAssignment(code: code) : nil
     }
 
     /// The closure that captures nothing whose bits `plain` holds.
+    @inline(__always)
     init(_ plain: PlainAssignment) {
         holder = unsafeBitCast((plain.code, UInt(0)), to: Holder<Never>.self)
     }
@@ -80,6 +83,7 @@ struct ErasedAssignment {
 
     /// The closure of an object and an optional reference as it was made (`init(reference:)`),
     /// `Owner` and `Target` the types it was made with.
+    @inline(__always)
     consuming func referenceAssignment<Owner: AnyObject, Target: AnyObject>(
         as _: Owner.Type,
         _: Target.Type
