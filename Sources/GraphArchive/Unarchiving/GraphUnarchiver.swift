@@ -293,13 +293,18 @@ public final class GraphUnarchiver {
         let tables = state.tables
         // Per shape, what building its record takes: the class, what one instance costs
         // (charged before each object is built), the type id and the keys; one lookup per object.
-        let builds = tables.shapeType.indices.map { shape in
+        // One per shape of the table, which `readShape` checks each record's shape against: a
+        // `PlainStack`, read at that shape without a second check.
+        var builds = PlainStack<ShapeBuild>(capacity: tables.shapeType.count)
+        for shape in tables.shapeType.indices {
             let typeID = tables.shapeType[shape]
-            return ShapeBuild(
-                type: classes[typeID],
-                instanceCost: classes[typeID].map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0,
-                typeID: typeID,
-                keys: RecordKeys(start: tables.shapeKeyStart[shape], count: tables.shapeKeyCount[shape])
+            builds.append(
+                ShapeBuild(
+                    type: classes[typeID],
+                    instanceCost: classes[typeID].map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0,
+                    typeID: typeID,
+                    keys: RecordKeys(start: tables.shapeKeyStart[shape], count: tables.shapeKeyCount[shape])
+                )
             )
         }
         state.objects.reserveCapacity(state.objectCount)
@@ -315,7 +320,7 @@ public final class GraphUnarchiver {
         for index in 0..<state.objectCount {
             if index == state.recordsRead { try state.readRecords(from: index) }
             let shape = try state.readShape()
-            let build = builds[shape]
+            let build = builds.element(checkedAt: shape)
             state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
             guard let type = build.type else {
                 throw GraphArchiveError(
@@ -337,7 +342,9 @@ public final class GraphUnarchiver {
             try state.closeRecord()
             try state.appendObject(consume object, typeID: build.typeID)
             // Those waiting for the last object run after the check for trailing bytes below.
-            if index < lastIndex, let queue = state.pendingAssignments.takeQueue(waitingFor: index) {
+            if index < lastIndex, !state.pendingAssignments.isIdle,
+                let queue = state.pendingAssignments.takeQueue(waitingFor: index)
+            {
                 try runPendingAssignments(queue)
             }
         }

@@ -56,10 +56,13 @@ struct ObjectClassTable: ~Copyable {
     /// Adds the next object, of type id `typeID`.
     @inline(__always)
     mutating func append(typeID: Int) {
-        switch width {
-        case 0: break
-        case 1: narrow.append(UInt8(truncatingIfNeeded: typeID))
-        default: wide.append(UInt32(truncatingIfNeeded: typeID))
+        // One class first (one test), as in `holds`.
+        if width != 0 {
+            if width == 1 {
+                narrow.append(UInt8(truncatingIfNeeded: typeID))
+            } else {
+                wide.append(UInt32(truncatingIfNeeded: typeID))
+            }
         }
         count &+= 1  // below the objects' count, an Int
     }

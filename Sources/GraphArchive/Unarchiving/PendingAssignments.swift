@@ -266,6 +266,12 @@ struct PendingAssignments: ~Copyable {
         closures[slot] = assign
     }
 
+    /// Whether no request waits, neither the object being built's own nor any queue: then
+    /// there is no queue to take (one test per object built rather than a take).
+    var isIdle: Bool {
+        @inline(__always) get { ownFirst < 0 && queues.isEmpty }
+    }
+
     /// Takes the queue of requests waiting for object `object`, if any: its first slot, for
     /// `next(after:)`. Requests added later for the same object start a new queue.
     /// `object` must be the object being built when its own requests were added.
@@ -302,10 +308,17 @@ struct PendingAssignments: ~Copyable {
 /// linear probing and a multiplicative hash, at most half full, removing by shifting back the
 /// entries after a hole (no tombstones). Sized by the objects awaited at once, not by the
 /// archive.
-struct WaitingQueues {
-    /// Per position, the awaited object (-1: free) and its queue's ends.
-    private var keys: [Int] = []
-    private var ends: [(first: Int32, last: Int32)] = []
+struct WaitingQueues: ~Copyable {
+    /// A queue's first and last slot.
+    struct Ends {
+        var first: Int32
+        var last: Int32
+    }
+
+    /// Per position, the awaited object (-1: free) and its queue's ends: `PlainStack`s,
+    /// changed without a uniqueness check. Empty (count 0) until the first insertion.
+    private var keys = PlainStack<Int>(capacity: 1)
+    private var ends = PlainStack<Ends>(capacity: 1)
     private var count = 0
     /// 64 less log2 of the capacity: the hash's top bits pick the position.
     private var shift: UInt64 = 64
@@ -343,7 +356,7 @@ struct WaitingQueues {
         var position = home(of: key)
         while keys[position] >= 0 { position = (position + 1) & mask }
         keys[position] = key
-        ends[position] = (slot, slot)
+        ends[position] = Ends(first: slot, last: slot)
         count += 1
     }
 
@@ -367,13 +380,16 @@ struct WaitingQueues {
 
     private mutating func grow() {
         let capacity = max(16, keys.count * 2)
-        let oldKeys = keys
-        let oldEnds = ends
-        keys = Array(repeating: -1, count: capacity)
-        ends = Array(repeating: (-1, -1), count: capacity)
+        var oldKeys = PlainStack<Int>(capacity: capacity)
+        var oldEnds = PlainStack<Ends>(capacity: capacity)
+        oldKeys.append(repeating: -1, count: capacity)
+        oldEnds.append(repeating: Ends(first: -1, last: -1), count: capacity)
+        swap(&keys, &oldKeys)
+        swap(&ends, &oldEnds)
         shift = 64 - UInt64(capacity.trailingZeroBitCount)
         count = 0
-        for (position, key) in oldKeys.enumerated() where key >= 0 {
+        for position in 0..<oldKeys.count where oldKeys[position] >= 0 {
+            let key = oldKeys[position]
             insert(key, first: oldEnds[position].first)
             ends[self.position(of: key)!].last = oldEnds[position].last
         }

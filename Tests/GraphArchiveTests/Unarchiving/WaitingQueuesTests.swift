@@ -17,7 +17,9 @@ struct WaitingQueuesTests {
             let key = step % 3 == 0 ? Int.random(in: 0..<64, using: &random) : Int.random(in: 0..<2_000, using: &random)
             let slot = Int32(step)
             if let position = table.position(of: key) {
-                #expect(model[key]?.first == table.first(at: position) && model[key]?.last == table.last(at: position))
+                // Read before `#expect`, whose macro takes only copyable subjects.
+                let (first, last) = (table.first(at: position), table.last(at: position))
+                #expect(model[key]?.first == first && model[key]?.last == last)
                 if Bool.random(using: &random) {
                     table.remove(at: position)
                     model[key] = nil
@@ -30,16 +32,18 @@ struct WaitingQueuesTests {
                 table.insert(key, first: slot)
                 model[key] = (slot, slot)
             }
-            #expect(table.isEmpty == model.isEmpty)
+            let isEmpty = table.isEmpty
+            #expect(isEmpty == model.isEmpty)
         }
         for (key, ends) in model {
             let position = table.position(of: key)
-            #expect(
-                position.map { table.first(at: $0) } == ends.first && position.map { table.last(at: $0) } == ends.last
-            )
+            let first = position.map { table.first(at: $0) }
+            let last = position.map { table.last(at: $0) }
+            #expect(first == ends.first && last == ends.last)
         }
         for key in model.keys { table.remove(at: table.position(of: key)!) }
-        #expect(table.isEmpty)
-        #expect(table.position(of: 5) == nil)
+        let (isEmpty, position) = (table.isEmpty, table.position(of: 5))
+        #expect(isEmpty)
+        #expect(position == nil)
     }
 }
