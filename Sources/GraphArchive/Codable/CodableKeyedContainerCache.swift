@@ -82,19 +82,17 @@ struct CodableKeyedContainerCache {
         guard entries.count < Self.capacity && isStorageObjectLayout(Container.self) else {
             return make(CodableKeyedPlaceReference(owning: place))
         }
-        // Kept: the container may leave its place to the cache.
+        // Kept: the container may leave its place to the cache. The guard checked its layout.
         let container = make(lending ? CodableKeyedPlaceReference(lending: place) : .init(owning: place))
-        if let storage = storageObject(of: container) {
-            entries.append(
-                Entry(
-                    key: ObjectIdentifier(key),
-                    storage: HeldReference(storage),
-                    container: HeldReference(place),
-                    rebuilder: HeldReference(KeyedContainerRebuilder<Container>()),
-                    lendsPlace: lending
-                )
+        entries.append(
+            Entry(
+                key: ObjectIdentifier(key),
+                storage: HeldReference(storageObject(of: container)),
+                container: HeldReference(place),
+                rebuilder: HeldReference(KeyedContainerRebuilder<Container>()),
+                lendsPlace: lending
             )
-        }
+        )
         return container
     }
 

@@ -6,14 +6,14 @@
 // quarter of decoding the benchmark's Codable grid states, and a fifth of encoding them. The
 // bridge therefore reuses a container once nobody else holds it, which it can only see from
 // the box's reference count. The standard library's keyed containers are structs whose only
-// stored property is that box (`_box`); these reinterpret one, and refuse (nil) if its size
-// says it has become anything else.
+// stored property is that box (`_box`); these reinterpret one, and the bridge uses them only
+// after `isStorageObjectLayout` said its size has not become anything else.
 
-/// The box `container` (a `KeyedEncodingContainer` or `KeyedDecodingContainer`) stores, or nil
-/// if the container is not one reference.
+/// The box `container` (a `KeyedEncodingContainer` or `KeyedDecodingContainer`) stores.
+///
+/// - Precondition: `isStorageObjectLayout(Container.self)`.
 @inline(__always)
-func storageObject<Container>(of container: Container) -> AnyObject? {
-    guard isStorageObjectLayout(Container.self) else { return nil }
+func storageObject<Container>(of container: Container) -> AnyObject {
     let storage = unsafeBitCast(container, to: AnyObject.self)
     assert(String(describing: type(of: storage)).hasPrefix("_Keyed"), "\(type(of: storage))")
     return storage
