@@ -380,12 +380,12 @@ struct WaitingQueues: ~Copyable {
 
     private mutating func grow() {
         let capacity = max(16, keys.count * 2)
-        var oldKeys = PlainStack<Int>(capacity: capacity)
-        var oldEnds = PlainStack<Ends>(capacity: capacity)
-        oldKeys.append(repeating: -1, count: capacity)
-        oldEnds.append(repeating: Ends(first: -1, last: -1), count: capacity)
-        swap(&keys, &oldKeys)
-        swap(&ends, &oldEnds)
+        var newKeys = PlainStack<Int>(capacity: capacity)
+        var newEnds = PlainStack<Ends>(capacity: capacity)
+        newKeys.append(repeating: -1, count: capacity)
+        newEnds.append(repeating: Ends(first: -1, last: -1), count: capacity)
+        let oldKeys = exchange(&keys, with: newKeys)
+        let oldEnds = exchange(&ends, with: newEnds)
         shift = 64 - UInt64(capacity.trailingZeroBitCount)
         count = 0
         for position in 0..<oldKeys.count where oldKeys[position] >= 0 {
