@@ -384,7 +384,7 @@ public final class GraphUnarchiver {
         var slot = queue
         while slot >= 0 {
             let (entry, assign, next) = state.pendingAssignments.take(slot)
-            try entry.run(assign, self)
+            try entry.run(consume assign, self)
             state.memory.release(MemoryBudget.deferredAssignment)
             slot = next
         }
@@ -546,7 +546,7 @@ public final class GraphUnarchiver {
             try assign(value)
             return
         }
-        try deferValue(T.self, assign: ErasedAssignment(assign), form: .value)
+        try deferValue(T.self, assign: QueuedAssignment(assign), form: .value)
     }
 
     /// Decodes the value for `key` once every object it may refer to exists, then passes it to
@@ -574,7 +574,7 @@ public final class GraphUnarchiver {
     ) throws {
         guard try state.locate(key) else { throw state.keyNotFound(key, expected: readableTypeName(T.self)) }
         try checkOwnedRequest(key)
-        try deferValue(T.self, assign: ErasedAssignment(assign), form: .value, owner: Object.self)
+        try deferValue(T.self, assign: QueuedAssignment(assign), form: .value, owner: Object.self)
     }
 
     // A back link, an optional reference, is what `decodeLater` reads nearly always: this form
@@ -592,7 +592,7 @@ public final class GraphUnarchiver {
         try checkOwnedRequest(key)
         try deferValue(
             Int.self,  // not used: the reference is read as a `T`
-            assign: ErasedAssignment(reference: assign),
+            assign: QueuedAssignment(reference: assign),
             form: .ownedReference,
             owner: Object.self,
             reference: T.self
@@ -617,7 +617,7 @@ public final class GraphUnarchiver {
     /// object it can be decoded, and moves past it.
     private func deferValue(
         _ type: any GraphValue.Type,
-        assign: consuming ErasedAssignment,
+        assign: consuming QueuedAssignment,
         form: PendingAssignments.Entry.Form,
         owner: (any (GraphCoding & AnyObject).Type)? = nil,
         reference: (any (GraphCoding & AnyObject).Type)? = nil

@@ -5,7 +5,7 @@ extension GraphValue {
     /// `assign`, the closure its `decodeLater` request gave: with the object that asked
     /// (`place.owner`) as an `owner`, for `decodeLater(_:forKey:into:)`.
     fileprivate static func runDeferredRead(
-        _ assign: consuming ErasedAssignment,
+        _ assign: consuming QueuedAssignment,
         _ unarchiver: GraphUnarchiver,
         at offset: Int,
         copy: CopiedValue,
@@ -58,7 +58,7 @@ extension GraphCoding where Self: AnyObject {
     /// Passes `value` to `assign`, with the object whose request it is (`place.owner`) as `Self`.
     fileprivate static func assignDeferred<T>(
         _ value: consuming T,
-        with assign: consuming ErasedAssignment,
+        with assign: consuming QueuedAssignment,
         _ unarchiver: GraphUnarchiver,
         at offset: Int,
         place: DeferredPlace
@@ -75,13 +75,46 @@ extension GraphCoding where Self: AnyObject {
     fileprivate static func assignDeferredReference<Target: GraphCoding & AnyObject>(
         _: Target.Type,
         target: Int,
-        with assign: consuming ErasedAssignment,
+        with assign: consuming QueuedAssignment,
         _ unarchiver: GraphUnarchiver,
         at offset: Int,
         copy: CopiedValue,
         place: DeferredPlace
     ) throws {
-        let assign = assign.referenceAssignment(as: Self.self, Target.self)
+        // The closure made in each case, so that one of no context is a constant nil context
+        // throughout, which nothing releases.
+        switch consume assign {
+        case .plain(let plain):
+            try assignReference(
+                ErasedAssignment.referenceAssignment(plain, as: Self.self, Target.self),
+                target: target,
+                unarchiver,
+                at: offset,
+                copy: copy,
+                place: place
+            )
+        case .closure(let closure):
+            try assignReference(
+                closure.referenceAssignment(as: Self.self, Target.self),
+                target: target,
+                unarchiver,
+                at: offset,
+                copy: copy,
+                place: place
+            )
+        }
+    }
+
+    /// `assignDeferredReference` with its closure made.
+    @inline(__always)
+    private static func assignReference<Target: GraphCoding & AnyObject>(
+        _ assign: (Self, Target?) throws -> Void,
+        target: Int,
+        _ unarchiver: GraphUnarchiver,
+        at offset: Int,
+        copy: CopiedValue,
+        place: DeferredPlace
+    ) throws {
         if target == Int(PendingAssignments.Entry.readLater) {
             let value = try unarchiver.readingDeferred(at: offset, copy: copy, place: place) {
                 try Target._decodeOptional(from: unarchiver)
@@ -187,15 +220,15 @@ struct PendingAssignments: ~Copyable {
         var reference: (any (GraphCoding & AnyObject).Type)? = nil
 
         /// Decodes the value and passes it to `assign`, the request's closure, which it then releases.
-        func run(_ assign: consuming ErasedAssignment, _ unarchiver: GraphUnarchiver) throws {
+        func run(_ assign: consuming QueuedAssignment, _ unarchiver: GraphUnarchiver) throws {
             switch form {
             case .value:
-                try type.runDeferredRead(assign, unarchiver, at: offset, copy: copy, place: place, owner: owner)
+                try type.runDeferredRead(consume assign, unarchiver, at: offset, copy: copy, place: place, owner: owner)
             case .ownedReference:
                 try owner!.assignDeferredReference(
                     reference!,
                     target: Int(target),
-                    with: assign,
+                    with: consume assign,
                     unarchiver,
                     at: offset,
                     copy: copy,
@@ -230,10 +263,10 @@ struct PendingAssignments: ~Copyable {
         after object: Int,
         isBeingBuilt: Bool,
         _ entry: Entry,
-        assign: consuming ErasedAssignment
+        assign: consuming QueuedAssignment
     ) {
         var entry = entry
-        entry.plain = assign.plain
+        entry.plain = assign.plainCode
         let slot: Int32
         if firstFree >= 0 {
             slot = firstFree
@@ -245,7 +278,10 @@ struct PendingAssignments: ~Copyable {
             entries.append(entry)
             nextSlot.append(-1)
         }
-        if entry.plain == nil { keep(assign, at: Int(slot)) }
+        switch consume assign {
+        case .plain: break
+        case .closure(let closure): keep(closure, at: Int(slot))
+        }
         if isBeingBuilt {
             if ownLast >= 0 { nextSlot[Int(ownLast)] = slot } else { ownFirst = slot }
             ownLast = slot
@@ -290,17 +326,17 @@ struct PendingAssignments: ~Copyable {
 
     /// Removes and returns the request in `slot` of a taken queue, its closure, and the queue's
     /// next slot (-1 after the last).
-    mutating func take(_ slot: Int32) -> (entry: Entry, assign: ErasedAssignment, next: Int32) {
+    mutating func take(_ slot: Int32) -> (entry: Entry, assign: QueuedAssignment, next: Int32) {
         let following = nextSlot[Int(slot)]
         nextSlot[Int(slot)] = firstFree
         firstFree = slot
         let entry = entries[Int(slot)]
-        if let plain = entry.plain { return (entry, ErasedAssignment(plain), following) }
+        if let plain = entry.plain { return (entry, .plain(plain), following) }
         // Swapped out rather than taken from an optional: destroying the optional a take leaves
         // went through the runtime's value witnesses (callgrind: about 40 instructions a request).
         var assign = ErasedAssignment.none
         swap(&assign, &closures[Int(slot)])
-        return (entry, assign, following)
+        return (entry, .closure(assign), following)
     }
 }
 
