@@ -378,6 +378,32 @@ struct BPlist {
         return KeyWords(words, length: length)
     }
 
+    /// Object `index` whole (marker, length and text) as zero-padded words and its length in
+    /// bytes, if it is an ASCII string that fits 24 bytes so and ends before the offset table;
+    /// else nil. Two such strings are equal if their images are.
+    @inline(__always)
+    func shortASCIIImage(_ index: Int) -> KeyWords? {
+        guard index >= 0 && index < offsets.count else { return nil }
+        let start = Int(offsets[index])
+        guard let head = reader.paddedWords(at: start, count: KeyWords.maximumLength),
+            head.0 & 0xF0 == UInt64(BPlistMarker.asciiString)
+        else { return nil }
+        var length = Int(head.0 & 0x0F) &+ 1
+        if length == 0x10 {
+            // 0x5F, then the length as a one-byte integer (0x10, length).
+            guard head.0 >> 8 & 0xFF == UInt64(BPlistMarker.integer) else { return nil }
+            length = Int(head.0 >> 16 & 0xFF) &+ 3
+        }
+        guard length <= KeyWords.maximumLength && length <= objectsEnd &- start else { return nil }
+        // The words already read, cut to the string's bytes.
+        let bits = UInt64(truncatingIfNeeded: length &* 8)
+        let low: (UInt64) -> UInt64 = { $0 >= 64 ? ~0 : (1 &<< $0) &- 1 }
+        return KeyWords(
+            (head.0 & low(bits), bits > 64 ? head.1 & low(bits &- 64) : 0, bits > 128 ? head.2 & low(bits &- 128) : 0),
+            length: length
+        )
+    }
+
     /// The marker of object `index`, which must exist.
     @inline(__always)
     func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {

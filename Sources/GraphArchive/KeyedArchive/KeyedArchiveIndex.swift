@@ -180,6 +180,7 @@ struct KeyedArchiveIndex {
         kinds[0] = .null
         details = Array(repeating: 0, count: entries.count)
         keyIDs = Array(repeating: -1, count: plist.objectCount)
+        instanceKeys = Array(repeating: 0, count: entries.count)
         keyLookup = [:]
         for name in KeyedKey.names { _ = addKey(name) }
     }
@@ -267,7 +268,16 @@ struct KeyedArchiveIndex {
         let kind: KeyedEntryKind
         switch object.type {
         case BPlistMarker.dictionary:
-            if let classReference = try member(of: object, key: KeyedKey.classReference) {
+            // An instance with a known template's keys has its `$class` where they say; any
+            // other is searched key by key, and teaches a template if it is an instance.
+            let match = templateMatch(object)
+            let classReference =
+                if let match {
+                    try plist.reference(in: object, at: object.count + match.classPosition)
+                } else {
+                    try member(of: object, key: KeyedKey.classReference)
+                }
+            if let classReference {
                 guard let definition = try plist.uidValue(classReference) else {
                     throw GraphArchiveError(
                         .corrupt,
@@ -282,6 +292,13 @@ struct KeyedArchiveIndex {
                     kind = KeyedEntryKind(rawValue: UInt8(-1 - detail))!
                 }
                 details[uid] = Int32(truncatingIfNeeded: detail)
+                if kind == .object || kind == .record {
+                    if let match {
+                        instanceKeys[uid] = match.keys
+                    } else {
+                        learnTemplate(object, uid: uid)
+                    }
+                }
             } else if try member(of: object, key: KeyedKey.className) != nil {
                 // Resolved now, so a class definition marked as such always has its detail.
                 _ = try classDetail(uid)
@@ -389,6 +406,96 @@ struct KeyedArchiveIndex {
         typeNames.append(name)
         typeIsValue.append(valueTypeNames.contains(name))
         return typeNames.count - 1
+    }
+
+    // MARK: - Instance templates
+
+    /// The templates instances are matched against, at most ``maximumTemplates``, the newest last.
+    private(set) var templates: [InstanceTemplate] = []
+    private var templatesLearned = 0
+    static let maximumTemplates = 4
+    /// Templates an index learns at most (their generations fit the 16 bits `instanceKeys` has).
+    static let maximumTemplatesLearned = 64
+    /// Per UID of an instance classified by its keys' bytes: the template's generation (low 16
+    /// bits) and, 4 bits per position from bit 16, which template key the instance holds there;
+    /// 0 for any other entry.
+    private var instanceKeys: [UInt64]
+
+    /// How instance `uid` holds the keys of a template (see `instanceKeys`), or 0.
+    @inline(__always)
+    func keys(ofInstance uid: Int) -> UInt64 { instanceKeys[uid] }
+
+    /// The template whose keys instance dictionary `object` has, in any order (their objects'
+    /// bytes compared, no key resolved): how it holds them, and where `$class` is. Nothing is
+    /// thrown: a key that matches none, twice, or cannot be read, leaves the instance to the
+    /// thorough way, which reports what is wrong.
+    ///
+    /// `mutating` only so that it reads the index where it lies (see `recordValue(_:)`).
+    @inline(__always)
+    private mutating func templateMatch(_ object: BPlistObject) -> (keys: UInt64, classPosition: Int)? {
+        for template in templates.indices where templates[template].images.count == object.count {
+            if let match = keysMatch(object, template) { return match }
+        }
+        return nil
+    }
+
+    private mutating func keysMatch(_ object: BPlistObject, _ template: Int) -> (keys: UInt64, classPosition: Int)? {
+        var keys = plist.references(of: object)
+        var packed = UInt64(truncatingIfNeeded: templates[template].generation)
+        var unmatched: UInt64 = (1 &<< UInt64(object.count)) &- 1
+        var classPosition = 0
+        let classKey = templates[template].classKey
+        for position in 0..<object.count {
+            guard let key = try? keys.next(), let image = plist.shortASCIIImage(key) else { return nil }
+            guard let candidate = templates[template].images.firstIndex(of: image),
+                unmatched & (1 &<< UInt64(candidate)) != 0
+            else { return nil }
+            unmatched &= ~(1 &<< UInt64(candidate))
+            packed |= UInt64(candidate) &<< UInt64(16 &+ 4 &* position)
+            if candidate == classKey { classPosition = position }
+        }
+        return (packed, classPosition)
+    }
+
+    /// Makes instance dictionary `object` (entry `uid`), just classified the thorough way, a
+    /// template if its keys are distinct short ASCII strings, one of them `$class`: resolving
+    /// them cannot fail (the thorough way resolves them to the same ids when it is parsed).
+    private mutating func learnTemplate(_ object: BPlistObject, uid: Int) {
+        // A bound on learning, so an archive of many key sets costs little more than before.
+        guard object.count <= InstanceTemplate.maximumKeys && templatesLearned < Self.maximumTemplatesLearned else {
+            return
+        }
+        var template = InstanceTemplate(images: [], keyIDs: [], classKey: -1, generation: templatesLearned + 1)
+        var keys = plist.references(of: object)
+        var packed = UInt64(truncatingIfNeeded: template.generation)
+        for position in 0..<object.count {
+            guard let key = try? keys.next(), let image = plist.shortASCIIImage(key), let id = learnedKeyID(key),
+                !template.keyIDs.contains(id), !template.images.contains(image)
+            else { return }
+            if id == KeyedKey.classReference { template.classKey = position }
+            template.images.append(image)
+            template.keyIDs.append(id)
+            packed |= UInt64(position) &<< UInt64(16 &+ 4 &* position)
+        }
+        guard template.classKey >= 0 else { return }
+        templatesLearned += 1
+        if templates.count == Self.maximumTemplates { templates.removeFirst() }
+        templates.append(template)
+        instanceKeys[uid] = packed
+    }
+
+    /// The template of generation `generation`, if still kept.
+    func template(generation: Int) -> InstanceTemplate? {
+        templates.first { $0.generation == generation }
+    }
+
+    /// The id of key object `index` if it is known or a short ASCII string, else nil.
+    private mutating func learnedKeyID(_ index: Int) -> Int? {
+        if keyIDs[index] >= 0 { return Int(keyIDs[index]) }
+        guard let words = plist.shortASCIIKey(index), words.isASCII else { return nil }
+        let id = tableKeyID(words) ?? addKey(words.text)
+        keyIDs[index] = Int32(truncatingIfNeeded: id)
+        return id
     }
 
     // MARK: - Dictionaries
@@ -641,6 +748,16 @@ struct KeyWords: Equatable {
         self.init((words[0], words[1], words[2]), length: bytes.count)
     }
 
+    /// Whether every byte is ASCII.
+    var isASCII: Bool { (first | second | third) & 0x8080_8080_8080_8080 == 0 }
+
+    /// The bytes as text (ASCII, so as they are).
+    var text: String {
+        let words = [first, second, third]
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: words[$0 / 8] >> (8 * UInt64($0 % 8))) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     var hash: Int {
         var mixed =
             (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ (third &* 0x1656_67B1_9E37_79F9)
@@ -655,6 +772,21 @@ struct KeyWords: Equatable {
         mixed ^= mixed >> 33
         return Int(truncatingIfNeeded: mixed)
     }
+}
+
+/// The keys of an instance dictionary: their objects' bytes (marker, length and text, at most
+/// 24) and key ids, and which is `$class`. An instance whose key objects hold the same bytes,
+/// in any order, has the same keys (Foundation writes every instance's keys anew, in an order
+/// that varies with its dictionary's hash seed).
+struct InstanceTemplate {
+    /// 12 keys of 4 bits each, after a 16-bit generation, fill a `UInt64`.
+    static let maximumKeys = 12
+    var images: [KeyWords]
+    var keyIDs: [Int]
+    var classKey: Int
+    /// Numbers the templates an index learned, from 1: a reader's notes on a template are kept
+    /// by this number.
+    var generation: Int
 }
 
 /// The element references of an array-like Foundation instance (see `arrayElements(of:)`).

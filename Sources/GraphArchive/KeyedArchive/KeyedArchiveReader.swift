@@ -88,8 +88,8 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// What indexing and transcoding keep per property list object: its offset and key id, and
-    /// for an entry of `$objects` its kind, detail, position, flags, record start and its share
-    /// of the records and order lists.
+    /// for an entry of `$objects` its kind, detail, instance keys, position, flags, record start
+    /// and its share of the records and order lists.
     static let bytesPerPlistObject = 64
 
     /// Transcodes keyed archive `bytes` into a native archive.
@@ -407,6 +407,14 @@ struct KeyedArchiveReader: ~Copyable {
     /// objects in the shape's key order. Returns where it starts.
     private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
         let object = try index.entryObject(uid)
+        let instanceKeys = index.keys(ofInstance: uid)
+        if instanceKeys != 0 {
+            let modelType = index.modelType(of: uid)
+            for note in notes.indices
+            where notes[note].instanceKeys & 0xFFFF == instanceKeys & 0xFFFF && notes[note].modelType == modelType {
+                return try parseRecord(object, keys: instanceKeys, like: note)
+            }
+        }
         var keys = index.plist.references(of: object)
         var values = index.plist.references(of: object, from: object.count)
         fieldCount = 0
@@ -438,6 +446,59 @@ struct KeyedArchiveReader: ~Copyable {
         // 32 bits are enough: object indexes and UIDs are below 2^31 in a plist of at most 4 GiB.
         records.append(Int32(truncatingIfNeeded: shape(type: nativeType(index.modelType(of: uid)))))
         for position in 0..<fieldCount { records.append(Int32(truncatingIfNeeded: fields[position].value)) }
+        if instanceKeys != 0 { note(instanceKeys, modelType: index.modelType(of: uid), shape: Int(records[start])) }
+        return start
+    }
+
+    /// What parsing an instance of a template's keys takes: its shape, and each template key's
+    /// place in the shape's order (-1 for `$class`).
+    private struct TemplateNote {
+        /// The template's generation (low 16 bits, as in `instanceKeys`).
+        var instanceKeys: UInt64
+        var modelType: Int
+        var shape: Int32
+        var places: [Int]
+    }
+
+    /// What parsing the instances of the index's latest templates takes, once one was parsed.
+    private var notes: [TemplateNote] = []
+
+    /// Notes the template of an instance of model type `modelType` (whose keys are
+    /// `instanceKeys`), just parsed into record shape `shape`.
+    private mutating func note(_ instanceKeys: UInt64, modelType: Int, shape: Int) {
+        guard let template = index.template(generation: Int(instanceKeys & 0xFFFF)) else { return }
+        var places = Array(repeating: -1, count: template.keyIDs.count)
+        let native = template.keyIDs.map { $0 == KeyedKey.classReference ? -1 : nativeKey($0) }
+        for key in places.indices where native[key] >= 0 {
+            places[key] = native.count { $0 >= 0 && $0 < native[key] }
+        }
+        if notes.count == KeyedArchiveIndex.maximumTemplates { notes.removeFirst() }
+        notes.append(
+            TemplateNote(
+                instanceKeys: instanceKeys,
+                modelType: modelType,
+                shape: Int32(truncatingIfNeeded: shape),
+                places: places
+            )
+        )
+    }
+
+    /// ``parseRecord(_:)`` for an instance that holds a template's keys as `keys` says: its
+    /// values are read in the same order and checked the same way, and placed where note
+    /// `note` says, with no key resolved or sorted.
+    private mutating func parseRecord(_ object: BPlistObject, keys: UInt64, like note: Int)
+        throws(GraphArchiveError) -> Int
+    {
+        let start = records.count
+        records.append(notes[note].shape)
+        for _ in 1..<notes[note].places.count { records.append(0) }
+        var values = index.plist.references(of: object, from: object.count)
+        for position in 0..<object.count {
+            let reference = try values.next()
+            let place = notes[note].places[Int(truncatingIfNeeded: keys &>> UInt64(16 &+ 4 &* position) & 0xF)]
+            if place < 0 { continue }
+            records[start &+ 1 &+ place] = Int32(truncatingIfNeeded: try index.recordValue(reference))
+        }
         return start
     }
 

@@ -319,6 +319,114 @@ struct KeyedArchiveReadingTests {
         #expect(record.name == "same" && record.color == 7 && record.date == "same")
     }
 
+    /// Instances with the same keys in any order, under two class names, and with other keys
+    /// read alike: the first of a kind is read key by key, the rest by their keys' bytes.
+    @Test func instancesWithTheSameKeysInAnyOrderDecode() throws {
+        var registry = gridStateRegistry
+        registry.register(Record.self, forName: "UAOtherGridState")
+        let orders = [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1], [0, 2, 1, 3]]
+        let count = 24
+        var objects: [PlistValue] = [
+            .dictionary(["NS.objects": .array((0..<count).map { .uid(5 + $0) }), "$class": .uid(2)]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("UAGridState")]),
+            .dictionary(["$classname": .string("UAOtherGridState")]),
+        ]
+        for index in 0..<count {
+            let fields: [(String, PlistValue)] = [
+                ("kEncodeKeyName", .string("name \(index)")), ("kEncodeKeyColor", .integer(Int64(index))),
+                ("kEncodeKeyDate", .string("date \(index)")), ("$class", .uid(index % 3 == 0 ? 4 : 3)),
+            ]
+            var ordered = orders[index % orders.count].map { fields[$0] }
+            if index % 7 == 6 { ordered.append(("extra", .integer(1))) }
+            objects.append(.fields(ordered))
+        }
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchive: keyedArchive(top: ["root": .uid(1)], objects: objects),
+            registry: registry
+        )
+        #expect(records.map(\.name) == (0..<count).map { "name \($0)" })
+        #expect(records.map(\.color) == Array(0..<count))
+        #expect(records.map(\.date) == (0..<count).map { "date \($0)" })
+    }
+
+    /// The first instance of a set of keys teaches it; later ones, in any order, are matched by
+    /// their keys' bytes.
+    @Test func instancesAreMatchedByTheirKeysBytes() throws {
+        let fields: [(String, PlistValue)] = [
+            ("kEncodeKeyName", .string("a")), ("kEncodeKeyColor", .integer(1)), ("kEncodeKeyDate", .string("b")),
+            ("$class", .uid(3)),
+        ]
+        let data = keyedArchive(
+            top: ["root": .uid(1)],
+            objects: [
+                .dictionary(["NS.objects": .array([.uid(4), .uid(5), .uid(6)]), "$class": .uid(2)]),
+                .dictionary(["$classname": .string("NSArray")]),
+                .dictionary(["$classname": .string("UAGridState")]),
+                .fields(fields), .fields(fields.reversed()), .fields([fields[2], fields[3], fields[0], fields[1]]),
+            ]
+        )
+        try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) in
+            var index = try KeyedArchiveIndex(
+                plist: BPlist.scan(bytes.reader(), maximumObjectCount: 100),
+                registry: gridStateRegistry
+            )
+            for uid in 4...6 { #expect(try index.kind(of: uid) == .object) }
+            #expect(index.templates.count == 1)
+            #expect((4...6).allSatisfy { index.keys(ofInstance: $0) != 0 })
+        }
+    }
+
+    /// An instance after others with its keys is checked as thoroughly as the first.
+    @Test func instancesAfterOthersWithTheirKeysAreChecked() {
+        let good: PlistValue = .dictionary([
+            "kEncodeKeyName": .string("a"), "kEncodeKeyColor": .integer(1), "kEncodeKeyDate": .string("b"),
+            "$class": .uid(3),
+        ])
+        let bad: [(PlistValue, GraphArchiveError.Code, String)] = [
+            (
+                .dictionary([
+                    "kEncodeKeyColor": .integer(1), "kEncodeKeyColor": .integer(2), "kEncodeKeyDate": .string("b"),
+                    "$class": .uid(3),
+                ]), .corrupt, "twice"
+            ),
+            (
+                .dictionary([
+                    "kEncodeKeyDate": .string("b"), "kEncodeKeyName": .array([]), "$class": .uid(3),
+                    "kEncodeKeyColor": .integer(1),
+                ]), .corrupt, "where a UID or a plain value belongs"
+            ),
+            (
+                .dictionary([
+                    "kEncodeKeyDate": .string("b"), "kEncodeKeyName": .string("a"), "$class": .uid(99),
+                    "kEncodeKeyColor": .integer(1),
+                ]), .badObjectReference, "UID 99 is out of range"
+            ),
+            (
+                .dictionary([
+                    "kEncodeKeyDate": .string("b"), "kEncodeKeyName": .uid(77), "$class": .uid(3),
+                    "kEncodeKeyColor": .integer(1),
+                ]), .badObjectReference, "UID 77 is out of range"
+            ),
+        ]
+        for (instance, code, message) in bad {
+            let objects: [PlistValue] = [
+                .dictionary(["NS.objects": .array([.uid(4), .uid(5), .uid(6)]), "$class": .uid(2)]),
+                .dictionary(["$classname": .string("NSArray")]),
+                .dictionary(["$classname": .string("UAGridState")]),
+                good, good, instance,
+            ]
+            expectRefused(code, mentioning: message) {
+                _ = try GraphUnarchiver.unarchivedObject(
+                    ofType: [Record].self,
+                    fromKeyedArchive: keyedArchive(top: ["root": .uid(1)], objects: objects),
+                    registry: gridStateRegistry
+                )
+            }
+        }
+    }
+
     @Test func registryNamesDecideWhatIsCreated() throws {
         // Without the "UAGridState" registration the seed archive's class is unknown.
         #expect {
@@ -378,6 +486,8 @@ indirect enum PlistValue {
     case uid(Int)
     case array([PlistValue])
     case dictionary(KeyValuePairs<String, PlistValue>)
+    /// A dictionary built from pairs in a computed order.
+    case fields([(String, PlistValue)])
 
     /// Adds this value to `writer` and returns its object index.
     func write(to writer: inout BPlistWriter) -> Int {
@@ -394,7 +504,9 @@ indirect enum PlistValue {
             for reference in references { writer.push(reference) }
             return writer.closeArray(from: start)
         case .dictionary(let pairs):
-            let references = pairs.map { (writer.string($0.key), $0.value.write(to: &writer)) }
+            return PlistValue.fields(pairs.map { ($0.key, $0.value) }).write(to: &writer)
+        case .fields(let pairs):
+            let references = pairs.map { (writer.string($0.0), $0.1.write(to: &writer)) }
             let start = writer.stackPosition
             for (key, value) in references {
                 writer.push(key)
