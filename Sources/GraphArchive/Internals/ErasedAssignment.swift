@@ -198,16 +198,4 @@ enum QueuedAssignment {
         case .closure(let assign): assign.assignment(as: Owner.self, T.self)
         }
     }
-
-    /// The closure of an object and an optional reference.
-    @inline(__always)
-    consuming func referenceAssignment<Owner: AnyObject, Target: AnyObject>(
-        as _: Owner.Type,
-        _: Target.Type
-    ) -> (Owner, Target?) throws -> Void {
-        switch consume self {
-        case .plain(let plain): ErasedAssignment.referenceAssignment(plain, as: Owner.self, Target.self)
-        case .closure(let assign): assign.referenceAssignment(as: Owner.self, Target.self)
-        }
-    }
 }

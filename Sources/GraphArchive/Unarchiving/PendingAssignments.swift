@@ -82,7 +82,8 @@ extension GraphCoding where Self: AnyObject {
         place: DeferredPlace
     ) throws {
         // The closure made in each case, so that one of no context is a constant nil context
-        // throughout, which nothing releases.
+        // throughout, which nothing releases. Made once after the switch (as the value forms
+        // do), the cycles benchmark's decode took 2.6M more instructions at 100k nodes.
         switch consume assign {
         case .plain(let plain):
             try assignReference(
