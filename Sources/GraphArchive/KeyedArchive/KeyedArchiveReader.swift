@@ -90,7 +90,7 @@ struct KeyedArchiveReader: ~Copyable {
     /// What indexing and transcoding keep per property list object: its offset and key id, and
     /// for an entry of `$objects` its kind, detail, instance keys, position, flags, record start
     /// and its share of the records and order lists.
-    static let bytesPerPlistObject = 64
+    static let bytesPerPlistObject = 72
 
     /// Transcodes keyed archive `bytes` into a native archive.
     ///
