@@ -215,6 +215,42 @@ extension CodableDecoder {
         }
     }
 
+    /// Every element of packed reference array `frame`, none read yet, as an object of class
+    /// `Element`, in one loop. `decodeElement` per element ran unspecialized over `Element`
+    /// (the array's type is known only at run time) and grew the result with the standard
+    /// library's unspecialized `append`: an array of class references is built as
+    /// `[AnyObject]` instead, whose code is specialized, and reinterpreted at the end.
+    func decodeObjectElements<Element: Decodable>(of _: Element.Type, in frame: Int, capacity: Int) throws
+        -> [Element]
+    {
+        let count = state.frames[frame].count
+        var cursor = state.frames[frame].cursor
+        var previous = state.frames[frame].previousReference
+        var lookahead: ReferenceLookahead? = ReferenceLookahead(state.frames[frame])
+        var objects: [AnyObject] = []
+        objects.reserveCapacity(capacity)
+        var position = 0
+        do {
+            while position < count {
+                if lookahead != nil && position == lookahead!.position { state.touchUpcomingObjects(&lookahead) }
+                let reference = try state.readReference(at: &cursor, previous: previous)
+                state.engine.reader.offset = cursor
+                let element = try object(reference, as: Element.self, step: .index(position), parent: frame)
+                objects.append(classInstance(element))
+                previous = reference
+                position += 1
+            }
+        } catch {
+            state.frames[frame].index = position
+            throw elementError(error, in: frame, expected: Element.self, valueOffset: -1)
+        }
+        state.frames[frame].index = count
+        state.frames[frame].cursor = cursor
+        state.frames[frame].previousReference = previous
+        state.frames[frame].end = cursor
+        return objects.reinterpreted(asInstancesOf: Element.self)
+    }
+
     /// True (and the element consumed) if the next element is nil.
     func decodeNilElement(in frame: Int, serial: Int) throws -> Bool {
         do {

@@ -477,11 +477,21 @@ struct CodableDecodingState: ~Copyable {
     /// (Mutating only so the caller passes the state in place: a non-mutating call through the
     /// decoder's addressor copied the whole state, 432 bytes, for every element.)
     mutating func peekReference(in frame: Int) throws(GraphArchiveError) -> (index: Int, next: Int) {
+        var cursor = frames[frame].cursor
+        let index = try readReference(at: &cursor, previous: frames[frame].previousReference)
+        return (index, cursor)
+    }
+
+    /// Reads the object index of the packed reference at `cursor`, which follows object
+    /// `previous` (-1 for the first), and moves `cursor` past it.
+    @inline(__always)
+    mutating func readReference(at cursor: inout Int, previous: Int) throws(GraphArchiveError) -> Int {
         var reader = engine.reader
-        reader.offset = frames[frame].cursor
-        let index = try ValueScanner.nextReferenceIndex(&reader, previous: frames[frame].previousReference)
-        try engine.scanner.checkObjectIndex(UInt64(index), at: frames[frame].cursor)
-        return (index, reader.offset)
+        reader.offset = cursor
+        let index = try ValueScanner.nextReferenceIndex(&reader, previous: previous)
+        try engine.scanner.checkObjectIndex(UInt64(index), at: cursor)
+        cursor = reader.offset
+        return index
     }
 
     /// Counts the element just read from unkeyed `frame`, which ends at `next`.

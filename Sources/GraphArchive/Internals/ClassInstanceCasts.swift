@@ -68,3 +68,15 @@ extension Array {
         return unsafeBitCast(self, to: [Other].self)
     }
 }
+
+extension Array where Element == AnyObject {
+    /// The array as `[T]`, a class every element is an instance of: an array of class
+    /// references has the same layout whatever the class, so no copy and no cast per element.
+    ///
+    /// - Precondition: `T` is a class type and every element is a `T` (checked only in debug builds).
+    @inline(__always)
+    func reinterpreted<T>(asInstancesOf _: T.Type) -> [T] {
+        assert(T.self is AnyClass && allSatisfy { $0 is T }, "not every element is \(T.self)")
+        return unsafeBitCast(self, to: [T].self)
+    }
+}
