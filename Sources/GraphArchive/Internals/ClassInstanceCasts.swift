@@ -39,6 +39,18 @@ func withObject<Result>(at address: UInt, _ body: (AnyObject) throws -> Result) 
     return try Unmanaged<AnyObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
 }
 
+/// A new reference, as `T`, to the object at `address`, an instance of class `T` or of a
+/// subclass of it (an element of a `[T]`, whose address `Array.withClassElementAddresses` read).
+///
+/// - Precondition: `T` is a class type, and something else holds the object for the call.
+@inline(__always)
+func classReference<T>(at address: UInt, as _: T.Type) -> T {
+    withObject(at: address) { object in
+        assert(object is T, "\(type(of: object)) is not \(T.self)")
+        return unsafeBitCast(object, to: T.self)
+    }
+}
+
 /// Whether `object`'s class is exactly `T` (no runtime cast, no `Optional<T>` metadata).
 @inline(__always)
 func isInstance<T>(_ object: AnyObject, ofExactly _: T.Type) -> Bool {
