@@ -87,4 +87,106 @@ struct CodableArrayTests {
             }
         }
     }
+
+    /// An array of a base class holding subclass instances, shared and not, long enough to be
+    /// encoded from its elements' addresses: each comes back as its own class, once.
+    @Test func arraysOfABaseClassKeepTheirSubclasses() throws {
+        let animals: [Animal] = (0..<12).map { index in
+            switch index % 3 {
+            case 0: Animal(name: "animal \(index)")
+            case 1: Dog(name: "dog \(index)", legs: index, tricks: ["sit", "roll \(index)"])
+            default: Cat(name: "cat \(index)", lives: index)
+            }
+        }
+        let slots = animals + [animals[1], animals[2], animals[0]]
+        let data = try GraphArchiveEncoder().encode(slots)
+        var decoder = GraphArchiveDecoder()
+        decoder.register(Dog.self)
+        decoder.register(Cat.self)
+        var back = try decoder.decode([Animal].self, from: data)
+        #expect(back.count == slots.count)
+        for (decoded, original) in zip(back, slots) {
+            #expect(type(of: decoded) == type(of: original) && decoded.name == original.name)
+        }
+        #expect((back[4] as? Dog)?.tricks == ["sit", "roll 4"] && (back[5] as? Cat)?.lives == 5)
+        #expect(back[12] === back[1] && back[13] === back[2] && back[14] === back[0])
+        // The decoded array is an ordinary array of its element type.
+        back.append(Cat(name: "added", lives: 9))
+        back[0] = back[3]
+        #expect(back.count == slots.count + 1 && back[0] === back[3] && back.last?.name == "added")
+        #expect(back.filter { $0 is Dog }.count == 5)
+
+        // Unregistered, the first subclass instance is a type mismatch at its index.
+        #expect {
+            _ = try GraphArchiveDecoder().decode([Animal].self, from: data)
+        } throws: { error in
+            guard case DecodingError.typeMismatch(_, let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["Index 1"]
+        }
+    }
+
+    /// An object whose field is optional, and one that needs it.
+    final class Noted: Codable {
+        let note: String?
+        init(note: String?) { self.note = note }
+    }
+
+    final class NeedsNote: Decodable {
+        let note: String
+    }
+
+    /// A class that refuses one value, with its container's coding path.
+    final class NotSeven: Decodable {
+        let note: String
+
+        enum CodingKeys: CodingKey { case note }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            note = try container.decode(String.self, forKey: .note)
+            guard note != "7" else {
+                throw DecodingError.dataCorruptedError(forKey: .note, in: container, debugDescription: "seven")
+            }
+        }
+    }
+
+    /// Errors of an element deep in an array of objects carry that element's index.
+    @Test func errorsInAnObjectArrayNameTheElement() throws {
+        let notes = (0..<30).map { Noted(note: $0 == 21 ? nil : "\($0)") }
+        let data = try GraphArchiveEncoder().encode(notes)
+        let back = try GraphArchiveDecoder().decode([Noted].self, from: data)
+        #expect(back.map(\.note) == notes.map(\.note))
+        // The archive names the class Noted: each reading class is registered under that name.
+        var needsNote = GraphArchiveDecoder()
+        needsNote.register(NeedsNote.self, forName: "Noted")
+        #expect {
+            _ = try needsNote.decode([NeedsNote].self, from: data)
+        } throws: { error in
+            guard case DecodingError.keyNotFound(let key, let context) = error else { return false }
+            return key.stringValue == "note" && context.codingPath.map(\.stringValue) == ["Index 21"]
+        }
+        var notSeven = GraphArchiveDecoder()
+        notSeven.register(NotSeven.self, forName: "Noted")
+        #expect {
+            _ = try notSeven.decode([NotSeven].self, from: data)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["Index 7", "note"]
+        }
+    }
+
+    /// A reference past the object table late in a packed array: an error, not a crash.
+    @Test func aForgedReferenceLateInAnObjectArrayThrows() throws {
+        let states = (0..<40).map { CodableGridState(name: "state \($0)", color: $0, date: "2024") }
+        let original = [UInt8](try GraphArchiveEncoder().encode(states))
+        let tag = try #require(original.lastIndex(of: ValueTag.referenceArray))
+        for position in [20, 39] {
+            var bytes = original
+            // One byte of count (40), then one byte of delta per element.
+            bytes[tag + 2 + position] = 0x7E
+            #expect(throws: DecodingError.self) {
+                _ = try GraphArchiveDecoder().decode([CodableGridState].self, from: Data(try reseal(bytes)))
+            }
+        }
+    }
 }
