@@ -217,10 +217,18 @@ struct CodableEncodingState: ~Copyable {
     // MARK: - Types
 
     /// The type id of `type`, by kind: a class and a key type used as a record name never share one.
+    /// Inlined for the common case, an object of the class of the object before.
+    @inline(__always)
     mutating func typeID(for type: Any.Type, isObject: Bool) -> Int {
+        if isObject && ObjectIdentifier(type) == lastObjectType { return lastObjectTypeID }
+        return typeID(newTo: type, isObject: isObject)
+    }
+
+    /// ``typeID(for:isObject:)`` for a value type, or a class other than the last one's.
+    @inline(never)
+    private mutating func typeID(newTo type: Any.Type, isObject: Bool) -> Int {
         let key = ObjectIdentifier(type)
         if isObject {
-            if key == lastObjectType { return lastObjectTypeID }
             let id = objectTypeIDs[key] ?? addType(type, isObject: true, key: key)
             lastObjectType = key
             lastObjectTypeID = id
