@@ -86,7 +86,7 @@ struct EncodingState: ~Copyable {
     /// empty while body `i` is object `i`'s (flat collections: the common case).
     var bodyOwner = GrowableBuffer<Int>()
     /// Each body's outgoing references (`edges[edgeStart[i]..<edgeStart[i+1]]` for body `i`),
-    /// each marked plain or back link (`ReferenceGraph.edge(to:isBackLink:)`); `edgeStart`
+    /// each marked plain or back link (`ReferenceEdge.edge(to:isBackLink:)`); `edgeStart`
     /// stays empty until the first reference from a body, and while every body before the last
     /// made exactly one, from the first body on (a chain): body `i`'s references then start at
     /// `i`, which is all `edgeStart` would hold (8 bytes an object). It is filled in once a
@@ -134,8 +134,6 @@ struct EncodingState: ~Copyable {
     private(set) var bodiesInBlocks = 0
     /// References those bodies make: each one stays a reference in any later reordering.
     private(set) var referencesInBlocks = 0
-    /// References made from inside bodies so far.
-    private var referencesFromBodies = 0
 
     // MARK: Containers
     var container = EncodingContainer(kind: .top)
@@ -379,8 +377,7 @@ struct EncodingState: ~Copyable {
     @inline(__always)
     mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) {
         let index = register(object, conditional: conditional, kind: .tagged)
-        out.writeByte(ValueTag.objectReference)
-        out.writeVarint(index)
+        out.writeTag(ValueTag.objectReference, varint: UInt64(index))
     }
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge (a back
@@ -414,9 +411,8 @@ struct EncodingState: ~Copyable {
             referenceCount += 1
         }
         if currentObject >= 0 {
-            referencesFromBodies += 1
             if edges.isEmpty { noteFirstEdge() }
-            edges.append(ReferenceGraph.edge(to: index, isBackLink: conditional || writesBackLinks))
+            edges.append(ReferenceEdge.edge(to: index, isBackLink: conditional || writesBackLinks))
             notePlace(kind)
             // Even a back link leaves the order here: the body could otherwise go into a block
             // (numbers fixed) before the reordering renumbers its target.
@@ -644,7 +640,7 @@ struct EncodingState: ~Copyable {
         try blocked.writeRecords(out, in: 0..<out.count, shapeValueCounts: shapeValueCounts)
         out.truncate(to: 0)
         bodiesInBlocks = bodyCount
-        referencesInBlocks = referencesFromBodies
+        referencesInBlocks = edges.count  // every reference made from inside a body so far
     }
 
     /// Back to the top-level section once every queued body is written.

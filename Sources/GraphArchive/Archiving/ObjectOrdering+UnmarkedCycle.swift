@@ -4,8 +4,8 @@ extension ObjectOrdering {
     /// The error for a cycle of plain references: each step as the class and key it goes
     /// through (`Note.children → Note.parent → the first Note`), read back from the bodies.
     static func unmarkedCycleError(
-        _ cycle: ReferenceGraph.UnmarkedCycle,
-        in graph: ReferenceGraph,
+        _ cycle: UnmarkedCycle,
+        in graph: ReferenceGraph<some ReferenceRanges>,
         state: borrowing EncodingState,
         objects: borrowing ByteWriter,
         bodyStart: [Int]

@@ -58,7 +58,8 @@ enum ObjectOrdering {
         var isNode = [Bool](repeating: false, count: count)
         for object in bodyOwners { isNode[object] = true }
         return try state.withEdges { (edges, places) throws(GraphArchiveError) -> Result in
-            let graph = ReferenceGraph(edges: edges, edgeRange: edgeRange, isNode: isNode)
+            let ranges = ListedReferenceRanges(ranges: edgeRange)
+            let graph = ReferenceGraph(edges: edges, edgeRange: ranges, nodes: ReferenceGraphNodes(listed: isNode))
             let order = try constructionOrder(of: graph, roots: bodyOwners, state: state, objects: objects) {
                 bodyStart
             }
@@ -67,11 +68,13 @@ enum ObjectOrdering {
             if places != nil {
                 for (owner, next) in zip(bodyOwners, bodyOwners.dropFirst()) { bodyEnd[owner] = bodyStart[next] }
             }
-            let bodies = Bodies(edges: edges, places: places, references: edgeRange, scanner: scanner)
-            return try bodies.renumbered(order, fixed: fixed, top: top, objects: objects, state: state) {
-                bodyStart[$0]..<bodyEnd[$0]
-            } startTable: {
-                bodyStart
+            let bodies = Bodies(edges: edges, places: places, references: ranges, objectCount: count, scanner: scanner)
+            return try order.withView { (order) throws(GraphArchiveError) -> Result in
+                try bodies.renumbered(order, fixed: fixed, top: top, objects: objects, state: state) {
+                    bodyStart[$0]..<bodyEnd[$0]
+                } startTable: {
+                    bodyStart
+                }
             }
         }
     }
@@ -79,7 +82,8 @@ enum ObjectOrdering {
     /// ``reorder(state:objectCount:top:objects:)`` for bodies written in index order, one for every
     /// object (a tree with parent links, most graphs with back links): body `i` is object `i`'s,
     /// so the recorded starts serve as they are, each body ending where the next starts, and no
-    /// table of owners, starts or ends is made (three arrays of the object count, filled and read).
+    /// table of owners, starts, ends or reference ranges is made (four arrays of the object
+    /// count, filled and read).
     private static func reorderInIndexOrder(
         state: borrowing EncodingState,
         top: borrowing ByteWriter,
@@ -88,23 +92,32 @@ enum ObjectOrdering {
     ) throws(GraphArchiveError) -> Result {
         let count = state.bodyCount
         let fixed = state.bodiesInBlocks
-        var edgeRange = [Range<Int>](repeating: 0..<0, count: count)
-        for object in fixed..<count { edgeRange[object] = state.edgeRange(ofBody: object) }
-        var isNode = [Bool](repeating: false, count: fixed)
-        isNode.append(contentsOf: repeatElement(true, count: count - fixed))
         var ordered: Result?
         try withBodyStarts(state: state, objects: objects, scanner: scanner) { (starts) throws(GraphArchiveError) in
             let objectsEnd = objects.count
             ordered = try state.withEdges { (edges, places) throws(GraphArchiveError) -> Result in
-                let graph = ReferenceGraph(edges: edges, edgeRange: edgeRange, isNode: isNode)
-                let order = try constructionOrder(of: graph, roots: fixed..<count, state: state, objects: objects) {
-                    [Int](repeating: -1, count: fixed) + starts
-                }
-                let bodies = Bodies(edges: edges, places: places, references: edgeRange, scanner: scanner)
-                return try bodies.renumbered(order, fixed: fixed, top: top, objects: objects, state: state) {
-                    starts[$0 - fixed]..<($0 + 1 < count ? starts[$0 + 1 - fixed] : objectsEnd)
-                } startTable: {
-                    [Int](repeating: -1, count: fixed) + starts
+                try state.edgeStart.withView { (edgeStarts) throws(GraphArchiveError) -> Result in
+                    // Body `i` is object `i`'s: its references are those `edgeRange(ofBody:)` gives.
+                    let ranges = WrittenReferenceRanges(starts: edgeStarts, objects: count, edgeCount: edges.count)
+                    let nodes = ReferenceGraphNodes(from: fixed, count: count)
+                    let graph = ReferenceGraph(edges: edges, edgeRange: ranges, nodes: nodes)
+                    let order = try constructionOrder(of: graph, roots: fixed..<count, state: state, objects: objects) {
+                        [Int](repeating: -1, count: fixed) + starts
+                    }
+                    let bodies = Bodies(
+                        edges: edges,
+                        places: places,
+                        references: ranges,
+                        objectCount: count,
+                        scanner: scanner
+                    )
+                    return try order.withView { (order) throws(GraphArchiveError) -> Result in
+                        try bodies.renumbered(order, fixed: fixed, top: top, objects: objects, state: state) {
+                            starts[$0 - fixed]..<($0 + 1 < count ? starts[$0 + 1 - fixed] : objectsEnd)
+                        } startTable: {
+                            [Int](repeating: -1, count: fixed) + starts
+                        }
+                    }
                 }
             }
         }
@@ -114,14 +127,14 @@ enum ObjectOrdering {
 
     /// The construction order of `graph` from `roots`, or the error naming the cycle of plain
     /// references that has none (`bodyStart`: where each object's body starts, to read it).
-    private static func constructionOrder(
-        of graph: ReferenceGraph,
+    private static func constructionOrder<Ranges: ReferenceRanges>(
+        of graph: ReferenceGraph<Ranges>,
         roots: some Collection<Int>,
         state: borrowing EncodingState,
         objects: borrowing ByteWriter,
         bodyStart: () -> [Int]
-    ) throws(GraphArchiveError) -> [Int] {
-        do throws(ReferenceGraph.UnmarkedCycle) {
+    ) throws(GraphArchiveError) -> GrowableBuffer<Int> {
+        do throws(UnmarkedCycle) {
             return try graph.constructionOrder(roots: roots)
         } catch {
             throw unmarkedCycleError(error, in: graph, state: state, objects: objects, bodyStart: bodyStart())
@@ -130,18 +143,21 @@ enum ObjectOrdering {
 
     /// The bodies written, as the reordering copies them: the references each made
     /// (`edges[references[o]]` for object `o`) and, while noted, their places.
-    private struct Bodies {
+    private struct Bodies<Ranges: ReferenceRanges> {
         let edges: BufferView<Int>
         let places: BufferView<ReferencePlace>?
-        let references: [Range<Int>]
+        let references: Ranges
+        /// Objects numbered, those without a body included.
+        let objectCount: Int
         let scanner: ValueScanner
 
         /// Numbers the objects of `order` after the `fixed` ones and returns the payload: their
         /// bodies (object `o`'s at `body(o)` of `objects`; `startTable()`, where each starts by
         /// object, for a copy that reads the values) copied in that order, renumbered, and the
-        /// top section renumbered alike.
+        /// top section renumbered alike. Inlined, so that `body` is too.
+        @inline(__always)
         func renumbered(
-            _ order: [Int],
+            _ order: BufferView<Int>,
             fixed: Int,
             top: borrowing ByteWriter,
             objects: borrowing ByteWriter,
@@ -149,7 +165,7 @@ enum ObjectOrdering {
             at body: (_ object: Int) -> Range<Int>,
             startTable: () -> [Int]
         ) throws(GraphArchiveError) -> Result {
-            var newIndex = [Int](repeating: -1, count: references.count)
+            var newIndex = [Int](repeating: -1, count: objectCount)
             for object in 0..<fixed { newIndex[object] = object }
             for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
             let mapping = Reordering(newIndex: newIndex)
@@ -245,7 +261,7 @@ enum ObjectOrdering {
                                 of: objects,
                                 start..<end,
                                 replacingVarintAfterTagAt: start &+ places[position].offset,
-                                with: UInt64(mapping.newIndex(of: ReferenceGraph.target(of: edges[position])))
+                                with: UInt64(mapping.newIndex(of: ReferenceEdge.target(of: edges[position])))
                             )
                             bodyReferences &+= 1
                             end = start
@@ -343,7 +359,7 @@ enum ObjectOrdering {
             for edge in references {
                 let place = places[edge]
                 let start = body.lowerBound + place.offset
-                let index = mapping.newIndex(of: ReferenceGraph.target(of: edges[edge]))
+                let index = mapping.newIndex(of: ReferenceEdge.target(of: edges[edge]))
                 switch place.kind {
                 case .tagged:
                     if index >= 0 {
@@ -424,7 +440,7 @@ enum ObjectOrdering {
         /// order, to `writer`; returns how many references they hold now.
         @inline(never)
         static func copyBodies(
-            _ order: [Int],
+            _ order: some Sequence<Int>,
             at starts: [Int],
             of objects: borrowing ByteWriter,
             scanner: ValueScanner,

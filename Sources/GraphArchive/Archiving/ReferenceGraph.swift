@@ -18,55 +18,38 @@
 /// post-order of its plain references alone. A cycle of plain references has no such order:
 /// ``constructionOrder(roots:)`` reports it. Every walk keeps its own stack, so a chain of a
 /// million objects needs no deep call stack.
-struct ReferenceGraph {
+struct ReferenceGraph<EdgeRanges: ReferenceRanges> {
     /// Each reference, `target << 1 | 1` for a back link and `target << 1` for a plain one.
     let edges: BufferView<Int>
     /// The references of each object: `edges[edgeRange[object]]`.
-    let edgeRange: [Range<Int>]
+    let edgeRange: EdgeRanges
     /// The objects to order; references to others (conditional-only objects, bodies already
     /// placed) are ignored.
-    let isNode: [Bool]
-
-    @inline(__always)
-    static func edge(to target: Int, isBackLink: Bool) -> Int {
-        target << 1 | (isBackLink ? 1 : 0)
-    }
-
-    @inline(__always)
-    static func target(of edge: Int) -> Int { edge >> 1 }
-
-    @inline(__always)
-    static func isBackLink(_ edge: Int) -> Bool { edge & 1 != 0 }
-
-    /// A cycle of plain references: each step is an object and the position in `edges` of the
-    /// reference leading to the next step's object (the last step's leads to the first's).
-    struct UnmarkedCycle: Error {
-        var steps: [(object: Int, edge: Int)]
-    }
+    let nodes: ReferenceGraphNodes
 
     /// The nodes reachable from `roots` (tried in that order), each after the nodes its plain
     /// references lead to.
     ///
     /// - Throws: ``UnmarkedCycle`` for a cycle of plain references.
-    func constructionOrder(roots: some Collection<Int>) throws(UnmarkedCycle) -> [Int] {
-        var progress = [Progress](repeating: .unvisited, count: edgeRange.count)
-        var frames: [(object: Int, edge: Int)] = []
-        var order: [Int] = []
-        order.reserveCapacity(roots.count)
+    func constructionOrder(roots: some Collection<Int>) throws(UnmarkedCycle) -> GrowableBuffer<Int> {
+        var progress = PlainStack<WalkProgress>(zeros: nodes.count)
+        var frames = PlainStack<(object: Int, edge: Int)>()
+        var order = GrowableBuffer<Int>(capacity: roots.count)
         let closesCycle = walkPostOrder(
             from: roots,
-            following: { _, target in isNode[target] },
+            following: { _, target in nodes[target] },
             progress: &progress,
             frames: &frames,
             into: &order
         )
-        return closesCycle == nil ? order : try orderByComponents(roots: roots)
+        guard closesCycle != nil else { return order }
+        return try orderByComponents(roots: roots)
     }
 
     /// ``constructionOrder(roots:)`` for a graph whose plain references close a cycle in the
     /// depth-first order of all references: component by component.
-    private func orderByComponents(roots: some Collection<Int>) throws(UnmarkedCycle) -> [Int] {
-        let count = edgeRange.count
+    private func orderByComponents(roots: some Collection<Int>) throws(UnmarkedCycle) -> GrowableBuffer<Int> {
+        let count = nodes.count
         // Tarjan's algorithm: the visit number of each node (`none`: not yet), the lowest visit
         // number it reaches, and its component (`none` until its component is complete; a
         // visited node without one is on `open`). 32 bits, as the archiver's object indexes.
@@ -76,10 +59,9 @@ struct ReferenceGraph {
         var component = [UInt32](repeating: none, count: count)
         var open: [Int] = []
         var frames: [(object: Int, edge: Int)] = []
-        var progress = [Progress](repeating: .unvisited, count: count)
-        var innerFrames: [(object: Int, edge: Int)] = []
-        var order: [Int] = []
-        order.reserveCapacity(roots.count)
+        var progress = PlainStack<WalkProgress>(zeros: count)
+        var innerFrames = PlainStack<(object: Int, edge: Int)>()
+        var order = GrowableBuffer<Int>(capacity: roots.count)
         var visits: UInt32 = 0
         var components: UInt32 = 0
 
@@ -93,8 +75,8 @@ struct ReferenceGraph {
                 let (object, edge) = frame
                 if edge < edgeRange[object].upperBound {
                     frames[frames.count - 1].edge = edge + 1
-                    let target = Self.target(of: edges[edge])
-                    guard isNode[target] else { continue }
+                    let target = ReferenceEdge.target(of: edges[edge])
+                    guard nodes[target] else { continue }
                     if number[target] == none {
                         number[target] = visits
                         low[target] = visits
@@ -120,7 +102,7 @@ struct ReferenceGraph {
                 if let cycle = walkPostOrder(
                     from: open[first...],
                     following: { reference, target in
-                        !Self.isBackLink(reference) && isNode[target] && component[target] == id
+                        !ReferenceEdge.isBackLink(reference) && nodes[target] && component[target] == id
                     },
                     progress: &progress,
                     frames: &innerFrames,
@@ -135,11 +117,6 @@ struct ReferenceGraph {
         return order
     }
 
-    /// A node's progress in a depth-first walk.
-    private enum Progress: UInt8 {
-        case unvisited, visiting, done
-    }
-
     /// Walks depth first from each of `starts` not visited yet, following the references
     /// `follows` accepts (given the reference and its target), and appends each node reached
     /// to `order` once every node it leads to is done: a post-order.
@@ -150,9 +127,9 @@ struct ReferenceGraph {
     private func walkPostOrder(
         from starts: some Sequence<Int>,
         following follows: (_ reference: Int, _ target: Int) -> Bool,
-        progress: inout [Progress],
-        frames: inout [(object: Int, edge: Int)],
-        into order: inout [Int]
+        progress: inout PlainStack<WalkProgress>,
+        frames: inout PlainStack<(object: Int, edge: Int)>,
+        into order: inout GrowableBuffer<Int>
     ) -> UnmarkedCycle? {
         for start in starts where progress[start] == .unvisited {
             progress[start] = .visiting
@@ -165,14 +142,14 @@ struct ReferenceGraph {
                 guard edge < end else {
                     progress[object] = .done
                     order.append(object)
-                    guard let resumed = frames.popLast() else { break }
-                    (object, edge) = resumed
+                    guard !frames.isEmpty else { break }
+                    (object, edge) = frames.removeLast()
                     end = edgeRange[object].upperBound
                     continue
                 }
                 let reference = edges[edge]
                 edge += 1
-                let target = Self.target(of: reference)
+                let target = ReferenceEdge.target(of: reference)
                 guard follows(reference, target) else { continue }
                 if progress[target] == .unvisited {
                     progress[target] = .visiting
@@ -180,16 +157,105 @@ struct ReferenceGraph {
                     object = target
                     edge = edgeRange[target].lowerBound
                     end = edgeRange[target].upperBound
-                } else if progress[target] == .visiting && !Self.isBackLink(reference) {
+                } else if progress[target] == .visiting && !ReferenceEdge.isBackLink(reference) {
                     // Plain references lead from `target` to here and back: in this walk's
                     // order, this one would point forward.
                     frames.append((object, edge))
                     var first = frames.count - 1
                     while frames[first].object != target { first -= 1 }
-                    return UnmarkedCycle(steps: frames[first...].map { ($0.object, $0.edge - 1) })
+                    return UnmarkedCycle(steps: (first..<frames.count).map { (frames[$0].object, frames[$0].edge - 1) })
                 }
             }
         }
         return nil
     }
+}
+
+/// How `ReferenceGraph` and the encoder hold one reference: `target << 1 | 1` for a back link,
+/// `target << 1` for a plain one.
+enum ReferenceEdge {
+    @inline(__always)
+    static func edge(to target: Int, isBackLink: Bool) -> Int {
+        target << 1 | (isBackLink ? 1 : 0)
+    }
+
+    @inline(__always)
+    static func target(of edge: Int) -> Int { edge >> 1 }
+
+    @inline(__always)
+    static func isBackLink(_ edge: Int) -> Bool { edge & 1 != 0 }
+}
+
+/// A cycle of plain references: each step is an object and the position in the graph's edges
+/// of the reference leading to the next step's object (the last step's leads to the first's).
+struct UnmarkedCycle: Error {
+    var steps: [(object: Int, edge: Int)]
+}
+
+/// Where each object's references lie in a `ReferenceGraph`'s edges.
+protocol ReferenceRanges {
+    subscript(object: Int) -> Range<Int> { get }
+}
+
+/// Each object's references as a range of its own (bodies written in any order).
+struct ListedReferenceRanges: ReferenceRanges {
+    let ranges: [Range<Int>]
+
+    @inline(__always)
+    subscript(object: Int) -> Range<Int> { ranges[object] }
+}
+
+/// The references of bodies written in index order (body `i` object `i`'s), as
+/// `EncodingState.edgeRange(ofBody:)` gives them, read where they are recorded rather than
+/// copied into a table of ranges (16 bytes an object): from `starts` when those are recorded,
+/// each ending where the next starts (the last at `edgeCount`), else one reference each
+/// (none when there are none).
+struct WrittenReferenceRanges: ReferenceRanges {
+    let starts: BufferView<Int>
+    let objects: Int
+    let edgeCount: Int
+
+    @inline(__always)
+    subscript(object: Int) -> Range<Int> {
+        let next = object &+ 1
+        guard starts.isEmpty else { return starts[object]..<(next < starts.count ? starts[next] : edgeCount) }
+        guard edgeCount > 0 else { return 0..<0 }
+        return object..<(next < objects ? next : edgeCount)
+    }
+}
+
+/// Which objects a `ReferenceGraph` orders: those from `first` on, all of them or those
+/// `listed` marks.
+struct ReferenceGraphNodes {
+    private let first: Int
+    private let listed: [Bool]?
+    let count: Int
+
+    /// The objects `listed` marks, of `listed.count`.
+    init(listed: [Bool]) {
+        first = 0
+        self.listed = listed
+        count = listed.count
+    }
+
+    /// Objects `first..<count`.
+    init(from first: Int, count: Int) {
+        self.first = first
+        listed = nil
+        self.count = count
+    }
+
+    @inline(__always)
+    subscript(object: Int) -> Bool {
+        guard let listed else { return object >= first }
+        return listed[object]
+    }
+}
+
+/// A node's progress in a depth-first walk (zero bytes: unvisited).
+private struct WalkProgress: Equatable {
+    private let value: UInt8
+    static let unvisited = WalkProgress(value: 0)
+    static let visiting = WalkProgress(value: 1)
+    static let done = WalkProgress(value: 2)
 }

@@ -68,6 +68,16 @@ struct ByteWriter: ~Copyable {
         count &+= 1
     }
 
+    /// Writes `tag`, then `value` as a varint: a tagged value such as a reference, with one
+    /// capacity check for the two.
+    @inline(__always)
+    mutating func writeTag(_ tag: UInt8, varint value: UInt64) {
+        reserve(Self.referenceBytesLimit)
+        base[count] = tag
+        count &+= 1
+        storeVarint(value)
+    }
+
     /// Writes an unsigned LEB128 varint (FORMAT.md §2.2).
     @inline(__always)
     mutating func writeVarint(_ value: UInt64) {

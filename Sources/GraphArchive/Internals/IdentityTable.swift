@@ -29,6 +29,9 @@ struct IdentityTable: ~Copyable {
     private var values: UnsafeMutablePointer<UInt32>
     private var capacity: Int
     private var mask: Int
+    /// The most keys `capacity` slots take (three quarters of them): one comparison per
+    /// insertion instead of checked multiplications.
+    private var limit: Int
     private(set) var count = 0
     /// False until a long probe run shows the address-order mapping clusters.
     private var scrambles = false
@@ -42,6 +45,7 @@ struct IdentityTable: ~Copyable {
         capacity = Self.capacity(for: minimumCapacity)
         (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
+        limit = Self.limit(for: capacity)
     }
 
     deinit {
@@ -83,8 +87,13 @@ struct IdentityTable: ~Copyable {
         return capacity
     }
 
+    /// Keys `capacity` slots hold at a load factor of at most three quarters.
+    private static func limit(for capacity: Int) -> Int {
+        capacity / 4 * 3
+    }
+
     private func isFull(adding added: Int) -> Bool {
-        (count + added) * 4 > capacity * 3
+        added > limit &- count
     }
 
     /// The home slot of `key`, from its address bits only (not the `heldElsewhere` bit).
@@ -192,6 +201,7 @@ struct IdentityTable: ~Copyable {
         capacity = Self.capacity(for: max(total, count * factor))
         (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
+        limit = Self.limit(for: capacity)
         // In address order, old slot s moves to new slot s or s + oldCapacity: the new table
         // fills from the same places the old one is read. Giving back each part of the old one
         // once read keeps the two from being resident whole at once (the peak of a save, with

@@ -137,6 +137,27 @@ final class ListNode: GraphCoding {
     }
 }
 
+/// A node of a ring whose only reference is its back link to the next node (strong: the
+/// ring owns itself, and a test breaks it after).
+final class BackLinkRingNode: GraphCoding {
+    let value: Int
+    var next: BackLinkRingNode?
+
+    init(_ value: Int) { self.value = value }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(value, forKey: "value")
+        try archiver.encodeLater(next, forKey: "next")
+    }
+
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
+        value = try unarchiver.decode(Int.self, forKey: "value")
+        try unarchiver.decodeLater(BackLinkRingNode?.self, forKey: "next") { (node: BackLinkRingNode, next) in
+            node.next = next
+        }
+    }
+}
+
 /// A small seeded generator (SplitMix64), so a failing seed can be run again.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
@@ -305,6 +326,25 @@ struct CycleOrderTests {
         let back = try GraphUnarchiver.unarchivedObject(ofType: [RandomNode].self, from: data)
         defer { breakCycles(back) }
         try expectSameGraph(back, roots)
+    }
+
+    /// A ring of back links, each body making exactly one reference, the last one back to the
+    /// first: bodies in index order that need ordering, with no table of where each body's
+    /// references start. Every node comes back once, linked to the same next node.
+    @Test(arguments: [1, 2, 3, 1000])
+    func ringOfBackLinksOneEachRoundTrips(count: Int) throws {
+        let ring = (0..<count).map(BackLinkRingNode.init)
+        for (index, node) in ring.enumerated() { node.next = ring[(index + 1) % count] }
+        defer { for node in ring { node.next = nil } }
+        let data = try GraphArchiver.archivedData(withRootObject: ring[0])
+        _ = try GraphUnarchiver.verify(data)
+        let first = try GraphUnarchiver.unarchivedObject(ofType: BackLinkRingNode.self, from: data)
+        var back = [first]
+        while let next = back[back.count - 1].next, next !== first, back.count <= count { back.append(next) }
+        defer { for node in back { node.next = nil } }
+        #expect(back.map(\.value) == Array(0..<count))
+        #expect(back[back.count - 1].next === first)
+        #expect(Set(back.map(ObjectIdentifier.init)).count == count)
     }
 
     /// A doubly linked list of a million nodes, `next` plain and `previous` conditional,
