@@ -564,14 +564,15 @@ extension ByteReader {
         writers.append(UnsafeRawBufferPointer(start: base + start, count: offset &- start), to: index)
     }
 
-    /// Appends the bytes `start..<end` already passed by `reader` to `writer`.
-    static func copy(from start: Int, to end: Int, of reader: inout ByteReader, into writer: inout ByteWriter)
-        throws(GraphArchiveError)
-    {
-        let saved = reader.offset
-        reader.offset = start
-        try reader.readUnsafeBytes(count: end - start) { writer.writeBytes($0) }
-        reader.offset = saved
+    /// Appends the `count` bytes at `start` to `writer`, checked to lie within the reader's.
+    @inline(__always)
+    func copyBytes(from start: Int, count: Int, into writer: inout ByteWriter) throws(GraphArchiveError) {
+        guard count >= 0, start >= 0, start <= end &- count else {
+            var cursor = self
+            cursor.offset = start
+            throw cursor.truncated("a byte string")
+        }
+        writer.writeBytes(from: base + start, count: count, readable: end &- start)
     }
 }
 
@@ -652,7 +653,7 @@ extension ByteReader {
 
     /// A mask of the low `bits` bits: none for `bits` ≤ 0, all from 64.
     @inline(__always)
-    private static func lowBits(_ bits: Int) -> UInt64 {
+    static func lowBits(_ bits: Int) -> UInt64 {
         bits <= 0 ? 0 : bits >= 64 ? ~0 : (1 &<< UInt64(bits)) &- 1
     }
 }

@@ -283,13 +283,33 @@ struct ByteWriter: ~Copyable {
     }
 
     /// Copies `length` bytes of `other` from `start` into capacity the caller reserved (at
-    /// least `length` plus ``wordCopyLimit``): whole words when the span is short and `other`
-    /// has room for the spare bytes read, else `memcpy`.
+    /// least `length` plus ``wordCopyLimit``), as `copyShortSpan(from:count:wordsReadable:)`
+    /// does where `other` has room for the spare bytes read.
     @inline(__always)
     private mutating func copyShortSpan(of other: borrowing ByteWriter, from start: Int, count length: Int) {
-        let source = UnsafeRawPointer(other.base + start)
+        copyShortSpan(
+            from: UnsafeRawPointer(other.base + start),
+            count: length,
+            wordsReadable: start &+ Self.wordCopyLimit <= other.capacity
+        )
+    }
+
+    /// Appends `length` bytes from `source`, of which at least `readable` can be read: a short
+    /// run (a key, a name) a word at a time when whole words stay within them, else `memcpy`
+    /// (about 60 instructions a call for a 20-byte name, through its dispatch).
+    @inline(__always)
+    mutating func writeBytes(from source: UnsafeRawPointer, count length: Int, readable: Int) {
+        reserve(length &+ Self.wordCopyLimit)
+        copyShortSpan(from: source, count: length, wordsReadable: readable >= Self.wordCopyLimit)
+    }
+
+    /// Copies `length` bytes from `source` into capacity the caller reserved (at least `length`
+    /// plus ``wordCopyLimit``): whole words when the span is short and `wordsReadable` says the
+    /// spare bytes read past it exist, else `memcpy`.
+    @inline(__always)
+    private mutating func copyShortSpan(from source: UnsafeRawPointer, count length: Int, wordsReadable: Bool) {
         let target = UnsafeMutableRawPointer(base + count)
-        if length <= Self.wordCopyLimit && start &+ Self.wordCopyLimit <= other.capacity {
+        if length <= Self.wordCopyLimit && wordsReadable {
             var copied = 0
             while copied < length {
                 (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)

@@ -479,9 +479,9 @@ struct BPlist {
     }
 
     /// Appends the `count` bytes at `start` to `writer` as they are.
+    @inline(__always)
     func copyBytes(from start: Int, count: Int, into writer: inout ByteWriter) throws(GraphArchiveError) {
-        var cursor = reader
-        try ByteReader.copy(from: start, to: start + count, of: &cursor, into: &writer)
+        try reader.copyBytes(from: start, count: count, into: &writer)
     }
 
     /// The two plain values an instance's fields hold most, read from the object's first bytes

@@ -62,6 +62,32 @@ struct OutputBufferTests {
         #expect(writer.takeData() == Data([9, 8, 1, 7, 2, 3, 4, 6, 5]))
     }
 
+    /// Runs copied from a reader (short ones a word at a time, where the words stay within the
+    /// reader's bytes) come out exactly, at every length and up to the reader's last byte, with
+    /// what is written after them; a run past the reader's end is refused, not read.
+    @Test func copyingFromAReaderKeepsExactlyTheRun() throws {
+        let source = (0..<80).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+        let bytes = ArchiveBytes(copying: source)
+        let reader = bytes.reader()
+        for count in 0...45 {
+            for start in [0, 3, source.count - count - 9, source.count - count] where start >= 0 {
+                var writer = ByteWriter()
+                writer.writeByte(0xEE)
+                try reader.copyBytes(from: start, count: count, into: &writer)
+                writer.writeByte(0xFF)
+                #expect(writer.bytes == [0xEE] + source[start..<(start + count)] + [0xFF], "\(count) at \(start)")
+            }
+        }
+        var writer = ByteWriter()
+        for (start, count) in [(source.count - 3, 4), (-1, 2), (0, source.count + 1), (5, -1)] {
+            let error = expectArchiveError(.truncated) {
+                try reader.copyBytes(from: start, count: count, into: &writer)
+            }
+            #expect(error?.offset == start, "\(count) at \(start)")
+        }
+        #expect(writer.count == 0)
+    }
+
     /// A buffer past `largeThreshold` (advised onto huge pages) keeps every byte through its
     /// growth, an insertion at its front, and the hand-over.
     @Test func largeBufferKeepsItsBytes() {
