@@ -60,8 +60,9 @@ struct DecodingState: ~Copyable {
     var stack = PlainStack<DecodingContainer>()
     /// Value offsets of the open records that were read out of order, innermost last: one
     /// buffer for the whole archive, so that reading keys in another order than they were
-    /// written (Foundation's keyed archives store them in hash order) allocates nothing per record.
-    var offsets: ContiguousArray<Int> = []
+    /// written (Foundation's keyed archives store them in hash order) allocates nothing per
+    /// record. A `PlainStack`: an array checked its buffer's uniqueness at every value stored.
+    var offsets = PlainStack<Int>()
     /// Entries of `offsets` in use (it keeps its size for the next record).
     var offsetsEnd = 0
     /// Top-level key → offset of its value.
@@ -250,18 +251,13 @@ struct DecodingState: ~Copyable {
         var walker = reader
         walker.offset = container.valueStart
         let start = offsetsEnd
-        // Worked on as a local, so the loop checks the buffer's uniqueness once, not per value.
-        var buffer: ContiguousArray<Int> = []
-        swap(&buffer, &offsets)
-        defer { swap(&buffer, &offsets) }
-        if buffer.count < start + container.keyCount + 1 {
-            buffer.append(contentsOf: repeatElement(0, count: start + container.keyCount + 1 - buffer.count))
-        }
+        let end = start + container.keyCount + 1
+        if offsets.count < end { offsets.append(repeating: 0, count: end - offsets.count) }
         for index in 0..<container.keyCount {
-            buffer[start + index] = walker.offset
+            offsets[start &+ index] = walker.offset
             try scanner.skipValue(&walker, depth: stack.count)
         }
-        buffer[start + container.keyCount] = walker.offset
+        offsets[start &+ container.keyCount] = walker.offset
         offsetsEnd = start + container.keyCount + 1
         container.offsetsStart = start
     }

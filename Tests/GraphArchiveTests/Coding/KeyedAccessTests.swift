@@ -84,8 +84,40 @@ struct Pair: GraphCoding, Equatable {
     }
 }
 
+/// A struct read last field first, holding others of its kind: records read out of order open
+/// inside each other, each keeping its values' offsets while the ones inside it are read.
+struct Nest: GraphCoding, Equatable {
+    var label: String
+    var inner: [Nest]
+    var depth: Int
+
+    init(depth: Int, label: String) {
+        self.label = label
+        self.depth = depth
+        inner = depth == 0 ? [] : (0..<(depth % 3 + 1)).map { Nest(depth: depth - 1, label: "\(label).\($0)") }
+    }
+
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(label, forKey: "label")
+        try archiver.encode(inner, forKey: "inner")
+        try archiver.encode(depth, forKey: "depth")
+    }
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        depth = try unarchiver.decode(Int.self, forKey: "depth")
+        inner = try unarchiver.decode([Nest].self, forKey: "inner")
+        label = try unarchiver.decode(String.self, forKey: "label")
+    }
+}
+
 @Suite("Keyed access")
 struct KeyedAccessTests {
+    @Test func nestedRecordsReadOutOfOrder() throws {
+        let roots = (0..<6).map { Nest(depth: $0, label: "root \($0)") }
+        let data = try GraphArchiver.archivedData(withRootObject: roots)
+        #expect(try GraphUnarchiver.unarchivedObject(ofType: [Nest].self, from: data) == roots)
+    }
+
     @Test func keysReadOutOfOrderAndSkipped() throws {
         let records = (0..<50).map { Record(name: "n\($0)", color: $0, date: "d\($0)") }
         let data = try GraphArchiver.archivedData(withRootObject: records)
