@@ -493,9 +493,13 @@ struct KeyedArchiveReader: ~Copyable {
         records.append(notes[note].shape)
         for _ in 1..<notes[note].places.count { records.append(0) }
         var values = index.plist.references(of: object, from: object.count)
-        for position in 0..<object.count {
+        // Which template key each position holds, 4 bits each from the lowest.
+        var held = keys &>> 16
+        for _ in 0..<object.count {
             let reference = try values.next()
-            let place = notes[note].places[Int(truncatingIfNeeded: keys &>> UInt64(16 &+ 4 &* position) & 0xF)]
+            // (`notes[note].places` read in place: a local copy costs a retain and a release.)
+            let place = notes[note].places[Int(truncatingIfNeeded: held & 0xF)]
+            held &>>= 4
             if place < 0 { continue }
             records[start &+ 1 &+ place] = Int32(truncatingIfNeeded: try index.recordValue(reference))
         }
