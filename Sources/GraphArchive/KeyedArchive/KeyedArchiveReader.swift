@@ -54,7 +54,6 @@ struct KeyedArchiveReader: ~Copyable {
     /// The fields of the record being parsed, sorted by key: the first `fieldCount`.
     private var fields = GrowableBuffer<(key: Int, value: Int)>()
     private var fieldCount = 0
-    private var positions = GrowableBuffer<Int>()
 
     private static let unvisited: Int32 = -1
     private static let inProgress: Int32 = -2
@@ -635,18 +634,31 @@ struct KeyedArchiveReader: ~Copyable {
     /// An array: packed references when every element is an object (FORMAT.md §6.5), else
     /// tagged values.
     private mutating func writeArray(_ elements: KeyedElements, depth: Int) throws(GraphArchiveError) {
-        // Gather the objects' positions; the first element that is not an object ends that.
-        // (`positions` is scratch: only the all-objects case, which nests nothing, reads it.)
-        positions.truncate(to: 0)
+        // Written as packed references while the elements are objects, in one pass; the first
+        // element that is not one takes the output back and writes tagged values instead.
+        let mark = state.out.count
+        state.out.writeByte(ValueTag.referenceArray)
+        state.out.writeVarint(elements.count)
         var references = elements.cursor(index.plist)
+        var previous = -1
+        var packed = elements.count > 0
         for _ in 0..<elements.count {
             let reference = try references.next()
-            guard let value = try index.plist.uidValue(reference) else { break }
+            guard let value = try index.plist.uidValue(reference) else {
+                packed = false
+                break
+            }
             let uid = try index.checkedUID(value, in: reference)
-            guard try index.kind(of: uid) == .object else { break }
-            positions.append(try objectPosition(uid))
+            guard try index.kind(of: uid) == .object else {
+                packed = false
+                break
+            }
+            let position = try objectPosition(uid)
+            state.out.writeReferenceDelta(to: position, from: previous)
+            previous = position
         }
-        guard positions.count == elements.count && elements.count > 0 else {
+        guard packed else {
+            state.out.truncate(to: mark)
             references = elements.cursor(index.plist)
             state.out.writeByte(ValueTag.array)
             state.out.writeVarint(elements.count)
@@ -656,13 +668,6 @@ struct KeyedArchiveReader: ~Copyable {
             return
         }
         try spend(elements.count)
-        state.out.writeByte(ValueTag.referenceArray)
-        state.out.writeVarint(elements.count)
-        var previous = -1
-        for position in 0..<positions.count {
-            state.out.writeReferenceDelta(to: positions[position], from: previous)
-            previous = positions[position]
-        }
         referenceCount += elements.count
     }
 

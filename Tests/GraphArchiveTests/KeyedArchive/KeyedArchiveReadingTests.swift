@@ -319,6 +319,36 @@ struct KeyedArchiveReadingTests {
         #expect(record.name == "same" && record.color == 7 && record.date == "same")
     }
 
+    /// An array starts as packed references and falls back to tagged values at its first
+    /// element that is not an object (nil here), keeping the objects before it and their sharing.
+    @Test func arrayOfObjectsThenNilIsReadWhole() throws {
+        let record: (Int) -> PlistValue = { index in
+            .dictionary([
+                "kEncodeKeyName": .string("name \(index)"), "kEncodeKeyColor": .integer(Int64(index)),
+                "kEncodeKeyDate": .string("date \(index)"), "$class": .uid(3),
+            ])
+        }
+        let cases: [(elements: [Int], colors: [Int?])] = [
+            ([4, 5, 0, 4], [0, 1, nil, 0]), ([5, 4, 5, 0], [1, 0, 1, nil]), ([0, 5], [nil, 1]),
+        ]
+        for (elements, expected) in cases {
+            let objects: [PlistValue] = [
+                .dictionary(["NS.objects": .array(elements.map { .uid($0) }), "$class": .uid(2)]),
+                .dictionary(["$classname": .string("NSArray")]),
+                .dictionary(["$classname": .string("UAGridState")]),
+                record(0), record(1),
+            ]
+            let back = try GraphUnarchiver.unarchivedObject(
+                ofType: [Record?].self,
+                fromKeyedArchive: keyedArchive(top: ["root": .uid(1)], objects: objects),
+                registry: gridStateRegistry
+            )
+            #expect(back.map { $0?.color } == expected, "\(elements)")
+            let first = expected.firstIndex(of: 1)!
+            #expect(back.indices.allSatisfy { expected[$0] != 1 || back[$0] === back[first] }, "\(elements)")
+        }
+    }
+
     /// Instances with the same keys in any order, under two class names, and with other keys
     /// read alike: the first of a kind is read key by key, the rest by their keys' bytes.
     @Test func instancesWithTheSameKeysInAnyOrderDecode() throws {
