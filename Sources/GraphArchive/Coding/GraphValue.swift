@@ -179,6 +179,20 @@ extension Optional: GraphValue where Wrapped: GraphValue {
         try Wrapped._decodeOptional(from: unarchiver)
     }
 
+    // A packed array of references (an array of objects written as `[T]`, or an NSArray of a
+    // keyed archive) read as `[T?]`: the objects read as `[T]`, each then wrapped.
+    @_documentation(visibility: internal)
+    public static func _decodeObjectArray<Element>(
+        _: Element.Type,
+        count: Int,
+        capacity: Int,
+        from unarchiver: GraphUnarchiver
+    ) throws -> [Element] {
+        let objects = try Wrapped._decodeObjectArray(Wrapped.self, count: count, capacity: capacity, from: unarchiver)
+        guard let optionals = objects.map(Optional.some) as? [Element] else { throw ObjectsWhereValuesWereAskedFor() }
+        return optionals
+    }
+
     @_documentation(visibility: internal)
     public static func _registerGraphTypes(in registry: inout GraphTypeRegistry) {
         Wrapped._registerGraphTypes(in: &registry)

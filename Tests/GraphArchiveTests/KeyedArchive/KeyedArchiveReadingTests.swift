@@ -320,7 +320,8 @@ struct KeyedArchiveReadingTests {
     }
 
     /// An array starts as packed references and falls back to tagged values at its first
-    /// element that is not an object (nil here), keeping the objects before it and their sharing.
+    /// element that is not an object (nil here), keeping the objects before it and their sharing;
+    /// one of objects only stays packed and reads as optionals all the same.
     @Test func arrayOfObjectsThenNilIsReadWhole() throws {
         let record: (Int) -> PlistValue = { index in
             .dictionary([
@@ -330,6 +331,7 @@ struct KeyedArchiveReadingTests {
         }
         let cases: [(elements: [Int], colors: [Int?])] = [
             ([4, 5, 0, 4], [0, 1, nil, 0]), ([5, 4, 5, 0], [1, 0, 1, nil]), ([0, 5], [nil, 1]),
+            ([4, 5, 4], [0, 1, 0]),
         ]
         for (elements, expected) in cases {
             let objects: [PlistValue] = [

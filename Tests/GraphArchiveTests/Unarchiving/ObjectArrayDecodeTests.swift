@@ -97,6 +97,21 @@ final class ItemsReader<Reading: ItemsReading>: GraphCoding {
     }
 }
 
+/// Reads "items" and "more" as arrays of optionals.
+final class OptionalItemsReader: GraphCoding {
+    static var archivedTypeName: String { "Items" }
+
+    let items: [ArrayItem?]
+    let more: [ArrayItem?]
+
+    func encode(with archiver: GraphArchiver) throws {}
+
+    init(from unarchiver: borrowing GraphUnarchiver) throws {
+        items = try unarchiver.decode([ArrayItem?].self, forKey: "items")
+        more = try unarchiver.decode([ArrayItem?].self, forKey: "more")
+    }
+}
+
 @Suite("decode([T].self) of a class")
 struct ObjectArrayDecodeTests {
     /// The labels of "items" and "more" and whether they share their objects, or the error.
@@ -129,6 +144,37 @@ struct ObjectArrayDecodeTests {
         case .empty: #expect(direct.hasPrefix("[] [1, 2, 3]"))
         case .optionalsWithNil, .number, .null, .otherClass: #expect(direct.hasPrefix("typeMismatch"), "\(direct)")
         case .absent: #expect(direct.hasPrefix("keyNotFound"), "\(direct)")
+        }
+    }
+
+    /// A field that was `[T]` read as `[T?]`: the packed references come back wrapped, shared
+    /// objects still shared; what is no array of `ArrayItem` is still an error.
+    @Test("an array of objects reads as an array of optionals", arguments: StoredItems.allCases)
+    func readAsOptionals(_ stored: StoredItems) throws {
+        let data = try GraphArchiver.archivedData(withRootObject: ItemsWriter(stored))
+        let registry = GraphTypeRegistry([ArrayItem.self, OtherArrayItem.self])
+        do {
+            let reader = try GraphUnarchiver.unarchivedObject(
+                ofType: OptionalItemsReader.self,
+                from: data,
+                registry: registry
+            )
+            let labels = reader.items.map { $0?.label }
+            let shared = zip(reader.items, reader.more).allSatisfy { $0 == nil || $0 === $1 }
+            #expect(reader.more.map { $0?.label } == [1, 2, 3])
+            #expect(shared)
+            switch stored {
+            case .references, .optionals: #expect(labels == [1, 2, 3])
+            case .empty: #expect(labels.isEmpty)
+            case .optionalsWithNil: #expect(labels == [1, nil])
+            case .number, .null, .otherClass, .absent: Issue.record("\(stored) read as \(labels)")
+            }
+        } catch let error as GraphArchiveError {
+            switch stored {
+            case .number, .null, .otherClass: #expect(error.code == .typeMismatch, "\(error)")
+            case .absent: #expect(error.code == .keyNotFound, "\(error)")
+            case .references, .optionals, .empty, .optionalsWithNil: Issue.record("\(stored): \(error)")
+            }
         }
     }
 
