@@ -189,4 +189,31 @@ struct CodableArrayTests {
             }
         }
     }
+
+    /// A list of objects written as `[T]` (packed references) reads as `[T?]`, at the root and
+    /// in a keyed container, with its sharing; a list with nil reads as `[T?]` too.
+    @Test func objectsReadAsOptionals() throws {
+        struct Lists: Codable {
+            let first: [CodableGridState]
+            let second: [CodableGridState?]
+        }
+        struct OptionalLists: Decodable {
+            let first: [CodableGridState?]
+            let second: [CodableGridState?]
+        }
+        let states = (0..<4).map { CodableGridState(name: "s\($0)", color: $0, date: "d") }
+        let root = try GraphArchiveDecoder().decode(
+            [CodableGridState?].self,
+            from: GraphArchiveEncoder().encode(states + [states[1]])
+        )
+        #expect(root.map { $0?.color } == [0, 1, 2, 3, 1])
+        #expect(root[4] === root[1])
+        let back = try GraphArchiveDecoder().decode(
+            OptionalLists.self,
+            from: GraphArchiveEncoder().encode(Lists(first: states, second: [states[2], nil]))
+        )
+        #expect(back.first.map { $0?.color } == [0, 1, 2, 3])
+        #expect(back.second.map { $0?.color } == [2, nil])
+        #expect(back.second[0] === back.first[2])
+    }
 }
