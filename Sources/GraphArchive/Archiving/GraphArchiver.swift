@@ -145,6 +145,18 @@ public final class GraphArchiver {
         }
     }
 
+    /// Encodes an array of objects as ``encode(_:forKey:)-(T,_)`` does (the same bytes), in one
+    /// call: the general form reaches the packed references through the array's generic
+    /// conformance, which costs a tree of small arrays (children lists) a few percent.
+    @_documentation(visibility: internal)
+    public func encode<T: GraphCoding & AnyObject>(_ objects: [T], forKey key: String) throws {
+        try state.writeKey(key)
+        try writeReferenceArray(objects)
+        if state.isAtTop && state.hasQueuedObjects {
+            try writeQueuedObjects()
+        }
+    }
+
     /// Writes a reference to `object` (a back link if `conditional`, or inside `encodeLater`),
     /// or nil.
     @inline(__always)
