@@ -404,6 +404,16 @@ struct BPlist {
         )
     }
 
+    /// The 24 bytes from the start of object `index` as little-endian words, and where it
+    /// starts, if the list holds 24 bytes there; nil otherwise, or for an index out of range.
+    @inline(__always)
+    func leadingWords(_ index: Int) -> (words: (UInt64, UInt64, UInt64), start: Int)? {
+        guard index >= 0 && index < offsets.count else { return nil }
+        let start = Int(offsets[index])
+        guard let words = reader.paddedWords(at: start, count: 24) else { return nil }
+        return (words, start)
+    }
+
     /// The marker of object `index`, which must exist.
     @inline(__always)
     func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {

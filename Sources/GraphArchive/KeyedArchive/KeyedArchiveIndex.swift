@@ -445,9 +445,16 @@ struct KeyedArchiveIndex {
         var unmatched: UInt64 = (1 &<< UInt64(object.count)) &- 1
         var classPosition = 0
         let classKey = templates[template].classKey
+        let matchers = templates[template].matchers
+        let objectsEnd = plist.objectsEnd
         for position in 0..<object.count {
-            guard let key = try? keys.next(), let image = plist.shortASCIIImage(key) else { return nil }
-            guard let candidate = templates[template].images.firstIndex(of: image),
+            // The key object's first 24 bytes against each image cut to its length: the bytes
+            // that match an image are that string whole (marker and length included), so this
+            // finds what comparing the key's own image would, without working out its length.
+            guard let key = try? keys.next(), let (bytes, start) = plist.leadingWords(key) else { return nil }
+            var candidate = 0
+            while candidate < matchers.count && !matchers[candidate].matches(bytes) { candidate &+= 1 }
+            guard candidate < matchers.count, matchers[candidate].image.length <= objectsEnd &- start,
                 unmatched & (1 &<< UInt64(candidate)) != 0
             else { return nil }
             unmatched &= ~(1 &<< UInt64(candidate))
@@ -465,7 +472,13 @@ struct KeyedArchiveIndex {
         guard object.count <= InstanceTemplate.maximumKeys && templatesLearned < Self.maximumTemplatesLearned else {
             return
         }
-        var template = InstanceTemplate(images: [], keyIDs: [], classKey: -1, generation: templatesLearned + 1)
+        var template = InstanceTemplate(
+            images: [],
+            matchers: [],
+            keyIDs: [],
+            classKey: -1,
+            generation: templatesLearned + 1
+        )
         var keys = plist.references(of: object)
         var packed = UInt64(truncatingIfNeeded: template.generation)
         for position in 0..<object.count {
@@ -474,6 +487,7 @@ struct KeyedArchiveIndex {
             else { return }
             if id == KeyedKey.classReference { template.classKey = position }
             template.images.append(image)
+            template.matchers.append(KeyImageMatcher(image))
             template.keyIDs.append(id)
             packed |= UInt64(position) &<< UInt64(16 &+ 4 &* position)
         }
@@ -782,11 +796,33 @@ struct InstanceTemplate {
     /// 12 keys of 4 bits each, after a 16-bit generation, fill a `UInt64`.
     static let maximumKeys = 12
     var images: [KeyWords]
+    /// The images as `keysMatch` compares them, in the same order.
+    var matchers: [KeyImageMatcher]
     var keyIDs: [Int]
     var classKey: Int
     /// Numbers the templates an index learned, from 1: a reader's notes on a template are kept
     /// by this number.
     var generation: Int
+}
+
+/// A key's image (see ``BPlist/shortASCIIImage(_:)``) and the masks that cut 24 bytes read at
+/// an object's start to the image's length.
+struct KeyImageMatcher {
+    let image: KeyWords
+    private let masks: (UInt64, UInt64, UInt64)
+
+    init(_ image: KeyWords) {
+        self.image = image
+        let bits = image.length * 8
+        masks = (ByteReader.lowBits(bits), ByteReader.lowBits(bits - 64), ByteReader.lowBits(bits - 128))
+    }
+
+    /// Whether `bytes`, the 24 bytes at an object's start, begin with the image.
+    @inline(__always)
+    func matches(_ bytes: (UInt64, UInt64, UInt64)) -> Bool {
+        // `&` then `==` on each word, joined without branches: most keys differ in the second.
+        (bytes.0 & masks.0 ^ image.first) | (bytes.1 & masks.1 ^ image.second) | (bytes.2 & masks.2 ^ image.third) == 0
+    }
 }
 
 /// The element references of an array-like Foundation instance (see `arrayElements(of:)`).

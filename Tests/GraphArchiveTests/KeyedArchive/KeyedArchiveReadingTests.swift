@@ -410,6 +410,42 @@ struct KeyedArchiveReadingTests {
         }
     }
 
+    /// Keys matched by their bytes match only whole: a key one byte shorter or longer than a
+    /// template's, or differing in its first, second or third word, makes another template.
+    @Test func keysDifferingInAnyByteOrLengthAreNotMatched() throws {
+        let long = "kEncodeKeyNameMore01"
+        let keySets: [[String]] = [
+            ["$class", "a", long], [long, "$class", "a"], ["$class", "a", "kEncodeKeyNameMore02"],
+            ["$class", "b", long], ["$class", "aa", long], ["a", long, "$class"],
+            ["a", "$class", "kEncodeKeyNameMore0"], ["$class", "a", "kEncodeKeyNamfMore01"],
+        ]
+        // The template generation each instance is classified by: the first teaches one, and
+        // only the reordered ones (the second and the sixth, while it is among the four kept)
+        // reuse it.
+        let generations: [UInt64] = [1, 1, 2, 3, 4, 1, 5, 6]
+        let instances = keySets.map { keys in
+            PlistValue.fields(keys.map { ($0, $0 == "$class" ? .uid(3) : .integer(1)) })
+        }
+        let data = keyedArchive(
+            top: ["root": .uid(1)],
+            objects: [
+                .dictionary(["NS.objects": .array(instances.indices.map { .uid(4 + $0) }), "$class": .uid(2)]),
+                .dictionary(["$classname": .string("NSArray")]),
+                .dictionary(["$classname": .string("UAGridState")]),
+            ] + instances
+        )
+        try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) in
+            var index = try KeyedArchiveIndex(
+                plist: BPlist.scan(bytes.reader(), maximumObjectCount: 100),
+                registry: gridStateRegistry
+            )
+            for (offset, generation) in generations.enumerated() {
+                #expect(try index.kind(of: 4 + offset) == .object)
+                #expect(index.keys(ofInstance: 4 + offset) & 0xFFFF == generation, "instance \(offset)")
+            }
+        }
+    }
+
     /// An instance after others with its keys is checked as thoroughly as the first.
     @Test func instancesAfterOthersWithTheirKeysAreChecked() {
         let good: PlistValue = .dictionary([
