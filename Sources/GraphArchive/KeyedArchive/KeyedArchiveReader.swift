@@ -450,14 +450,21 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// What parsing an instance of a template's keys takes: its shape, and each template key's
-    /// place in the shape's order (-1 for `$class`).
+    /// place in the shape's order.
     private struct TemplateNote {
         /// The template's generation (low 16 bits, as in `instanceKeys`).
         var instanceKeys: UInt64
         var modelType: Int
         var shape: Int32
-        var places: [Int]
+        /// The shape's values: the template's keys but `$class`.
+        var valueCount: Int
+        /// Each template key's place, 4 bits each from the lowest (a template has at most 12
+        /// keys), ``classPlace`` for `$class`: bits, not an array, so that reading one costs
+        /// no bounds checks on the way to it.
+        var places: UInt64
     }
+
+    private static let classPlace: UInt64 = 0xF
 
     /// What parsing the instances of the index's latest templates takes, once one was parsed.
     private var notes: [TemplateNote] = []
@@ -471,13 +478,18 @@ struct KeyedArchiveReader: ~Copyable {
         for key in places.indices where native[key] >= 0 {
             places[key] = native.count { $0 >= 0 && $0 < native[key] }
         }
+        var packed: UInt64 = 0
+        for (key, place) in places.enumerated() {
+            packed |= (place < 0 ? Self.classPlace : UInt64(place)) &<< UInt64(4 * key)
+        }
         if notes.count == KeyedArchiveIndex.maximumTemplates { notes.removeFirst() }
         notes.append(
             TemplateNote(
                 instanceKeys: instanceKeys,
                 modelType: modelType,
                 shape: Int32(truncatingIfNeeded: shape),
-                places: places
+                valueCount: places.count { $0 >= 0 },
+                places: packed
             )
         )
     }
@@ -489,18 +501,20 @@ struct KeyedArchiveReader: ~Copyable {
         throws(GraphArchiveError) -> Int
     {
         let start = records.count
+        let places = notes[note].places
         records.append(notes[note].shape)
-        for _ in 1..<notes[note].places.count { records.append(0) }
+        records.append(repeating: 0, count: notes[note].valueCount)
         var values = index.plist.references(of: object, from: object.count)
         // Which template key each position holds, 4 bits each from the lowest.
         var held = keys &>> 16
         for _ in 0..<object.count {
             let reference = try values.next()
-            // (`notes[note].places` read in place: a local copy costs a retain and a release.)
-            let place = notes[note].places[Int(truncatingIfNeeded: held & 0xF)]
+            let place = places &>> ((held & 0xF) &* 4) & 0xF
             held &>>= 4
-            if place < 0 { continue }
-            records[start &+ 1 &+ place] = Int32(truncatingIfNeeded: try index.recordValue(reference))
+            if place == Self.classPlace { continue }
+            records[start &+ 1 &+ Int(truncatingIfNeeded: place)] = Int32(
+                truncatingIfNeeded: try index.recordValue(reference)
+            )
         }
         return start
     }
