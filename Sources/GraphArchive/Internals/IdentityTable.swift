@@ -33,6 +33,13 @@ struct IdentityTable: ~Copyable {
     /// insertion instead of checked multiplications.
     private var limit: Int
     private(set) var count = 0
+    /// Keys inserted without a retain (`heldElsewhere`). The others, which `deinit` releases,
+    /// are the rest of `count`: its scan of the slots stops once it has met them all. A graph
+    /// reached through arrays the archiver keeps (a tree's children, a list of records) is
+    /// numbered with next to none, and its table is not read through again at the end
+    /// (callgrind: 2.6M instructions of 247M for a tree of 100,000). Counted on that side so
+    /// that a chain, every link retained, pays nothing more per object.
+    private var heldElsewhereCount = 0
     /// False until a long probe run shows the address-order mapping clusters.
     private var scrambles = false
     /// Probes beyond which the address-order mapping is abandoned.
@@ -49,13 +56,40 @@ struct IdentityTable: ~Copyable {
     }
 
     deinit {
-        for slot in 0..<capacity {
-            let key = keys[slot]
-            if key != 0 && key & Self.heldElsewhere == 0 {
-                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: key)!).release()
-            }
-        }
+        releaseRetainedKeys()
         Self.deallocateSlots(keys, values, capacity)
+    }
+
+    /// Releases the keys inserted with a retain: reads the slots four at a time (the capacity
+    /// is a power of two of at least 16), and stops once it has met all of them.
+    private func releaseRetainedKeys() {
+        var left = count &- heldElsewhereCount
+        var slot = 0
+        while left > 0 && slot < capacity {
+            let first = Self.retainedAddress(keys[slot])
+            let second = Self.retainedAddress(keys[slot &+ 1])
+            let third = Self.retainedAddress(keys[slot &+ 2])
+            let fourth = Self.retainedAddress(keys[slot &+ 3])
+            if first | second | third | fourth != 0 {
+                left &-= Self.release(first) &+ Self.release(second) &+ Self.release(third) &+ Self.release(fourth)
+            }
+            slot &+= 4
+        }
+    }
+
+    /// Releases the object at `address` unless it is 0; returns the objects released (1 or 0).
+    @inline(__always)
+    private static func release(_ address: UInt) -> Int {
+        guard let object = UnsafeRawPointer(bitPattern: address) else { return 0 }
+        Unmanaged<AnyObject>.fromOpaque(object).release()
+        return 1
+    }
+
+    /// The address a slot's key holds when the table retained it, else 0 (an empty slot, or an
+    /// object inserted with `heldElsewhere`): one test a slot instead of two.
+    @inline(__always)
+    private static func retainedAddress(_ key: UInt) -> UInt {
+        key & ((key & heldElsewhere) &- 1)
     }
 
     private static func allocateSlots(_ capacity: Int) -> (UnsafeMutablePointer<UInt>, UnsafeMutablePointer<UInt32>) {
@@ -135,6 +169,7 @@ struct IdentityTable: ~Copyable {
             if found == 0 {
                 if heldByCaller {
                     keys[slot] = key | Self.heldElsewhere
+                    heldElsewhereCount &+= 1
                 } else {
                     _ = Unmanaged.passRetained(object)
                     keys[slot] = key

@@ -135,6 +135,39 @@ struct OutputBufferTests {
         #expect(table.count == objects.count)
     }
 
+    /// When a table ends it releases the objects it retained, each once, and no object
+    /// inserted without a retain: none retained, every one, and one in `retainedEvery`, in a
+    /// table grown from 16 slots past 8,192. The release scan stops after the last retained key.
+    @Test(arguments: [0, 1, 3, 1000])
+    func tableReleasesWhatItRetained(retainedEvery: Int) {
+        var retained: [WeakBox] = []
+        var held: [Record] = []
+        var table = IdentityTable(minimumCapacity: 8)
+        for index in 0..<6000 {
+            let object = Record(name: "", color: index, date: "")
+            let isRetained = retainedEvery > 0 && index % retainedEvery == 0
+            if isRetained {
+                retained.append(WeakBox(object))
+            } else {
+                held.append(object)
+            }
+            #expect(table.indexOrInsert(object, next: UInt32(index), heldByCaller: !isRetained).inserted)
+        }
+        // Only the table holds the retained objects now.
+        #expect(retained.allSatisfy { $0.object != nil })
+        Self.end(table)
+        #expect(retained.allSatisfy { $0.object == nil })
+        // The objects inserted without a retain were not released by the table: alive until
+        // their last holder lets go.
+        let heldBoxes = held.map(WeakBox.init)
+        #expect(heldBoxes.allSatisfy { $0.object != nil })
+        held.removeAll()
+        #expect(heldBoxes.allSatisfy { $0.object == nil })
+    }
+
+    /// Ends `table` here, not where the optimizer would.
+    private static func end(_ table: consuming IdentityTable) {}
+
     @Test func objectAddressesAreTheArraysReferences() {
         let objects = (0..<40).map { Record(name: "", color: $0, date: "") }
         for positions in [0..<0, 0..<1, 3..<19, 16..<32, 39..<40, 0..<40] {
