@@ -385,6 +385,29 @@ struct ByteReader {
         return Int(value)
     }
 
+    /// The byte at the reader and the eight after it, when nine remain (nil otherwise), none
+    /// of them read yet: a tag and at most eight bytes of its value, checked once rather than
+    /// tag and value each.
+    @inline(__always)
+    func peekTagAndWord() -> (tag: UInt8, word: UInt64)? {
+        guard end &- offset >= 9 else { return nil }
+        return (
+            base.load(fromByteOffset: offset, as: UInt8.self),
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self))
+        )
+    }
+
+    /// The varint of at most three bytes at the start of `word` (bytes read little-endian, as
+    /// `peekTagAndWord` gives those after a tag) and its length; nil for a longer one.
+    @inline(__always)
+    static func shortVarint(in word: UInt64) -> (value: Int, length: Int)? {
+        let word = UInt32(truncatingIfNeeded: word)
+        if word & 0x80 == 0 { return (Int(word & 0x7F), 1) }
+        if word & 0x8000 == 0 { return (Int(word & 0x7F | (word >> 1) & 0x3F80), 2) }
+        guard word & 0x80_0000 == 0 else { return nil }
+        return (Int(word & 0x7F | (word >> 1) & 0x3F80 | (word >> 2) & 0x1F_C000), 3)
+    }
+
     /// Reads `width` (1...8) bytes as a little-endian unsigned integer.
     @inline(__always)
     mutating func readLittleEndian(width: Int) throws(GraphArchiveError) -> UInt64 {

@@ -23,7 +23,16 @@ extension DecodingState {
     @inline(__always)
     mutating func readInteger<T: FixedWidthInteger>(_: T.Type) throws(GraphArchiveError) -> T {
         let start = reader.offset
-        let tag = try reader.readByte()
+        // With nine bytes left, the tag and its number are read with one check of the input's
+        // end, not three (callgrind: about 7 instructions an integer less).
+        let peeked = reader.peekTagAndWord()
+        let tag: UInt8
+        if let peeked {
+            tag = peeked.tag
+            reader.offset &+= 1
+        } else {
+            tag = try reader.readByte()
+        }
         if tag >= ValueTag.smallIntegerBase && tag < ValueTag.shortStringBase {
             // 0...63 fits every integer type.
             return T(truncatingIfNeeded: tag &- ValueTag.smallIntegerBase)
@@ -31,7 +40,14 @@ extension DecodingState {
         guard tag >= ValueTag.unsignedBase && tag < ValueTag.negativeBase + 8 else {
             throw typeMismatch(expected: String(describing: T.self), tagOffset: start)
         }
-        let magnitude = try reader.readLittleEndian(width: Int(tag & 7) + 1)
+        let width = Int(tag & 7) &+ 1
+        let magnitude: UInt64
+        if let peeked {
+            magnitude = peeked.word & UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
+            reader.offset &+= width
+        } else {
+            magnitude = try reader.readLittleEndian(width: width)
+        }
         if tag < ValueTag.negativeBase {
             guard let value = T(exactly: magnitude) else { throw outOfRange(T.self, "\(magnitude)", start) }
             return value
@@ -41,6 +57,33 @@ extension DecodingState {
             throw outOfRange(T.self, "-\(magnitude)-1", start)
         }
         return T(truncatingIfNeeded: ~magnitude)
+    }
+
+    /// The value for `key` when it is the record's next value stored and an integer that fits
+    /// `Int` within the input's next nine bytes, read and finished as `locate`, `readInteger`
+    /// and `finishValue` would; nil, with nothing changed, for anything else, which the caller
+    /// then reads their way (for its errors).
+    @inline(__always)
+    mutating func nextInteger(forKey key: String) -> Int? {
+        guard let start = nextValueStart(forKey: key) else { return nil }
+        var peek = reader
+        peek.offset = start
+        guard let (tag, word) = peek.peekTagAndWord() else { return nil }
+        let value: Int
+        var end = start &+ 1
+        if tag >= ValueTag.smallIntegerBase && tag < ValueTag.shortStringBase {
+            value = Int(tag &- ValueTag.smallIntegerBase)
+        } else if tag >= ValueTag.unsignedBase && tag < ValueTag.negativeBase + 8 {
+            let width = Int(tag & 7) &+ 1
+            let magnitude = word & UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
+            guard magnitude <= UInt64(Int.max) else { return nil }
+            value = Int(truncatingIfNeeded: tag < ValueTag.negativeBase ? magnitude : ~magnitude)
+            end &+= width
+        } else {
+            return nil
+        }
+        finishNextValue(end: end)
+        return value
     }
 
     @inline(never)
@@ -182,6 +225,28 @@ extension DecodingState {
             throw unresolvedCycle(Int(index), T.self, start)
         }
         return try object(at: Int(truncatingIfNeeded: index), as: T.self, offset: start)
+    }
+
+    /// The object, or nil when `allowingNil`, for `key` when it is the record's next value
+    /// stored, and nil or a reference (within the input's next nine bytes, its index of at
+    /// most three bytes) to an object built already of exactly class `T`: read and finished as
+    /// `locate`, `readObjectReference` and `finishValue` would. Nil, with nothing changed, for
+    /// anything else, which the caller then reads their way (for its errors).
+    @inline(__always)
+    mutating func nextObject<T: AnyObject>(forKey key: String, as _: T.Type, allowingNil: Bool) -> T?? {
+        guard let start = nextValueStart(forKey: key) else { return nil }
+        var peek = reader
+        peek.offset = start
+        guard let (tag, word) = peek.peekTagAndWord() else { return nil }
+        if tag == ValueTag.null && allowingNil {
+            finishNextValue(end: start &+ 1)
+            return .some(nil)
+        }
+        guard tag == ValueTag.objectReference, let (index, length) = ByteReader.shortVarint(in: word),
+            index < objects.count, objectClasses.holds(ObjectIdentifier(T.self), checkedAt: index)
+        else { return nil }
+        finishNextValue(end: start &+ 1 &+ length)
+        return .some(classInstance(objects.object(checkedAt: index), as: T.self))
     }
 
     /// Reads the next references of a packed array (FORMAT.md §6.5) into `referenceBatch`, at

@@ -172,6 +172,27 @@ struct DecodingState: ~Copyable {
         return try locateSlow(key)
     }
 
+    /// Where the value for `key` starts when it is the current record's next value stored
+    /// (`locate`'s first test), else nil; changes nothing. For the fast paths of `decode`,
+    /// which then read the value and `finishValue(at:end:)`, or leave it all to `locate`.
+    @inline(__always)
+    func nextValueStart(forKey key: String) -> Int? {
+        let position = container.position
+        guard position < container.keyCount && keyBits(at: container.keyStart &+ position) == StringBits(key) else {
+            return nil
+        }
+        return container.cursor
+    }
+
+    /// Finishes the record's next value stored, found by `nextValueStart(forKey:)` and read
+    /// up to `end`: what `locate` and `finishValue` leave.
+    @inline(__always)
+    mutating func finishNextValue(end: Int) {
+        reader.offset = end
+        container.current = container.position
+        finishValue()
+    }
+
     /// The words of the key at `slot` of the shape table, a slot of the current record's
     /// keys (`keyStart + i` with `i < keyCount`), which the shape table holds (checked when it
     /// was read): not checked again.

@@ -256,6 +256,8 @@ struct PendingAssignments: ~Copyable {
     /// of `queues`, where each would be added and then taken again for that one object.
     private var ownFirst: Int32 = -1
     private var ownLast: Int32 = -1
+    /// Requests added and not yet taken: `isIdle`'s one test per object built.
+    private var waiting = 0
 
     /// Adds a request that can run once object `object` is built; `isBeingBuilt`: `object` is
     /// the one being built, whose queue is taken next.
@@ -268,6 +270,7 @@ struct PendingAssignments: ~Copyable {
     ) {
         var entry = entry
         entry.plain = assign.plainCode
+        waiting &+= 1
         let slot: Int32
         if firstFree >= 0 {
             slot = firstFree
@@ -304,9 +307,10 @@ struct PendingAssignments: ~Copyable {
     }
 
     /// Whether no request waits, neither the object being built's own nor any queue: then
-    /// there is no queue to take (one test per object built rather than a take).
+    /// there is no queue to take (one test per object built rather than a take). A count
+    /// rather than a test of both (callgrind: about 6 instructions an object less).
     var isIdle: Bool {
-        @inline(__always) get { ownFirst < 0 && queues.isEmpty }
+        @inline(__always) get { waiting == 0 }
     }
 
     /// Takes the queue of requests waiting for object `object`, if any: its first slot, for
@@ -329,6 +333,7 @@ struct PendingAssignments: ~Copyable {
     /// next slot (-1 after the last).
     mutating func take(_ slot: Int32) -> (entry: Entry, assign: QueuedAssignment, next: Int32) {
         let following = nextSlot[Int(slot)]
+        waiting &-= 1
         nextSlot[Int(slot)] = firstFree
         firstFree = slot
         let entry = entries[Int(slot)]
