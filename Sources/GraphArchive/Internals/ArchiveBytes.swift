@@ -408,6 +408,13 @@ struct ByteReader {
         return (Int(word & 0x7F | (word >> 1) & 0x3F80 | (word >> 2) & 0x1F_C000), 3)
     }
 
+    /// The first `width` (1...8) bytes of `word` (bytes read little-endian), the rest masked
+    /// off: one mask for every width, eight included (shifted by 0).
+    @inline(__always)
+    static func littleEndian(_ word: UInt64, width: Int) -> UInt64 {
+        word & UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
+    }
+
     /// Reads `width` (1...8) bytes as a little-endian unsigned integer.
     @inline(__always)
     mutating func readLittleEndian(width: Int) throws(GraphArchiveError) -> UInt64 {
@@ -417,9 +424,11 @@ struct ByteReader {
         if UInt(bitPattern: width &- 1) < 8 && end &- offset >= 8 {
             // One load of eight readable bytes, those past the number masked off: no loop per
             // byte (a 32-bit field cost about 20 instructions through it), and one mask for
-            // every width, eight included (shifted by 0).
-            value = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            value &= UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
+            // every width.
+            value = Self.littleEndian(
+                UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+                width: width
+            )
         } else {
             for index in 0..<width {
                 value |= UInt64(base.load(fromByteOffset: offset &+ index, as: UInt8.self)) << (8 * UInt64(index))

@@ -43,7 +43,7 @@ extension DecodingState {
         let width = Int(tag & 7) &+ 1
         let magnitude: UInt64
         if let peeked {
-            magnitude = peeked.word & UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
+            magnitude = ByteReader.littleEndian(peeked.word, width: width)
             reader.offset &+= width
         } else {
             magnitude = try reader.readLittleEndian(width: width)
@@ -75,7 +75,7 @@ extension DecodingState {
             value = Int(tag &- ValueTag.smallIntegerBase)
         } else if tag >= ValueTag.unsignedBase && tag < ValueTag.negativeBase + 8 {
             let width = Int(tag & 7) &+ 1
-            let magnitude = word & UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
+            let magnitude = ByteReader.littleEndian(word, width: width)
             guard magnitude <= UInt64(Int.max) else { return nil }
             value = Int(truncatingIfNeeded: tag < ValueTag.negativeBase ? magnitude : ~magnitude)
             end &+= width
