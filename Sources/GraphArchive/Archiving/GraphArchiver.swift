@@ -128,9 +128,7 @@ public final class GraphArchiver {
     public func encode<T: GraphValue>(_ value: T, forKey key: String) throws {
         try state.writeKey(key)
         try value._encodeGraphValue(to: self)
-        if state.isAtTop && state.hasQueuedObjects {
-            try writeQueuedObjects()
-        }
+        try writeBodiesAtTop()
     }
 
     /// Encodes a reference to `object`, or nil, as ``encode(_:forKey:)-(T,_)`` does for an
@@ -140,9 +138,7 @@ public final class GraphArchiver {
     public func encode<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
         try state.writeKey(key)
         writeOptionalReference(object)
-        if state.isAtTop && state.hasQueuedObjects {
-            try writeQueuedObjects()
-        }
+        try writeBodiesAtTop()
     }
 
     /// Encodes an array of objects as ``encode(_:forKey:)-(T,_)`` does (the same bytes), in one
@@ -152,9 +148,7 @@ public final class GraphArchiver {
     public func encode<T: GraphCoding & AnyObject>(_ objects: [T], forKey key: String) throws {
         try state.writeKey(key)
         try writeReferenceArray(objects)
-        if state.isAtTop && state.hasQueuedObjects {
-            try writeQueuedObjects()
-        }
+        try writeBodiesAtTop()
     }
 
     /// Writes a reference to `object` (a back link if `conditional`, or inside `encodeLater`),
@@ -192,9 +186,7 @@ public final class GraphArchiver {
             throw error
         }
         state.writesBackLinks = enclosing
-        if state.isAtTop && state.hasQueuedObjects {
-            try writeQueuedObjects()
-        }
+        try writeBodiesAtTop()
     }
 
     /// Encodes a back link to `object`, or nil, as ``encodeLater(_:forKey:)-(T,_)`` does for
@@ -205,9 +197,7 @@ public final class GraphArchiver {
         state.writesBackLinks = true
         writeOptionalReference(object)
         state.writesBackLinks = enclosing
-        if state.isAtTop && state.hasQueuedObjects {
-            try writeQueuedObjects()
-        }
+        try writeBodiesAtTop()
     }
 
     /// Encodes a reference that is kept only if `object` is also encoded unconditionally
@@ -314,6 +304,15 @@ public final class GraphArchiver {
             }
         }
         state.endNested()
+    }
+
+    /// After a key's value at the top level, the bodies of the objects it numbered; inside a
+    /// body, the queue's loop below writes them.
+    @inline(__always)
+    private func writeBodiesAtTop() throws {
+        if state.isAtTop && state.hasQueuedObjects {
+            try writeQueuedObjects()
+        }
     }
 
     /// Writes the body of every object numbered but not yet written, from a queue: bodies that
