@@ -73,13 +73,18 @@ final class ArchiveOutput {
     ///
     /// - Parameter header: Every field but the lengths and the payload checksum, which are
     ///   computed here (uncompressed, the payload length is the stored length).
-    init(header: ArchiveHeader, storedPayload: [OutputChunk]) {
-        var checksum = XXH64()
-        for piece in storedPayload { checksum.update(piece.writer) }
+    /// - Parameter checksummed: false for an archive only loaded in this process, which such a
+    ///   load does not check: its payload checksum is left 0 (the keyed reader's transcoded
+    ///   payload, where hashing it was about 1% of a read).
+    init(header: ArchiveHeader, storedPayload: [OutputChunk], checksummed: Bool = true) {
         var header = header
+        if checksummed {
+            var checksum = XXH64()
+            for piece in storedPayload { checksum.update(piece.writer) }
+            header.payloadChecksum = checksum.finalize()
+        }
         header.storedLength = UInt64(storedPayload.reduce(0) { $0 + $1.count })
         header.payloadLength = header.storedLength
-        header.payloadChecksum = checksum.finalize()
         archive = StoredArchive(header: header.encoded(), payload: storedPayload)
         payloadIsInFile = false
     }
@@ -280,13 +285,18 @@ enum ArchiveAssembler {
         sections: [OutputChunk],
         objectCount: Int,
         referenceCount: Int,
-        compression: ArchiveCompression
+        compression: ArchiveCompression,
+        checksummed: Bool = true
     ) throws(GraphArchiveError) -> ArchiveOutput {
         try PayloadCompression.validate(compression)
         let header = header(of: state, objectCount: objectCount, referenceCount: referenceCount)
         let tables = tables(of: state)
         guard case .zstd(let level) = compression else {
-            return ArchiveOutput(header: header, storedPayload: [OutputChunk(tables)] + sections)
+            return ArchiveOutput(
+                header: header,
+                storedPayload: [OutputChunk(tables)] + sections,
+                checksummed: checksummed
+            )
         }
         // Compressed payloads store the objects in blocks first and the top section last (§5.6).
         let blocked = try BlockedPayload(level: level, file: nil)

@@ -174,6 +174,7 @@ extension GraphUnarchiver {
             registry: registry,
             valueTypeNames: names(of: valueTypes),
             options: options,
+            isLoadedHere: true,
             memory: &memory
         )
     }

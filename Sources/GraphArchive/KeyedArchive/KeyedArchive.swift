@@ -175,7 +175,13 @@ public enum KeyedArchive {
         throws(GraphArchiveError) -> ArchiveInfo
     {
         var memory = memory ?? MemoryBudget(options)
-        let native = try KeyedArchiveReader.transcode(bytes, registry: nil, options: options, memory: &memory)
+        let native = try KeyedArchiveReader.transcode(
+            bytes,
+            registry: nil,
+            options: options,
+            isLoadedHere: true,
+            memory: &memory
+        )
         let loaded = try LoadedArchive.load(
             ArchiveBytes(joining: native.stored()),
             options: options,

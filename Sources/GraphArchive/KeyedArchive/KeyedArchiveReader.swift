@@ -121,12 +121,16 @@ struct KeyedArchiveReader: ~Copyable {
     /// the trailer before they are indexed), and the native output, whose growth stops where
     /// a third of what is left would be passed (the output, its growth and the copy the
     /// unarchiver reads).
+    ///
+    /// - Parameter isLoadedHere: The output is only loaded in this process, never stored: its
+    ///   payload checksum, which such a load does not check, is not computed (left 0).
     static func transcode(
         _ bytes: ArchiveBytes,
         registry: GraphTypeRegistry?,
         valueTypeNames: Set<String> = [],
         options: GraphUnarchiver.Options,
         compression: ArchiveCompression = .none,
+        isLoadedHere: Bool = false,
         memory: inout MemoryBudget
     ) throws(GraphArchiveError) -> ArchiveOutput {
         memory.limitToInput(bytes: bytes.count)
@@ -154,6 +158,7 @@ struct KeyedArchiveReader: ~Copyable {
                 valueTypeNames: valueTypeNames,
                 options: options,
                 compression: compression,
+                isLoadedHere: isLoadedHere,
                 memory: &memory
             )
         }
@@ -184,6 +189,7 @@ struct KeyedArchiveReader: ~Copyable {
                 valueTypeNames: valueTypeNames,
                 options: options,
                 compression: compression,
+                isLoadedHere: false,
                 memory: &memory
             )
         }
@@ -195,6 +201,7 @@ struct KeyedArchiveReader: ~Copyable {
         valueTypeNames: Set<String>,
         options: GraphUnarchiver.Options,
         compression: ArchiveCompression,
+        isLoadedHere: Bool,
         memory: inout MemoryBudget
     ) throws(GraphArchiveError) -> ArchiveOutput {
         let index = try KeyedArchiveIndex(plist: plist, registry: registry, valueTypeNames: valueTypeNames)
@@ -209,7 +216,7 @@ struct KeyedArchiveReader: ~Copyable {
         try reader.orderObjects()
         try reader.writeTopLevel()
         try reader.writeObjects()
-        let output = try reader.assemble(compression: compression)
+        let output = try reader.assemble(compression: compression, checksummed: !isLoadedHere)
         // The output beyond what was reserved for it, and the copy of it the unarchiver reads.
         try memory.charge(
             2 * MemoryBudget.chunk(output.stored().count),
@@ -740,7 +747,9 @@ struct KeyedArchiveReader: ~Copyable {
 
     // MARK: - Finishing
 
-    private consuming func assemble(compression: ArchiveCompression) throws(GraphArchiveError) -> ArchiveOutput {
+    private consuming func assemble(compression: ArchiveCompression, checksummed: Bool) throws(GraphArchiveError)
+        -> ArchiveOutput
+    {
         var body = ByteWriter()
         swap(&body, &state.out)
         return try ArchiveAssembler.assemble(
@@ -748,7 +757,8 @@ struct KeyedArchiveReader: ~Copyable {
             sections: [OutputChunk(body)],
             objectCount: order.count,
             referenceCount: referenceCount,
-            compression: compression
+            compression: compression,
+            checksummed: checksummed
         )
     }
 }
