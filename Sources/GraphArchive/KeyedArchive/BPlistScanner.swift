@@ -297,6 +297,17 @@ struct BPlist {
         return BPlistObject(index: index, marker: marker, count: count, contentStart: cursor.offset)
     }
 
+    /// Container `index`, which ``object(_:)`` has read without error: when its count is in its
+    /// marker (under 15) its size was checked then, and only the marker is read again.
+    @inline(__always)
+    func checkedContainer(_ index: Int) throws(GraphArchiveError) -> BPlistObject {
+        let marker = try marker(index)
+        // A count written as a separate length (allowed, if unusual) is read the whole way.
+        guard marker & 0x0F < 0x0F else { return try object(index) }
+        let contentStart = Int(offsets[index]) &+ 1
+        return BPlistObject(index: index, marker: marker, count: Int(marker & 0x0F), contentStart: contentStart)
+    }
+
     @inline(never)
     private func malformed(_ index: Int, _ problem: String) -> GraphArchiveError {
         var cursor = reader

@@ -412,15 +412,17 @@ struct KeyedArchiveReader: ~Copyable {
     /// Parses the dictionary of instance `uid` onto `records`: its shape, then its value
     /// objects in the shape's key order. Returns where it starts.
     private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
-        let object = try index.entryObject(uid)
         let instanceKeys = index.keys(ofInstance: uid)
         if instanceKeys != 0 {
             let modelType = index.modelType(of: uid)
             for note in notes.indices
             where notes[note].instanceKeys & 0xFFFF == instanceKeys & 0xFFFF && notes[note].modelType == modelType {
+                // Classifying the instance read its dictionary whole: not checked a second time.
+                let object = try index.plist.checkedContainer(index.entryIndex(uid))
                 return try parseRecord(object, keys: instanceKeys, like: note)
             }
         }
+        let object = try index.entryObject(uid)
         var keys = index.plist.references(of: object)
         var values = index.plist.references(of: object, from: object.count)
         fieldCount = 0
