@@ -671,12 +671,13 @@ struct KeyedArchiveReader: ~Copyable {
                 packed = false
                 break
             }
-            let uid = try index.checkedUID(value, in: reference)
-            guard try index.kind(of: uid) == .object else {
+            // Ordering numbered objects only: an element without a position is something else
+            // (or an object it did not reach, which the tagged values below report).
+            let position = Int(self.position[try index.checkedUID(value, in: reference)])
+            guard position >= 0 else {
                 packed = false
                 break
             }
-            let position = try objectPosition(uid)
             state.out.writeReferenceDelta(to: position, from: previous)
             previous = position
         }
