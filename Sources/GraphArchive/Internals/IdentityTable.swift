@@ -42,6 +42,9 @@ struct IdentityTable: ~Copyable {
     private var heldElsewhereCount = 0
     /// False until a long probe run shows the address-order mapping clusters.
     private var scrambles = false
+    /// True while the next growth changes the mapping (to the scrambled one): every key then
+    /// moves anywhere, and is copied to a new table rather than rehashed in place.
+    private var remapsOnGrowth = false
     /// Probes beyond which the address-order mapping is abandoned.
     private static let longProbe = 48
 
@@ -178,6 +181,7 @@ struct IdentityTable: ~Copyable {
                 count += 1
                 if probes > Self.longProbe && !scrambles {
                     scrambles = true
+                    remapsOnGrowth = true
                     grow(to: count)
                 }
                 return (next, true)
@@ -234,9 +238,16 @@ struct IdentityTable: ~Copyable {
         let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
         let factor = oldCapacity < Self.quadruplingLimit ? 4 : 2
         capacity = Self.capacity(for: max(total, count * factor))
-        (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
         limit = Self.limit(for: capacity)
+        if oldCapacity >= Self.inPlaceMinimum && !remapsOnGrowth {
+            keys = ZeroedMemory.resize(oldKeys, count: oldCapacity, to: capacity)
+            values = ZeroedMemory.resize(oldValues, count: oldCapacity, to: capacity)
+            Self.rehashInPlace(keys, values, from: oldCapacity, to: capacity) { slot(for: $0) }
+            return
+        }
+        remapsOnGrowth = false
+        (keys, values) = Self.allocateSlots(capacity)
         // In address order, old slot s moves to new slot s or s + oldCapacity: the new table
         // fills from the same places the old one is read. Giving back each part of the old one
         // once read keeps the two from being resident whole at once (the peak of a save, with
@@ -256,5 +267,48 @@ struct IdentityTable: ~Copyable {
             chunkStart = chunk.upperBound
         }
         Self.deallocateSlots(oldKeys, oldValues, oldCapacity)
+    }
+
+    /// Slots from which the table grows in place (`rehashInPlace`): its key block is then
+    /// pages of its own (`ZeroedMemory.mappedMinimum`), which grow by remapping.
+    private static let inPlaceMinimum = ZeroedMemory.mappedMinimum / MemoryLayout<UInt>.stride
+
+    /// Moves the keys of the first `oldCapacity` slots of `keys` and `values`, a table grown
+    /// to `capacity` slots (the slots after them zero), to where `home` now puts them under
+    /// linear probing. Each key's new home must be its old one or that plus a multiple of
+    /// `oldCapacity` (the same mapping under a wider mask), as the table's mappings give.
+    ///
+    /// The old slots are visited from just after an empty one, each key taken out and put back
+    /// by probing from its new home, so that no key is placed past one not visited yet (which
+    /// could still move out and leave a gap in its probe run). A key staying in the old part
+    /// lands at or before the slot it left: every slot from its home there was visited already
+    /// (the old run from its home to its slot held no empty one). A key moving up lands among
+    /// keys moved up before it, without wrapping past the end of the table into old slots not
+    /// visited yet: keys whose new homes lie from some slot on in the last `oldCapacity` slots
+    /// had old homes from the matching slot on, and fitted before the end of the old table.
+    @inline(__always)
+    static func rehashInPlace(
+        _ keys: UnsafeMutablePointer<UInt>,
+        _ values: UnsafeMutablePointer<UInt32>,
+        from oldCapacity: Int,
+        to capacity: Int,
+        home: (UInt) -> Int
+    ) {
+        let (oldMask, mask) = (oldCapacity - 1, capacity - 1)
+        var start = 0
+        while keys[start] != 0 { start &+= 1 }
+        for step in 1..<oldCapacity {
+            let oldSlot = (start &+ step) & oldMask
+            let key = keys[oldSlot]
+            if key == 0 { continue }
+            var slot = home(key)
+            if slot == oldSlot { continue }
+            keys[oldSlot] = 0
+            let value = values[oldSlot]
+            while keys[slot] != 0 { slot = (slot &+ 1) & mask }
+            assert(oldSlot < start || slot > start, "a key wrapped into slots not visited yet")
+            keys[slot] = key
+            values[slot] = value
+        }
     }
 }

@@ -61,6 +61,53 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// A block of `count` values from `allocate(_:count:)` or `allocateTable(_:count:)` grown
+    /// to `newCount` in place or moved by remapping its pages: the values kept, the rest zero
+    /// until written. A table that doubles keeps the pages it had instead of faulting in (and
+    /// zeroing) a whole new table while the old one is read. Nil when the block is not mapped
+    /// (too small) or cannot be remapped: the caller allocates and copies instead. Huge-page
+    /// advice carries over (and is given again for the whole block).
+    static func extend<T>(_ memory: UnsafeMutablePointer<T>, count: Int, to newCount: Int) -> UnsafeMutablePointer<T>? {
+        #if os(Linux)
+        let stride = MemoryLayout<T>.stride
+        guard count * stride >= mappedMinimum, newCount > count, let remap = remapFunction else { return nil }
+        let old = UnsafeMutableRawPointer(memory)
+        guard let moved = remap(old, count * stride, newCount * stride, mayMove, nil), moved != MAP_FAILED else {
+            return nil
+        }
+        adviseHugePages(moved, byteCount: newCount * stride)
+        return moved.bindMemory(to: T.self, capacity: newCount)
+        #else
+        return nil
+        #endif
+    }
+
+    /// `extend(_:count:to:)`, or when the block cannot grow so, a new one from
+    /// `allocateTable(_:count:)` with the values copied (the old one freed).
+    static func resize<T>(_ memory: UnsafeMutablePointer<T>, count: Int, to newCount: Int) -> UnsafeMutablePointer<T> {
+        if let extended = extend(memory, count: count, to: newCount) { return extended }
+        let larger = allocateTable(T.self, count: newCount)
+        larger.update(from: memory, count: count)
+        deallocate(memory, count: count)
+        return larger
+    }
+
+    #if os(Linux)
+    /// `mremap`, looked up at run time: Swift imports no C function with variadic arguments,
+    /// as glibc and musl declare it. Called with its first four arguments (and a null fifth,
+    /// read only with `MREMAP_FIXED`), which the x86-64 and ARM64 calling conventions pass in
+    /// the same registers either way. Nil where it cannot be found (then tables are copied).
+    private typealias Remap =
+        @convention(c) (
+            UnsafeMutableRawPointer?, Int, Int, Int32, UnsafeMutableRawPointer?
+        ) -> UnsafeMutableRawPointer?
+    private static let remapFunction: Remap? = dlsym(dlopen(nil, RTLD_NOW), "mremap").map {
+        unsafeBitCast($0, to: Remap.self)
+    }
+    /// `MREMAP_MAYMOVE` (Linux's value; not exported to Swift, a GNU extension).
+    private static let mayMove: Int32 = 1
+    #endif
+
     /// Pages of `byteCount` bytes of their own, zero and not resident until touched; nil when
     /// the address space cannot hold them (under `RLIMIT_AS`). Free them with `unmap`.
     static func map(byteCount: Int) -> UnsafeMutableRawPointer? {
