@@ -38,20 +38,26 @@ enum PayloadCompression {
     /// `maximumDecompressedBytes`. The output is then one allocation of `payloadLength` bytes
     /// that the frame cannot write past.
     ///
-    /// - Parameter feed: Passes the stored frame, in order and in pieces, to the function it is given.
+    /// - Parameters:
+    ///   - roomBefore: When above 0, the output is reserved pages
+    ///     (`ArchiveBytes.reservingMapped(_:roomBefore:)`) with this much address space before
+    ///     them, for rows rebuilt from it (`RebuiltPayloadWindow`).
+    ///   - feed: Passes the stored frame, in order and in pieces, to the function it is given.
     /// - Throws: `.corrupt` when the frame and the header disagree, `.compressionFailed` with
     ///   zstd's message for a damaged frame, `.compressionUnavailable` without the `Zstd` trait,
-    ///   or what `feed` throws.
+    ///   `.limitExceeded` when the address space cannot hold the reservation, or what `feed`
+    ///   throws.
     static func decompress(
         payloadLength: Int,
         storedLength: Int,
         frameStart: [UInt8],
+        roomBefore: Int = 0,
         check: ((UnsafeRawBufferPointer, _ isComplete: Bool) throws(GraphArchiveError) -> Void)? = nil,
         feed: ((UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void) throws(GraphArchiveError) -> Void
     ) throws(GraphArchiveError) -> ArchiveBytes {
         #if Zstd
         try checkClaim(payloadLength: payloadLength, storedLength: storedLength, frameStart: frameStart)
-        return try ArchiveBytes(count: payloadLength) { (output) throws(GraphArchiveError) -> Int in
+        func fill(_ output: UnsafeMutableRawBufferPointer) throws(GraphArchiveError) -> Int {
             var decompressor = try ZstdDecompressor(outputCount: payloadLength)
             // What the frame produced so far, checked before more is decoded.
             let checkProduced = { (produced: UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void in
@@ -64,6 +70,11 @@ enum PayloadCompression {
             try check?(decompressor.producedBytes(of: output), true)
             return decompressor.produced
         }
+        guard roomBefore > 0 else { return try ArchiveBytes(count: payloadLength, fill: fill) }
+        let output = try ArchiveBytes.reservingMapped(payloadLength, roomBefore: roomBefore)
+        // `finish` has checked that the frame filled all of it.
+        _ = try output.fill(0..<payloadLength, fill)
+        return output
         #else
         throw unavailable("cannot read this zstd-compressed archive")
         #endif

@@ -169,6 +169,14 @@ enum ColumnarObjects {
         let rowCount: Int
         /// Bytes of the tables and the top section, which start the row-wise payload.
         var headCount: Int { topEnd - tablesStart }
+        /// How far before `stored`'s first byte, in the same memory, the rows can be written
+        /// without overwriting a byte not read yet: a block's rows, as long as its body, come
+        /// after the tables and the top section and the rows of the blocks before it, which
+        /// are at most as long as those blocks; and a cell copied whole writes up to
+        /// ``ColumnCursors/longestPlainCell`` bytes past its record.
+        var rowsLead: Int { headCount + longestBlock + ColumnCursors.longestPlainCell }
+        /// Bytes of the longest block's shape stream and columns.
+        private let longestBlock: Int
         private let objectCount: Int
         private let isBlocked: Bool
         private let tablesStart: Int
@@ -207,11 +215,13 @@ enum ColumnarObjects {
             let isBlocked = header.flags.contains(.objectBlocks)
             // §5.6: the blocks come first. Step over them to the tables, adding up their headers.
             var blockHeaderBytes = 0
+            var longestBlock = 0
             if isBlocked {
                 var recordsLeft = objectCount
                 while recordsLeft > 0 {
                     let block = try Block.read(&reader, recordsLeft: recordsLeft)
                     blockHeaderBytes += block.headerBytes
+                    longestBlock = max(longestBlock, block.range.count)
                     recordsLeft -= block.recordCount
                 }
             }
@@ -257,6 +267,8 @@ enum ColumnarObjects {
             self.isBlocked = isBlocked
             self.tablesStart = tablesStart
             self.topEnd = topEnd
+            // §5.5: the one set of columns follows the top section.
+            self.longestBlock = isBlocked ? longestBlock : stored.count - topEnd
             self.scanner = scanner
             columns = BlockColumns(tables: tables)
             blocks = stored.reader(0..<tablesStart)

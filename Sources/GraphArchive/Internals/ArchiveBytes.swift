@@ -19,6 +19,9 @@ final class ArchiveBytes: @unchecked Sendable {
     let isLent: Bool
     /// True for pages reserved with `mmap` (`init(reservingMapped:)`), unmapped when freed.
     let isMapped: Bool
+    /// For a slice of reserved bytes (`slice(from:count:)`): the bytes that own its pages,
+    /// kept alive by it, and where in them it starts. Nil for bytes of their own.
+    private let owner: (bytes: ArchiveBytes, start: Int)?
 
     /// Refers to `bytes` without copying them. The caller keeps them valid and unchanged until
     /// nothing reads through this object or its readers any more (the one-call decodes close
@@ -30,12 +33,14 @@ final class ArchiveBytes: @unchecked Sendable {
             count = 0
             isLent = false
             isMapped = false
+            owner = nil
             return
         }
         storage = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: start), count: bytes.count)
         count = bytes.count
         isLent = true
         isMapped = false
+        owner = nil
     }
 
     /// Copies `bytes`.
@@ -53,6 +58,7 @@ final class ArchiveBytes: @unchecked Sendable {
         count = bytes.count
         isLent = false
         isMapped = false
+        owner = nil
     }
 
     /// Allocates `count` bytes and lets `fill` write them (file reads, decompression).
@@ -74,6 +80,7 @@ final class ArchiveBytes: @unchecked Sendable {
             self.count = written
             isLent = false
             isMapped = false
+            owner = nil
         } catch {
             buffer.deallocate()
             throw error
@@ -100,11 +107,67 @@ final class ArchiveBytes: @unchecked Sendable {
         self.count = count
         isLent = false
         isMapped = true
+        owner = nil
         if hugePages { ZeroedMemory.adviseHugePages(memory, byteCount: count) }
     }
 
+    /// `count` bytes of reserved bytes `owner`, from `start`, as bytes of their own.
+    private init(slicing owner: ArchiveBytes, from start: Int, count: Int) {
+        precondition(owner.isMapped && owner.owner == nil && start >= 0 && count > 0 && start + count <= owner.count)
+        storage = UnsafeMutableRawBufferPointer(rebasing: owner.storage[start..<(start + count)])
+        self.count = count
+        isLent = false
+        isMapped = true
+        self.owner = (owner, start)
+    }
+
+    /// Reserves `count` bytes as `init(reservingMapped:)` does, with `room` bytes of address space
+    /// before them, resident only once written, that `slice(from:count:)` hands out at negative
+    /// offsets (a payload rebuilt into the bytes it is rebuilt from, once they are read).
+    ///
+    /// - Throws: `.limitExceeded` when the address space cannot be reserved.
+    static func reservingMapped(_ count: Int, roomBefore room: Int) throws(GraphArchiveError) -> ArchiveBytes {
+        precondition(room >= 0 && count > 0)
+        let whole = try ArchiveBytes(reservingMapped: room + count)
+        return ArchiveBytes(slicing: whole, from: room, count: count)
+    }
+
+    /// `count` bytes of the reservation these bytes are part of (`reservingMapped(_:roomBefore:)`),
+    /// from `start`, relative to these bytes' first and negative before it; nil unless these
+    /// are such a part and the reservation holds all of them (at least one). The two share
+    /// their pages.
+    func slice(from start: Int, count: Int) -> ArchiveBytes? {
+        guard let owner, count > 0 else { return nil }
+        let first = owner.start + start
+        guard first >= 0, count <= owner.bytes.count - first else { return nil }
+        return ArchiveBytes(slicing: owner.bytes, from: first, count: count)
+    }
+
+    /// The offset, relative to these bytes' first, of the start of the huge page
+    /// (`ZeroedMemory.adviseHugePages`) that holds the byte at `offset`: a slice that starts
+    /// there shares no huge page with the bytes before it, which then never become resident.
+    func hugePageStart(of offset: Int) -> Int {
+        let address = Int(bitPattern: UInt(bitPattern: storage.baseAddress!)) + offset
+        return offset - (address & (ZeroedMemory.hugePageBytes - 1))
+    }
+
+    /// Gives back the pages of these reserved bytes past the end of `rows`, a slice of the same
+    /// reservation, or all of them when `rows` are elsewhere: what is left of a payload once
+    /// it is rebuilt into `rows` (`reservingMapped(_:roomBefore:)`). Bytes not reserved so are
+    /// kept.
+    func discard(pastEndOf rows: ArchiveBytes) {
+        guard isMapped else { return }
+        var from = 0
+        if let owner, let other = rows.owner, owner.bytes === other.bytes {
+            from = min(max(other.start + rows.count - owner.start, 0), count)
+        }
+        _ = discard(from..<count)
+    }
+
     deinit {
-        if isMapped {
+        if owner != nil {
+            // The owner's pages, unmapped with it.
+        } else if isMapped {
             ZeroedMemory.unmap(storage.baseAddress!, byteCount: storage.count)
         } else if !isLent {
             storage.deallocate()

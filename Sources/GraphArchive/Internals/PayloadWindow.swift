@@ -207,7 +207,9 @@ final class RebuiltPayloadWindow: PayloadWindow {
     private var columnarCharge: Int
 
     /// Starts rebuilding `rebuild` into `rows` (reserved with `ArchiveBytes(reservingMapped:)`,
-    /// `rebuild.rowCount` bytes).
+    /// `rebuild.rowCount` bytes), which may be a slice of the reservation of `rebuild.stored`
+    /// that starts at least `rebuild.rowsLead` bytes before it (`slice(from:count:)`): the rows
+    /// are then written over the payload's bytes already read.
     ///
     /// - Parameter columnarCharge: What the budget holds for the columnar copy, released by the
     ///   first `load` after the rebuild is done.
@@ -254,6 +256,9 @@ final class RebuiltPayloadWindow: PayloadWindow {
             } catch {
                 failure = error
             }
+            // What the rows did not overwrite (the last blocks' worth, when they share the
+            // payload's pages) is no longer read.
+            job.rebuild.stored.discard(pastEndOf: rows)
             progress.withLock { (state) in
                 state.isDone = true
                 state.failure = failure

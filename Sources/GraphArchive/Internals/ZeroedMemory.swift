@@ -19,6 +19,8 @@ import Darwin
 /// 1M grid-state slots peaked 9 MB higher in the benchmark harness's child process than alone.
 enum ZeroedMemory {
     static let mappedMinimum = 1 << 20
+    /// The huge pages `adviseHugePages` asks for.
+    static let hugePageBytes = 2 << 20
 
     private static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
         #if canImport(Glibc) || canImport(Musl)
@@ -160,7 +162,7 @@ enum ZeroedMemory {
     /// it is sized ahead of a reference array instead of grown through every smaller size.
     static func adviseHugePages(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
         #if os(Linux)
-        let hugePage = UInt(2 << 20)
+        let hugePage = UInt(hugePageBytes)
         let start = (UInt(bitPattern: memory) + hugePage - 1) & ~(hugePage - 1)
         let end = (UInt(bitPattern: memory) + UInt(byteCount)) & ~(hugePage - 1)
         guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }

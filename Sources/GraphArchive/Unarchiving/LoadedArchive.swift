@@ -80,6 +80,7 @@ struct LoadedArchive {
             payloadLength: Int(header.payloadLength),
             storedLength: storedRange.count,
             frameStart: frameStart,
+            roomBefore: rowsRoom(header, rebuildingAlongside: rebuildingAlongside),
             check: { (produced, isComplete) throws(GraphArchiveError) in
                 try structure.check(produced, isComplete: isComplete)
             },
@@ -154,6 +155,7 @@ struct LoadedArchive {
             payloadLength: Int(header.payloadLength),
             storedLength: storedRange.count,
             frameStart: frameStart,
+            roomBefore: rowsRoom(header, rebuildingAlongside: rebuildingAlongside),
             check: { (produced, isComplete) throws(GraphArchiveError) in
                 try structure.check(produced, isComplete: isComplete)
             },
@@ -290,9 +292,21 @@ struct LoadedArchive {
             let rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: options, head: head)
             let rowCount = rebuild.rowCount
             if rowCount >= PayloadWindow.minimumSize {
+                // Over the payload's own bytes once they are read, in the room `rowsRoom` kept
+                // before them: the rows take fresh pages for their lead only (zeroing 38.6 MB
+                // of them was most of the rebuilding thread's time for 1M grid states), and
+                // the payload and its rows hold about one payload together, however far the
+                // rebuild runs ahead of the decoder or behind it. They start on a huge page of
+                // their own: one that began before them would stay resident.
+                let rows: ArchiveBytes
+                if let shared = payload.slice(from: payload.hugePageStart(of: -rebuild.rowsLead), count: rowCount) {
+                    rows = shared
+                } else {
+                    rows = try ArchiveBytes(reservingMapped: rowCount)
+                }
                 let window = try RebuiltPayloadWindow(
                     rebuilding: rebuild,
-                    into: try ArchiveBytes(reservingMapped: rowCount),
+                    into: rows,
                     columnarCharge: MemoryBudget.chunk(payload.count)
                 )
                 return LoadedArchive(
@@ -319,6 +333,18 @@ struct LoadedArchive {
             // A large rebuilt payload is given back as the decoder passes it.
             stream: rows.isMapped ? PayloadWindow(bytes: rows, loadedEnd: rows.count) : nil
         )
+    }
+
+    /// Address space to reserve before a decompressed payload for the rows rebuilt from it
+    /// (`decompressed`): none unless it is columnar and large enough to be rebuilt beside the
+    /// decoder. Its head and its longest block are parts of it, so its size bounds their
+    /// `ColumnarObjects.Rebuild.rowsLead`, and one huge page more, at whose start `decompressed`
+    /// starts the rows.
+    private static func rowsRoom(_ header: ArchiveHeader, rebuildingAlongside: Bool) -> Int {
+        let length = Int(header.payloadLength)
+        guard rebuildingAlongside && header.flags.contains(.columnarObjects) && length >= PayloadWindow.minimumSize
+        else { return 0 }
+        return length + ColumnCursors.longestPlainCell + ZeroedMemory.hugePageBytes
     }
 
     /// Exactly `storedLength` bytes follow the header (FORMAT.md §3): less is a cut-off file,

@@ -62,31 +62,112 @@ struct RebuiltAlongsideTests {
         }
     }
 
-    /// `data` with the first shape id of its last object block set to 127, resealed.
-    static func damagingLastBlock(of data: Data) throws -> [UInt8] {
+    /// The rows of a large payload go into the room reserved before it, over its own bytes once
+    /// they are read, and what they leave of it is given back once they are all written.
+    @Test func theRowsAreWrittenOverTheirPayload() throws {
+        let data = try archive()
+        let loaded = try LoadedArchive.load(ArchiveBytes(copying: data), options: .init(), rebuildingAlongside: true)
+        let window = try #require(loaded.stream as? RebuiltPayloadWindow)
+        let rows = window.bytes
+        // A slice of a reservation: one of the same reservation holds the bytes after the rows.
+        #expect(rows.slice(from: rows.count, count: 1 << 20) != nil)
+        #expect(ArchiveBytes(copying: data).slice(from: 0, count: 1) == nil)
+        var memory = loaded.memory
+        try window.load(upTo: window.end, memory: &memory)
+        let before = try LoadedArchive.load(ArchiveBytes(copying: data), options: .init())
+        #expect(rows.copyBytes(0..<rows.count) == before.payload.copyBytes(before.payloadRange))
+    }
+
+    /// Rows that start only `rowsLead` bytes before their payload, in the same reservation, come
+    /// out as rows rebuilt apart: cells of every length (copied whole or the checked way), a
+    /// few records at a time across the boundaries between blocks, never reaching a byte not
+    /// read yet.
+    @Test func rowsAsCloseToTheirPayloadAsTheLeadAllowsAreRebuiltIntact() throws {
+        let holders = (0..<40_000).map(ColumnarHolder.init)
+        let data = try GraphArchiver.archivedData(withRootObject: holders, options: .init(compression: .zstd))
+        let (header, separate) = try Self.decompressed(data)
+        let apart = try ColumnarObjects.rows(fromColumnar: separate, header: header, options: .init())
+        let room = Int(header.payloadLength) + ColumnCursors.longestPlainCell
+        let payload = try Self.decompressed(data, roomBefore: room).payload
+        #expect(try Self.shapeStreams(of: payload, header: header).count >= 4)
+        var rebuild = try ColumnarObjects.Rebuild(stored: payload, header: header, options: .init())
+        let rows = try #require(payload.slice(from: -rebuild.rowsLead, count: rebuild.rowCount))
+        var output = rows.sequentialWriter()
+        try rebuild.writeHead(into: &output)
+        var written = 0
+        while true {
+            let records = try rebuild.writeNextRecords(into: &output, atMost: 777)
+            guard records > 0 else { break }
+            written += records
+        }
+        #expect(written == Int(header.objectCount) && output.count == rows.count)
+        #expect(rows.copyBytes(0..<rows.count) == apart.copyBytes(0..<apart.count))
+        // What the rows did not overwrite is given back, and only that.
+        let last = rows.copyBytes((rows.count - 1)..<rows.count)
+        payload.discard(pastEndOf: rows)
+        #expect(rows.copyBytes((rows.count - 1)..<rows.count) == last)
+        #if os(Linux)
+        let rowsEnd = rows.count - rebuild.rowsLead
+        #expect(payload.copyBytes((rowsEnd + 8192)..<(rowsEnd + 12288)).allSatisfy { $0 == 0 })
+        #endif
+    }
+
+    @Test func slicesOfAReservationShareItsBytesWithinItsBounds() throws {
+        let middle = try ArchiveBytes.reservingMapped(3 << 20, roomBefore: 1 << 20)
+        #expect(middle.slice(from: -(1 << 20) - 1, count: 1) == nil)
+        #expect(middle.slice(from: -(1 << 20), count: (4 << 20) + 1) == nil)
+        let whole = try #require(middle.slice(from: -(1 << 20), count: 4 << 20))
+        _ = middle.fill(0..<3) { (target) in
+            target.copyBytes(from: [7, 8, 9])
+            return 3
+        }
+        #expect(whole.copyBytes((1 << 20)..<((1 << 20) + 3)) == [7, 8, 9])
+        // A huge page's start is at or before the offset, less than 2 MiB away, and its own.
+        for offset in [-(1 << 20), -1, 0, 5, 3 << 20] {
+            let start = middle.hugePageStart(of: offset)
+            #expect(start <= offset && offset - start < 2 << 20)
+            #expect(middle.hugePageStart(of: start) == start)
+            #expect(middle.hugePageStart(of: start - 1) == start - (2 << 20))
+        }
+    }
+
+    /// The header of `data` and its payload, decompressed (with `roomBefore` reserved before it).
+    static func decompressed(_ data: Data, roomBefore: Int = 0) throws -> (header: ArchiveHeader, payload: ArchiveBytes)
+    {
         let bytes = ArchiveBytes(copying: data)
         var reader = bytes.reader()
-        var header = try ArchiveHeader.decode(from: &reader)
-        let frameStart = bytes.copyBytes(64..<(64 + PayloadCompression.frameHeaderMaximumSize))
-        var payload = try PayloadCompression.decompress(
+        let header = try ArchiveHeader.decode(from: &reader)
+        let payload = try PayloadCompression.decompress(
             payloadLength: Int(header.payloadLength),
             storedLength: data.count - 64,
-            frameStart: frameStart,
+            frameStart: bytes.copyBytes(64..<(64 + PayloadCompression.frameHeaderMaximumSize)),
+            roomBefore: roomBefore,
             feed: { (decompress) throws(GraphArchiveError) in try bytes.withUnsafeBytes(64..<data.count, decompress) }
-        ).copyBytes(0..<Int(header.payloadLength))
-        let columnar = ArchiveBytes(copying: payload)
-        var blocks = columnar.reader()
+        )
+        return (header, payload)
+    }
+
+    /// Where the shape stream of each object block (FORMAT.md §5.6) of `payload` starts.
+    static func shapeStreams(of payload: ArchiveBytes, header: ArchiveHeader) throws -> [Int] {
+        var blocks = payload.reader()
         var recordsLeft = Int(header.objectCount)
-        var lastShapeStream = 0
+        var starts: [Int] = []
         while recordsLeft > 0 {
             let length = try blocks.readCount()
             let end = blocks.offset + length
             recordsLeft -= Int(try blocks.readVarint())
-            lastShapeStream = blocks.offset
+            starts.append(blocks.offset)
             blocks.offset = end
         }
-        withExtendedLifetime(columnar) {}
-        payload[lastShapeStream] = 127
+        return starts
+    }
+
+    /// `data` with the first shape id of its last object block set to 127, resealed.
+    static func damagingLastBlock(of data: Data) throws -> [UInt8] {
+        let (read, columnar) = try decompressed(data)
+        var header = read
+        var payload = columnar.copyBytes(0..<columnar.count)
+        payload[try shapeStreams(of: columnar, header: header).last!] = 127
         let compressed = try CompressedPayload(level: 3, file: nil, workers: 0)
         try compressed.write(OutputChunk(payload).writer)
         let (storedLength, checksum) = try compressed.finish()
