@@ -31,10 +31,12 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // Page calls the engine makes in C: mremap is variadic, which Swift does not import.
+        .systemLibrary(name: "CPages"),
         // The generic engine: format, keyed coding, references, files. No domain knowledge.
         .target(
             name: "GraphArchive",
-            dependencies: [.target(name: "CZstd", condition: .when(traits: ["Zstd"]))],
+            dependencies: [.target(name: "CZstd", condition: .when(traits: ["Zstd"])), "CPages"],
             swiftSettings: sharedSwiftSettings
         ),
         // The grid-state domain: records, the shared data source, import/export, generation.

@@ -1,5 +1,7 @@
 // Sources/GraphArchive/Internals/ZeroedMemory.swift - zero-filled blocks for large tables
 
+internal import CPages
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -72,9 +74,9 @@ enum ZeroedMemory {
     static func extend<T>(_ memory: UnsafeMutablePointer<T>, count: Int, to newCount: Int) -> UnsafeMutablePointer<T>? {
         #if os(Linux)
         let stride = MemoryLayout<T>.stride
-        guard count * stride >= mappedMinimum, newCount > count, let remap = remapFunction else { return nil }
+        guard count * stride >= mappedMinimum, newCount > count else { return nil }
         let old = UnsafeMutableRawPointer(memory)
-        guard let moved = remap(old, count * stride, newCount * stride, mayMove, nil), moved != MAP_FAILED else {
+        guard let moved = gridstore_remap_growing(old, count * stride, newCount * stride), moved != MAP_FAILED else {
             return nil
         }
         adviseHugePages(moved, byteCount: newCount * stride)
@@ -93,22 +95,6 @@ enum ZeroedMemory {
         deallocate(memory, count: count)
         return larger
     }
-
-    #if os(Linux)
-    /// `mremap`, looked up at run time: Swift imports no C function with variadic arguments,
-    /// as glibc and musl declare it. Called with its first four arguments (and a null fifth,
-    /// read only with `MREMAP_FIXED`), which the x86-64 and ARM64 calling conventions pass in
-    /// the same registers either way. Nil where it cannot be found (then tables are copied).
-    private typealias Remap =
-        @convention(c) (
-            UnsafeMutableRawPointer?, Int, Int, Int32, UnsafeMutableRawPointer?
-        ) -> UnsafeMutableRawPointer?
-    private static let remapFunction: Remap? = dlsym(dlopen(nil, RTLD_NOW), "mremap").map {
-        unsafeBitCast($0, to: Remap.self)
-    }
-    /// `MREMAP_MAYMOVE` (Linux's value; not exported to Swift, a GNU extension).
-    private static let mayMove: Int32 = 1
-    #endif
 
     /// Pages of `byteCount` bytes of their own, zero and not resident until touched; nil when
     /// the address space cannot hold them (under `RLIMIT_AS`). Free them with `unmap`.

@@ -148,6 +148,20 @@ struct OutputBufferTests {
         #expect(kept && zero)
     }
 
+    #if os(Linux)
+    /// On Linux a mapped block grows by remapping its pages (not by the copy `resize` falls
+    /// back to): its values kept, the added part zero.
+    @Test func mappedBlockGrowsByRemapping() throws {
+        let count = ZeroedMemory.mappedMinimum / 8
+        let block = ZeroedMemory.allocateTable(UInt.self, count: count)
+        for index in 0..<count { block[index] = UInt(index) | 1 }
+        let grown = try #require(ZeroedMemory.extend(block, count: count, to: count * 2))
+        defer { ZeroedMemory.deallocate(grown, count: count * 2) }
+        #expect((0..<count).allSatisfy { grown[$0] == UInt($0) | 1 })
+        #expect((count..<(count * 2)).allSatisfy { grown[$0] == 0 })
+    }
+    #endif
+
     /// A table large enough to grow by remapping its slots and rehashing them in place (from
     /// 131,072 slots, quadrupling once) finds every object again, under either mapping.
     @Test(arguments: [false, true])
