@@ -24,9 +24,17 @@ enum ZeroedMemory {
     /// The huge pages `adviseHugePages` asks for.
     static let hugePageBytes = 2 << 20
 
-    private static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
+    /// The size of a huge page (Linux's transparent huge pages on x86-64 and most arm64).
+    private static let hugePage = 2 << 20
+
+    /// - Parameter onHugePage: Whether a block of at least a huge page starts on one, so that
+    ///   `adviseHugePages` covers it from its start (not past its last whole huge page).
+    private static func allocate(byteCount: Int, onHugePage: Bool = false) -> UnsafeMutableRawPointer {
         #if canImport(Glibc) || canImport(Musl)
         if byteCount >= mappedMinimum {
+            #if os(Linux)
+            if onHugePage && byteCount >= hugePage { return mapOnHugePage(byteCount: byteCount) }
+            #endif
             let memory = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let memory, memory != MAP_FAILED else { fatalError("out of memory mapping \(byteCount) bytes") }
             return memory
@@ -37,6 +45,24 @@ enum ZeroedMemory {
         }
         return memory
     }
+
+    #if os(Linux)
+    /// Pages of `byteCount` bytes of their own starting on a huge page boundary: mapped with a
+    /// huge page's worth of room, less a page, and the room either side unmapped again, so
+    /// that `deallocate(_:byteCount:)` unmaps the block as it does any other.
+    private static func mapOnHugePage(byteCount: Int) -> UnsafeMutableRawPointer {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let room = hugePage - page
+        let memory = mmap(nil, byteCount + room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let memory, memory != MAP_FAILED else { fatalError("out of memory mapping \(byteCount) bytes") }
+        let address = UInt(bitPattern: memory)
+        let head = Int((address + UInt(hugePage - 1)) & ~UInt(hugePage - 1) - address)
+        let blockEnd = head + (byteCount + page - 1) / page * page
+        if head > 0 { munmap(memory, head) }
+        if head < room { munmap(memory + blockEnd, room - head) }
+        return memory + head
+    }
+    #endif
 
     /// Frees a block `allocate(byteCount:)` returned, given the same size.
     private static func deallocate(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
@@ -167,10 +193,15 @@ enum ZeroedMemory {
     /// in a VM) do not overlap the way cache misses do; and a table made afresh for each
     /// archive took a page fault per 4 KiB (1,465 for a decoder's 6 MB table of 750,000
     /// objects). Free it with `deallocate(_:count:)`.
+    ///
+    /// A table of a huge page or more starts on one, so that no 4 KiB pages precede its first
+    /// huge page: decoding a chain of a million links, whose every fault was in the appends to
+    /// its 4 MB object table (perf: 5% of the decode), took half as many faults.
     static func allocateTable<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
-        let memory = allocate(type, count: count)
-        adviseHugePages(UnsafeMutableRawPointer(memory), byteCount: count * MemoryLayout<T>.stride)
-        return memory
+        let byteCount = count * MemoryLayout<T>.stride
+        let memory = allocate(byteCount: byteCount, onHugePage: true)
+        adviseHugePages(memory, byteCount: byteCount)
+        return memory.bindMemory(to: T.self, capacity: count)
     }
 
     /// Frees a block `allocate(_:count:)` or `allocateTable(_:count:)` returned, given the same count.

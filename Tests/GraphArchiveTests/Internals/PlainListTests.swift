@@ -1,5 +1,6 @@
 // Tests/GraphArchiveTests/Internals/PlainListTests.swift - the engine's lists without copy-on-write checks, in both kinds of memory
 
+import Foundation
 import Testing
 
 @testable import GraphArchive
@@ -29,6 +30,24 @@ struct PlainStackTests {
         #expect(table.count == count && table.withView { $0.allSatisfy { $0 == 0 } })
         table[count - 1] = 7
         #expect(table.last == 7 && table[0] == 0)
+    }
+
+    /// A table of a huge page (2 MiB) or more starts on one on Linux, is zero throughout, and
+    /// keeps what is written at either end; each size of a page either side of a huge page.
+    @Test func largeTablesStartOnAHugePage() {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        for byteCount in [2 << 20, (2 << 20) + page, (3 << 20) - 8, 5 << 20] {
+            let count = byteCount / MemoryLayout<UInt64>.stride
+            let table = ZeroedMemory.allocateTable(UInt64.self, count: count)
+            #if os(Linux)
+            #expect(UInt(bitPattern: table) % UInt(2 << 20) == 0, "\(byteCount) bytes")
+            #endif
+            #expect(table[0] == 0 && table[count / 2] == 0 && table[count - 1] == 0)
+            table[0] = 1
+            table[count - 1] = 2
+            #expect(table[0] == 1 && table[count - 1] == 2)
+            ZeroedMemory.deallocate(table, count: count)
+        }
     }
 
     @Test func bytesAreTheElementsInOrder() {
