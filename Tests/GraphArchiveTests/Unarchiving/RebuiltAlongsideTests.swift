@@ -52,6 +52,62 @@ struct RebuiltAlongsideTests {
         #expect(decoding?.message == verifying?.message)
     }
 
+    /// Bytes changed at seeded places in the blocks of a large payload, their shape streams
+    /// and columns (what sets how long each block's rows are, and so whether they stay behind
+    /// the bytes read): the decode rebuilding its rows over the payload gives the graph or a
+    /// `GraphArchiveError`, never a crash, and never a graph from what the check refuses.
+    @Test(arguments: 0..<8)
+    func changedPayloadBytesDecodeOrFailCleanly(seed: Int) throws {
+        let data = try archive()
+        var random = SeededGenerator(seed: UInt64(seed))
+        let changed = Data(
+            try Self.resealed(data) { payload, shapeStreams in
+                for _ in 0..<3 {
+                    // Within one block: its shape stream, then its columns.
+                    let block = Int.random(in: shapeStreams.indices, using: &random)
+                    let end = block + 1 < shapeStreams.count ? shapeStreams[block + 1] : payload.count
+                    let offset = Int.random(in: shapeStreams[block]..<end, using: &random)
+                    payload[offset] = UInt8.random(in: 0...255, using: &random)
+                }
+            }
+        )
+        var decodeError: (any Error)?
+        do {
+            _ = try GraphUnarchiver.unarchivedObject(ofType: [Record].self, from: changed)
+        } catch {
+            decodeError = error
+        }
+        #expect(
+            decodeError == nil || decodeError is GraphArchiveError,
+            "seed \(seed): \(String(describing: decodeError))"
+        )
+        let verifyError = archiveError { _ = try GraphUnarchiver.verify(changed) }
+        // A payload the check refuses is never decoded into a graph.
+        #expect(verifyError == nil || decodeError != nil, "seed \(seed): decoded what the check refuses")
+        // Rows rebuilt over the payload are the rows rebuilt apart, or both fail: none was
+        // written over a byte not read yet.
+        let apart = try? LoadedArchive.load(ArchiveBytes(copying: changed), options: .init())
+        var over: [UInt8]?
+        do {
+            let loaded = try LoadedArchive.load(
+                ArchiveBytes(copying: changed),
+                options: .init(),
+                rebuildingAlongside: true
+            )
+            let window = try #require(loaded.stream as? RebuiltPayloadWindow)
+            var memory = loaded.memory
+            try window.load(upTo: window.end, memory: &memory)
+            over = window.bytes.copyBytes(0..<window.end)
+        } catch is GraphArchiveError {}
+        let rebuiltApart = apart.map { $0.payload.copyBytes($0.payloadRange) }
+        // Compared as one Bool: a failure should not print megabytes of rows.
+        let same = over == rebuiltApart
+        #expect(
+            same,
+            "seed \(seed): \(over?.count ?? -1) rows bytes over the payload, \(rebuiltApart?.count ?? -1) apart"
+        )
+    }
+
     @Test func aDecodeThatFailsEarlyLeavesTheRebuildToStop() throws {
         let data = try archive()
         for _ in 0..<3 {
@@ -164,10 +220,17 @@ struct RebuiltAlongsideTests {
 
     /// `data` with the first shape id of its last object block set to 127, resealed.
     static func damagingLastBlock(of data: Data) throws -> [UInt8] {
+        try resealed(data) { payload, shapeStreams in payload[shapeStreams.last!] = 127 }
+    }
+
+    /// `data` with its decompressed payload changed by `change` (given where each block's
+    /// shape stream starts), compressed again and resealed: its checksums match, so the change
+    /// reaches the rebuild and the decoder.
+    static func resealed(_ data: Data, _ change: (inout [UInt8], [Int]) -> Void) throws -> [UInt8] {
         let (read, columnar) = try decompressed(data)
         var header = read
         var payload = columnar.copyBytes(0..<columnar.count)
-        payload[try shapeStreams(of: columnar, header: header).last!] = 127
+        change(&payload, try shapeStreams(of: columnar, header: header))
         let compressed = try CompressedPayload(level: 3, file: nil, workers: 0)
         try compressed.write(OutputChunk(payload).writer)
         let (storedLength, checksum) = try compressed.finish()
