@@ -21,11 +21,13 @@ import Darwin
 /// 1M grid-state slots peaked 9 MB higher in the benchmark harness's child process than alone.
 enum ZeroedMemory {
     static let mappedMinimum = 1 << 20
-    /// The huge pages `adviseHugePages` asks for.
+    /// The huge pages `adviseHugePages` asks for (Linux's transparent huge pages on x86-64 and
+    /// most arm64).
     static let hugePageBytes = 2 << 20
-
-    /// The size of a huge page (Linux's transparent huge pages on x86-64 and most arm64).
-    private static let hugePage = 2 << 20
+    #if canImport(Glibc) || canImport(Musl)
+    /// The system's page size, asked once.
+    private static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
+    #endif
 
     /// - Parameter onHugePage: Whether a block of at least a huge page starts on one, so that
     ///   `adviseHugePages` covers it from its start (not past its last whole huge page).
@@ -33,7 +35,7 @@ enum ZeroedMemory {
         #if canImport(Glibc) || canImport(Musl)
         if byteCount >= mappedMinimum {
             #if os(Linux)
-            if onHugePage && byteCount >= hugePage { return mapOnHugePage(byteCount: byteCount) }
+            if onHugePage && byteCount >= hugePageBytes { return mapOnHugePage(byteCount: byteCount) }
             #endif
             let memory = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let memory, memory != MAP_FAILED else { fatalError("out of memory mapping \(byteCount) bytes") }
@@ -51,12 +53,12 @@ enum ZeroedMemory {
     /// huge page's worth of room, less a page, and the room either side unmapped again, so
     /// that `deallocate(_:byteCount:)` unmaps the block as it does any other.
     private static func mapOnHugePage(byteCount: Int) -> UnsafeMutableRawPointer {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let room = hugePage - page
+        let page = pageBytes
+        let room = hugePageBytes - page
         let memory = mmap(nil, byteCount + room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let memory, memory != MAP_FAILED else { fatalError("out of memory mapping \(byteCount) bytes") }
         let address = UInt(bitPattern: memory)
-        let head = Int((address + UInt(hugePage - 1)) & ~UInt(hugePage - 1) - address)
+        let head = Int((address + UInt(hugePageBytes - 1)) & ~UInt(hugePageBytes - 1) - address)
         let blockEnd = head + (byteCount + page - 1) / page * page
         if head > 0 { munmap(memory, head) }
         if head < room { munmap(memory + blockEnd, room - head) }
@@ -83,7 +85,7 @@ enum ZeroedMemory {
         #if canImport(Glibc) || canImport(Musl)
         let stride = MemoryLayout<T>.stride
         guard count * stride >= mappedMinimum else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = pageBytes
         // The block starts on a page: round the start up and the end down to whole pages.
         let start = (range.lowerBound * stride + page - 1) / page * page
         let end = range.upperBound * stride / page * page
@@ -150,7 +152,7 @@ enum ZeroedMemory {
     /// page behind it, not up to 2 MiB of each.
     static func discardPages(_ memory: UnsafeMutableRawPointer, range: Range<Int>) -> Range<Int> {
         #if canImport(Glibc) || canImport(Musl)
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = pageBytes
         let address = Int(bitPattern: UInt(bitPattern: memory))
         let start = (address + range.lowerBound + page - 1) / page * page
         let end = (address + range.upperBound) / page * page
