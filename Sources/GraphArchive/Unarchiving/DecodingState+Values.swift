@@ -65,10 +65,7 @@ extension DecodingState {
     /// then reads their way (for its errors).
     @inline(__always)
     mutating func nextInteger(forKey key: String) -> Int? {
-        guard let start = nextValueStart(forKey: key) else { return nil }
-        var peek = reader
-        peek.offset = start
-        guard let (tag, word) = peek.peekTagAndWord() else { return nil }
+        guard let (start, tag, word) = peekNextValue(forKey: key) else { return nil }
         let value: Int
         var end = start &+ 1
         if tag >= ValueTag.smallIntegerBase && tag < ValueTag.shortStringBase {
@@ -234,10 +231,7 @@ extension DecodingState {
     /// anything else, which the caller then reads their way (for its errors).
     @inline(__always)
     mutating func nextObject<T: AnyObject>(forKey key: String, as _: T.Type, allowingNil: Bool) -> T?? {
-        guard let start = nextValueStart(forKey: key) else { return nil }
-        var peek = reader
-        peek.offset = start
-        guard let (tag, word) = peek.peekTagAndWord() else { return nil }
+        guard let (start, tag, word) = peekNextValue(forKey: key) else { return nil }
         if tag == ValueTag.null && allowingNil {
             finishNextValue(end: start &+ 1)
             return .some(nil)

@@ -151,12 +151,9 @@ struct DecodingState: ~Copyable {
     mutating func locate(_ key: String) throws(GraphArchiveError) -> Bool {
         // The top level has no keys (`keyCount` 0): only a record's next value passes here,
         // without a test of the container's kind first.
-        let position = container.position
-        // `&+`: both are below the shape table's size (checked when it was read), and the slot
-        // is inside the record's keys, so inside the table (`keyBits(at:)`).
-        if position < container.keyCount && keyBits(at: container.keyStart &+ position) == StringBits(key) {
+        if isNextValue(key) {
             reader.offset = container.cursor
-            container.current = position
+            container.current = container.position
             return true
         }
         if container.kind == .record {
@@ -172,19 +169,30 @@ struct DecodingState: ~Copyable {
         return try locateSlow(key)
     }
 
-    /// Where the value for `key` starts when it is the current record's next value stored
-    /// (`locate`'s first test), else nil; changes nothing. For the fast paths of `decode`,
-    /// which then read the value and `finishValue(at:end:)`, or leave it all to `locate`.
+    /// Whether `key` is the current record's next value stored (at `container.cursor`).
     @inline(__always)
-    func nextValueStart(forKey key: String) -> Int? {
+    private func isNextValue(_ key: String) -> Bool {
         let position = container.position
-        guard position < container.keyCount && keyBits(at: container.keyStart &+ position) == StringBits(key) else {
-            return nil
-        }
-        return container.cursor
+        // `&+`: both are below the shape table's size (checked when it was read), and the slot
+        // is inside the record's keys, so inside the table (`keyBits(at:)`).
+        return position < container.keyCount && keyBits(at: container.keyStart &+ position) == StringBits(key)
     }
 
-    /// Finishes the record's next value stored, found by `nextValueStart(forKey:)` and read
+    /// Where the value for `key` starts when it is the current record's next value stored
+    /// (`locate`'s first test), with its tag and the eight bytes after it
+    /// (`ByteReader.peekTagAndWord`) when nine remain; nil otherwise. Changes nothing: the
+    /// fast paths of `decode` start here, then read the value and `finishNextValue(end:)`, or
+    /// leave it all to `locate`.
+    @inline(__always)
+    func peekNextValue(forKey key: String) -> (start: Int, tag: UInt8, word: UInt64)? {
+        guard isNextValue(key) else { return nil }
+        var peek = reader
+        peek.offset = container.cursor
+        guard let (tag, word) = peek.peekTagAndWord() else { return nil }
+        return (container.cursor, tag, word)
+    }
+
+    /// Finishes the record's next value stored, found by `peekNextValue(forKey:)` and read
     /// up to `end`: what `locate` and `finishValue` leave.
     @inline(__always)
     mutating func finishNextValue(end: Int) {
