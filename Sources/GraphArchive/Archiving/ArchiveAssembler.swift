@@ -248,13 +248,15 @@ enum ArchiveAssembler {
         state.identity = IdentityTable()
         state.keptAlive = []
 
+        let tables = tables(of: state)
         let everyObjectHasBody = state.bodyCount == objectCount
         if !state.inConstructionOrder || !everyObjectHasBody {
             var reordered = try ObjectOrdering.reorder(
                 state: state,
                 objectCount: objectCount,
                 top: top,
-                objects: objects
+                objects: objects,
+                roomBefore: ArchiveHeader.size + tables.count + top.count
             )
             swap(&top, &reordered.top)
             swap(&objects, &reordered.objects)
@@ -262,7 +264,6 @@ enum ArchiveAssembler {
             referenceCount = state.referencesInBlocks + reordered.referenceCount
         }
         let header = header(of: state, objectCount: objectCount, referenceCount: referenceCount)
-        let tables = tables(of: state)
         guard case .zstd(let level) = compression else {
             return ArchiveOutput(
                 header: header,

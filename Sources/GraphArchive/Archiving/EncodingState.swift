@@ -588,7 +588,8 @@ struct EncodingState: ~Copyable {
         if !edges.isEmpty { noteEdgeStart(ofBody: bodyCount) }
         bodyCount += 1
         currentObject = index
-        openRecord(typeID: typeID(for: next.type, object: next.type))
+        let type = next.type  // read from the object once
+        openRecord(typeID: typeID(for: type, object: type))
         return next
     }
 
@@ -674,6 +675,8 @@ struct ReferencePlace {
 
     var offset: Int { Int(bits >> 2) }
     var kind: Kind { Kind(rawValue: bits & 3) ?? .tagged }
+    /// `kind == .tagged`, in one test of the bits.
+    var isTagged: Bool { bits & 3 == Kind.tagged.rawValue }
 
     /// Moves the place `count` bytes on (bytes inserted before it), to an offset below the limit.
     mutating func move(by count: Int) {

@@ -22,12 +22,15 @@ enum ObjectOrdering {
         var referenceCount: Int
     }
 
-    /// Orders the `objectCount` objects `state` numbered (its identity table may be gone).
+    /// Orders the `objectCount` objects `state` numbered (its identity table may be gone);
+    /// `roomBefore`: about what the archive puts before the object section (header, tables, top
+    /// section), room a chain's copy keeps for it (see `StoredArchive.joinedInPlace()`).
     static func reorder(
         state: borrowing EncodingState,
         objectCount count: Int,
         top: borrowing ByteWriter,
-        objects: borrowing ByteWriter
+        objects: borrowing ByteWriter,
+        roomBefore: Int = 0
     ) throws(GraphArchiveError) -> Result {
         let fixed = state.bodiesInBlocks
         let scanner = ValueScanner(
@@ -36,7 +39,7 @@ enum ObjectOrdering {
             maximumDepth: Int.max
         )
         if state.bodyReferencesPointForward && state.bodyOwner.isEmpty && state.bodyCount == count {
-            return try reverse(state: state, top: top, objects: objects, scanner: scanner)
+            return try reverse(state: state, top: top, objects: objects, scanner: scanner, roomBefore: roomBefore)
         }
         if state.bodyOwner.isEmpty && state.bodyCount == count {
             return try reorderInIndexOrder(state: state, top: top, objects: objects, scanner: scanner)
@@ -239,11 +242,16 @@ enum ObjectOrdering {
         state: borrowing EncodingState,
         top: borrowing ByteWriter,
         objects: borrowing ByteWriter,
-        scanner: ValueScanner
+        scanner: ValueScanner,
+        roomBefore: Int
     ) throws(GraphArchiveError) -> Result {
         let fixed = state.bodiesInBlocks
         let mapping = Reversal(fixed: fixed, count: state.bodyCount)
-        var newObjects = ByteWriter(reservingCapacity: objects.count)
+        // A chain's copy is no longer than the bodies (its references' new indexes are the old
+        // ones less one): room for them, a body's spare bytes and what goes before the section,
+        // so that neither the last body copied nor the archive's join doubles a buffer of the
+        // whole section (a copy of it, or a move to 64 MiB).
+        var newObjects = ByteWriter(reservingCapacity: objects.count + roomBefore + 64)
         var bodyReferences = 0
         try withBodyStarts(state: state, objects: objects, scanner: scanner) {
             (starts) throws(GraphArchiveError) in
@@ -254,19 +262,27 @@ enum ObjectOrdering {
                     // `EncodingState.edges`): a chain, whose links take the short way.
                     let oneEach = state.edgeStart.isEmpty && !edges.isEmpty
                     var end = objects.count
-                    for position in (fixed..<state.bodyCount).reversed() {
-                        let start = starts[position - fixed]
-                        if oneEach && position &+ 1 < state.bodyCount && places[position].kind == .tagged {
-                            newObjects.writeBody(
+                    var position = state.bodyCount
+                    while position > fixed {
+                        if oneEach && position < state.bodyCount {
+                            let first = newObjects.writeLinksReversed(
+                                fixed..<position,
                                 of: objects,
-                                start..<end,
-                                replacingVarintAfterTagAt: start &+ places[position].offset,
-                                with: UInt64(mapping.newIndex(of: ReferenceEdge.target(of: edges[position])))
+                                starts: starts,
+                                end: end,
+                                edges: edges,
+                                places: places,
+                                mapping: mapping
                             )
-                            bodyReferences &+= 1
-                            end = start
-                            continue
+                            if first < position {
+                                bodyReferences &+= position &- first
+                                position = first
+                                end = starts[first - fixed]
+                                continue
+                            }
                         }
+                        position -= 1
+                        let start = starts[position - fixed]
                         bodyReferences += copier.copy(
                             start..<end,
                             references: state.edgeRange(ofBody: position),
@@ -327,13 +343,14 @@ enum ObjectOrdering {
         try starts.withView(body)
     }
 
-    /// Numbers the objects from `fixed` on last to first (see ``reverse(state:top:objects:scanner:)``).
+    /// Numbers the objects from `fixed` on last to first (see
+    /// ``reverse(state:top:objects:scanner:roomBefore:)``).
     struct Reversal: ObjectIndexMapping {
         let fixed: Int
         let count: Int
 
         @inline(__always)
-        func newIndex(of old: Int) -> Int { old < fixed ? old : count - 1 - old + fixed }
+        func newIndex(of old: Int) -> Int { old < fixed ? old : count &- 1 &- old &+ fixed }
     }
 
     /// Copies bodies, renumbering their references where the encoder noted them

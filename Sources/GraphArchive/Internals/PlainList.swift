@@ -234,4 +234,12 @@ struct BufferView<Element: BitwiseCopyable>: RandomAccessCollection {
         precondition(index >= 0 && index < count, "index \(index) out of range (count \(count))")
         return base[index]
     }
+
+    /// Element `index`, which the caller has checked is below `count` (a loop over a range it
+    /// checked once): not checked again.
+    @inline(__always)
+    func element(checkedAt index: Int) -> Element {
+        assert(index >= 0 && index < count, "index \(index) out of range (count \(count))")
+        return base[index]
+    }
 }
