@@ -71,7 +71,7 @@ struct EncodingState: ~Copyable {
     /// Kept so that the loads of `IdentityTable.touchHomeSlots` are not optimized away.
     private(set) var prefetchSink: UInt = 0
     /// Arrays whose objects the identity table holds without a retain: kept until it ends.
-    var keptAlive: [Any] = []
+    var keptAlive: [AnyObject] = []
     /// Objects owed a body, in the order they will be written; emptied whenever all are written.
     /// This and the other lists appended to per object are ``GrowableBuffer``s: no uniqueness
     /// check per append, and no copy when a large one grows.
@@ -524,7 +524,7 @@ struct EncodingState: ~Copyable {
         let countBefore = identity.count
         defer {
             if held && !isKept && identity.count != countBefore {
-                keptAlive.append(array)
+                keptAlive.append(array.storageReference)
                 isKept = true
             }
         }

@@ -87,7 +87,7 @@ struct CodableEncodingState: ~Copyable {
     private(set) var prefetchSink: UInt = 0
     /// Arrays whose objects `identity` holds without a retain of their own: kept as long as it
     /// is used, so that no address it holds is freed and reused by another object meanwhile.
-    private var keptAlive: [Any] = []
+    private var keptAlive: [AnyObject] = []
     /// Per discovery number: the object's index once its body is written, `beingWritten`
     /// while it is written, `queued` while it waits in `laterObjects`.
     var objectIndex = PlainStack<Int>()
@@ -634,7 +634,7 @@ struct CodableEncodingState: ~Copyable {
     /// release a write to a header that may have left the cache long before), as the native
     /// encoder keeps its arrays (`EncodingState.arrayKeptAliveMinimum`).
     mutating func keep<Element>(_ array: [Element]) {
-        keptAlive.append(array)
+        keptAlive.append(array.storageReference)
     }
 
     /// Objects of an array whose identity-table slots are loaded together, ahead of their lookups.
