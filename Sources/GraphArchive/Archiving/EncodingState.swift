@@ -503,9 +503,9 @@ struct EncodingState: ~Copyable {
     }
 
     /// Starts a packed array of `count` references (FORMAT.md §6.5); `writeReferences` writes them.
+    @inline(__always)
     mutating func beginReferenceArray(count: Int) {
-        out.writeByte(ValueTag.referenceArray)
-        out.writeVarint(count)
+        out.writeTag(ValueTag.referenceArray, varint: UInt64(count))
     }
 
     /// Writes the references of `array[positions]`, each as its delta from `previous` (updated).

@@ -274,16 +274,19 @@ public final class GraphArchiver {
     /// objects met are written every few thousand references rather than after the whole
     /// array: the queue stays short, and each object is still in cache when its body is read.
     func writeReferenceArray<Object: GraphCoding & AnyObject>(_ array: [Object]) throws {
-        state.beginReferenceArray(count: array.count)
-        state.identity.reserve(forReferences: array.count)
+        let count = array.count
+        state.beginReferenceArray(count: count)
+        // An empty array (a tree's leaves, most of its nodes) numbers nothing: only its count.
+        // (Not `isEmpty`: unspecialized, it looks the array type's metadata up.)
+        if count == 0 { return }
+        state.identity.reserve(forReferences: count)
         // Not inside `encodeLater`: its value's references are back links, the bodies' are not.
         let writesBodiesBetween = state.isWritingTopLevelValue && !state.writesBackLinks
         var previous = -1
         var isKept = false
         var start = 0
-        while start < array.count {
-            let end =
-                writesBodiesBetween ? min(start + Self.referencesBetweenBodies, array.count) : array.count
+        while start < count {
+            let end = writesBodiesBetween ? min(start + Self.referencesBetweenBodies, count) : count
             state.writeReferences(array, start..<end, previous: &previous, isKept: &isKept)
             if writesBodiesBetween { try writeQueuedObjects() }
             start = end
