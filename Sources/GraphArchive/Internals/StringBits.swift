@@ -24,3 +24,20 @@ struct StringBits: Equatable {
         self.high = high
     }
 }
+
+extension StringBits {
+    /// The UTF-8 length of a small string, one whose code units are stored in its two words
+    /// themselves, in order (the first word's bytes, then the second's up to its top byte,
+    /// which holds the count and flags), or nil for any other string. That is the standard
+    /// library's layout of a `String` on 64-bit little-endian platforms.
+    @inline(__always)
+    var smallUTF8Count: Int? {
+        #if _endian(little) && (arch(x86_64) || arch(arm64))
+        // The second word's top byte: bit 5 marks a small string, the low nibble is its count.
+        guard high & (1 << 61) != 0 else { return nil }
+        return Int(truncatingIfNeeded: (high &>> 56) & 0xF)
+        #else
+        return nil
+        #endif
+    }
+}

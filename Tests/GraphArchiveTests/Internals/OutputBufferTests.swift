@@ -28,6 +28,27 @@ struct OutputBufferTests {
     static let compressions: [ArchiveCompression] = [.none]
     #endif
 
+    /// Strings of every small length and just past it (stored in the string's two words up to
+    /// 15 bytes), ASCII and not, written one after another with bytes between: each writes its
+    /// UTF-8, nothing more.
+    @Test func utf8OfEverySmallLength() {
+        var strings: [String] = []
+        for length in 0...18 {
+            strings.append(String(repeating: "a", count: length))
+            strings.append(String(repeating: "é", count: length / 2) + String(repeating: "z", count: length % 2))
+        }
+        strings.append(String("a long string made small by slicing it".suffix(9)))
+        strings.append("日本語のテキスト")
+        var writer = ByteWriter(reservingCapacity: 1)
+        var expected: [UInt8] = []
+        for string in strings {
+            writer.writeUTF8(string)
+            writer.writeByte(0xFF)
+            expected += Array(string.utf8) + [0xFF]
+        }
+        #expect(writer.bytes == expected)
+    }
+
     @Test(arguments: compressions)
     func oneCallDataIsTheTwoStepArchive(compression: ArchiveCompression) throws {
         let options = GraphArchiver.Options(compression: compression)
