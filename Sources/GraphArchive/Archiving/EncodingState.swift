@@ -13,6 +13,10 @@ struct EncodingContainer {
     var candidateShape: Int = -1
     /// Keys written so far.
     var position: Int = 0
+    /// Where the candidate's keys lie in `EncodingState.shapeKeyBits` (and `shapeKeyStrings`),
+    /// looked up once a record rather than once a key.
+    var candidateKeyStart: Int = 0
+    var candidateKeyEnd: Int = 0
     /// True while every key so far matches `candidateShape` in order.
     var matching: Bool = false
     /// Where this record's key ids start in `EncodingState.slowKeyIDs`, once it stopped
@@ -28,6 +32,9 @@ struct EncodedType {
     /// The class, kept so a deep copy can decode without a registry.
     var objectType: (any (GraphCoding & AnyObject).Type)?
     var lastShape: Int = -1
+    /// Where `lastShape`'s keys lie in `EncodingState.shapeKeyBits`.
+    var lastShapeKeyStart = 0
+    var lastShapeKeyEnd = 0
 }
 
 struct EncodedShape: Hashable {
@@ -162,14 +169,11 @@ struct EncodingState: ~Copyable {
     @inline(__always)
     mutating func writeKey(_ key: String) throws(GraphArchiveError) {
         if container.matching {
-            let shape = container.candidateShape
-            let position = container.position
-            let start = shapeKeyStart[shape]
-            if position < shapeKeyCount[shape] {
-                if shapeKeyBits[start + position] == StringBits(key)
-                    || shapeKeyStrings[start + position] == key
-                {
-                    container.position = position + 1
+            // Positions stay below a shape's key count: `&+` cannot overflow.
+            let next = container.candidateKeyStart &+ container.position
+            if next < container.candidateKeyEnd {
+                if shapeKeyBits[next] == StringBits(key) || shapeKeyStrings[next] == key {
+                    container.position &+= 1
                     return
                 }
             }
@@ -315,6 +319,8 @@ struct EncodingState: ~Copyable {
             kind: .record,
             typeID: typeID,
             candidateShape: candidate,
+            candidateKeyStart: types[typeID].lastShapeKeyStart,
+            candidateKeyEnd: types[typeID].lastShapeKeyEnd,
             matching: candidate >= 0,
             slowKeysStart: slowKeyIDs.count,
             placeholder: out.count
@@ -326,7 +332,7 @@ struct EncodingState: ~Copyable {
     @inline(__always)
     private mutating func closeRecord() {
         let shape: Int
-        if container.matching && container.position == shapeKeyCount[container.candidateShape] {
+        if container.matching && container.candidateKeyStart &+ container.position == container.candidateKeyEnd {
             shape = container.candidateShape
         } else {
             leaveFastPath()
@@ -349,6 +355,8 @@ struct EncodingState: ~Copyable {
                 }
             }
             types[container.typeID].lastShape = shape
+            types[container.typeID].lastShapeKeyStart = shapeKeyStart[shape]
+            types[container.typeID].lastShapeKeyEnd = shapeKeyStart[shape] + shapeKeyCount[shape]
         }
         if shape < 0x80 {
             out.setByte(UInt8(shape), at: container.placeholder)

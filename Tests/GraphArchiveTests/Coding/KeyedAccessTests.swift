@@ -206,4 +206,35 @@ struct KeyedAccessTests {
         )
         #expect(back == values)
     }
+
+    /// Each record is matched key by key against the shape its type wrote last: records that
+    /// repeat it, stop short of it, go past it, reorder it or have no key at all, one after
+    /// another, each keep their own keys and values.
+    @Test func recordsThatLeaveTheirTypesLastShape() throws {
+        struct Varying: GraphCoding, Equatable {
+            static let names = ["a", "b", "c", "d"]
+            var keys: [String]
+            init(keys: [String]) { self.keys = keys }
+            func encode(with archiver: GraphArchiver) throws {
+                for key in keys { try archiver.encode(Self.names.firstIndex(of: key)! * 10, forKey: key) }
+            }
+            init(from unarchiver: GraphUnarchiver) throws {
+                keys = []
+                for (index, name) in Self.names.enumerated() where unarchiver.containsValue(forKey: name) {
+                    #expect(try unarchiver.decode(Int.self, forKey: name) == index * 10)
+                    keys.append(name)
+                }
+            }
+        }
+        let keyLists = [
+            ["a", "b", "c"], ["a", "b", "c"], ["a", "b"], ["a", "b", "c", "d"], ["b", "a"], [], ["a", "b", "c"], [],
+            ["a"], ["a", "b", "c", "d"],
+        ]
+        let values = keyLists.map(Varying.init(keys:))
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Varying].self,
+            from: GraphArchiver.archivedData(withRootObject: values)
+        )
+        #expect(back.map { Set($0.keys) } == keyLists.map { Set($0) })
+    }
 }
