@@ -33,7 +33,7 @@ struct ReferenceGraph<EdgeRanges: ReferenceRanges> {
     /// - Throws: ``UnmarkedCycle`` for a cycle of plain references.
     func constructionOrder(roots: some Collection<Int>) throws(UnmarkedCycle) -> GrowableBuffer<Int> {
         var progress = PlainStack<WalkProgress>(zeros: nodes.count)
-        var frames = PlainStack<(object: Int, edge: Int)>()
+        var frames = PlainStack<WalkFrame>()
         var order = GrowableBuffer<Int>(capacity: roots.count)
         let closesCycle = walkPostOrder(
             from: roots,
@@ -60,7 +60,7 @@ struct ReferenceGraph<EdgeRanges: ReferenceRanges> {
         var open: [Int] = []
         var frames: [(object: Int, edge: Int)] = []
         var progress = PlainStack<WalkProgress>(zeros: count)
-        var innerFrames = PlainStack<(object: Int, edge: Int)>()
+        var innerFrames = PlainStack<WalkFrame>()
         var order = GrowableBuffer<Int>(capacity: roots.count)
         var visits: UInt32 = 0
         var components: UInt32 = 0
@@ -128,23 +128,22 @@ struct ReferenceGraph<EdgeRanges: ReferenceRanges> {
         from starts: some Sequence<Int>,
         following follows: (_ reference: Int, _ target: Int) -> Bool,
         progress: inout PlainStack<WalkProgress>,
-        frames: inout PlainStack<(object: Int, edge: Int)>,
+        frames: inout PlainStack<WalkFrame>,
         into order: inout GrowableBuffer<Int>
     ) -> UnmarkedCycle? {
         for start in starts where progress[start] == .unvisited {
             progress[start] = .visiting
-            // The node being walked and its next reference are kept here; `frames` holds the
-            // nodes it was reached through, each with the reference after the one followed.
+            // The node being walked, its next reference and the end of its references are kept
+            // here; `frames` holds the nodes it was reached through, each with the reference
+            // after the one followed and its end (not looked up again on the way back).
             var object = start
-            var edge = edgeRange[start].lowerBound
-            var end = edgeRange[start].upperBound
+            var (edge, end) = bounds(edgeRange[start])
             while true {
                 guard edge < end else {
                     progress[object] = .done
                     order.append(object)
                     guard !frames.isEmpty else { break }
-                    (object, edge) = frames.removeLast()
-                    end = edgeRange[object].upperBound
+                    (object, edge, end) = frames.removeLast()
                     continue
                 }
                 let reference = edges[edge]
@@ -153,14 +152,13 @@ struct ReferenceGraph<EdgeRanges: ReferenceRanges> {
                 guard follows(reference, target) else { continue }
                 if progress[target] == .unvisited {
                     progress[target] = .visiting
-                    frames.append((object, edge))
+                    frames.append((object, edge, end))
                     object = target
-                    edge = edgeRange[target].lowerBound
-                    end = edgeRange[target].upperBound
+                    (edge, end) = bounds(edgeRange[target])
                 } else if progress[target] == .visiting && !ReferenceEdge.isBackLink(reference) {
                     // Plain references lead from `target` to here and back: in this walk's
                     // order, this one would point forward.
-                    frames.append((object, edge))
+                    frames.append((object, edge, end))
                     var first = frames.count - 1
                     while frames[first].object != target { first -= 1 }
                     return UnmarkedCycle(steps: (first..<frames.count).map { (frames[$0].object, frames[$0].edge - 1) })
@@ -169,6 +167,16 @@ struct ReferenceGraph<EdgeRanges: ReferenceRanges> {
         }
         return nil
     }
+}
+
+/// A node a depth-first walk goes back to: the node, the reference after the one followed
+/// from it, and the end of its references.
+private typealias WalkFrame = (object: Int, edge: Int, end: Int)
+
+/// A range's bounds, read once.
+@inline(__always)
+private func bounds(_ range: Range<Int>) -> (Int, Int) {
+    (range.lowerBound, range.upperBound)
 }
 
 /// How `ReferenceGraph` and the encoder hold one reference: `target << 1 | 1` for a back link,
