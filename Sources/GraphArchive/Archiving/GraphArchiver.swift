@@ -273,12 +273,18 @@ public final class GraphArchiver {
     /// Writes an array of objects as packed references. At the top level, the bodies of the
     /// objects met are written every few thousand references rather than after the whole
     /// array: the queue stays short, and each object is still in cache when its body is read.
+    @inline(__always)
     func writeReferenceArray<Object: GraphCoding & AnyObject>(_ array: [Object]) throws {
         let count = array.count
         state.beginReferenceArray(count: count)
-        // An empty array (a tree's leaves, most of its nodes) numbers nothing: only its count.
-        // (Not `isEmpty`: unspecialized, it looks the array type's metadata up.)
-        if count == 0 { return }
+        // An empty array (a tree's leaves, most of its nodes) numbers nothing: only its count,
+        // written here, without a call. (Not `isEmpty`: unspecialized, it looks the array
+        // type's metadata up.)
+        if count > 0 { try writeReferences(of: array, count: count) }
+    }
+
+    /// The references of a non-empty packed array, after its count.
+    private func writeReferences<Object: GraphCoding & AnyObject>(of array: [Object], count: Int) throws {
         state.identity.reserve(forReferences: count)
         // Not inside `encodeLater`: its value's references are back links, the bodies' are not.
         let writesBodiesBetween = state.isWritingTopLevelValue && !state.writesBackLinks
