@@ -35,30 +35,28 @@ extension EncodingState {
             return
         }
         let width = max(1, (64 - magnitude.leadingZeroBitCount + 7) / 8)
-        out.writeByte(base + UInt8(width - 1))
-        out.writeLittleEndian(magnitude, width: width)
+        out.writeTag(base + UInt8(width - 1), littleEndian: magnitude, width: width)
     }
 
     @inline(__always)
     mutating func writeDouble(_ value: Double) {
-        out.writeByte(ValueTag.float64)
-        out.writeLittleEndian(value.bitPattern, width: 8)
+        out.writeTag(ValueTag.float64, littleEndian: value.bitPattern, width: 8)
     }
 
     @inline(__always)
     mutating func writeFloat(_ value: Float) {
-        out.writeByte(ValueTag.float32)
-        out.writeLittleEndian(UInt64(value.bitPattern), width: 4)
+        out.writeTag(ValueTag.float32, littleEndian: UInt64(value.bitPattern), width: 4)
     }
 
     @inline(__always)
     mutating func writeDate(_ secondsSinceReferenceDate: Double) {
-        out.writeByte(ValueTag.date)
-        out.writeLittleEndian(secondsSinceReferenceDate.bitPattern, width: 8)
+        out.writeTag(ValueTag.date, littleEndian: secondsSinceReferenceDate.bitPattern, width: 8)
     }
 
     @inline(__always)
     mutating func writeString(_ value: String) {
+        // A small string (15 bytes at most, under the short-string limit): tag and bytes at once.
+        if out.writeSmallString(value, tagBase: ValueTag.shortStringBase) { return }
         let length = value.utf8.count
         if length < ValueTag.shortStringLimit {
             out.writeByte(ValueTag.shortStringBase | UInt8(truncatingIfNeeded: length))

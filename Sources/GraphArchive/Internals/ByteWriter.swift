@@ -133,6 +133,16 @@ struct ByteWriter: ~Copyable {
         count &+= width
     }
 
+    /// Writes `tag`, then the low `width` (1...8) bytes of `value`, little endian: a tagged
+    /// number, with one capacity check for the two.
+    @inline(__always)
+    mutating func writeTag(_ tag: UInt8, littleEndian value: UInt64, width: Int) {
+        reserve(9)
+        base[count] = tag
+        UnsafeMutableRawPointer(base + (count &+ 1)).storeBytes(of: value.littleEndian, as: UInt64.self)
+        count &+= 1 &+ width
+    }
+
     mutating func writeLittleEndian<T: FixedWidthInteger>(_ value: T) {
         writeLittleEndian(UInt64(truncatingIfNeeded: value), width: MemoryLayout<T>.size)
     }
@@ -161,18 +171,41 @@ struct ByteWriter: ~Copyable {
     mutating func writeUTF8(_ string: String) {
         let bits = StringBits(string)
         if let length = bits.smallUTF8Count {
-            // Its code units are the words themselves: two stores, no copy of the string to
-            // the stack and `memcpy` from there (about 60 instructions for a short name).
-            reserve(2 * MemoryLayout<UInt64>.size)
-            let target = UnsafeMutableRawPointer(base + count)
-            target.storeBytes(of: bits.low, as: UInt64.self)
-            (target + MemoryLayout<UInt64>.size).storeBytes(of: bits.high, as: UInt64.self)
-            count &+= length
+            reserve(Self.smallStringBytes)
+            storeSmallString(bits, length: length)
             return
         }
         let done: Void? = string.utf8.withContiguousStorageIfAvailable { writeBytes(UnsafeRawBufferPointer($0)) }
         if done == nil { writeNoncontiguousUTF8(string) }
     }
+
+    /// Writes a small string (see ``StringBits/smallUTF8Count``), after the tag `tagBase` plus
+    /// its length, with one capacity check, and returns true; writes nothing for any other
+    /// string, and returns false.
+    @inline(__always)
+    mutating func writeSmallString(_ string: String, tagBase: UInt8) -> Bool {
+        let bits = StringBits(string)
+        guard let length = bits.smallUTF8Count else { return false }
+        reserve(1 + Self.smallStringBytes)
+        base[count] = tagBase | UInt8(truncatingIfNeeded: length)
+        count &+= 1
+        storeSmallString(bits, length: length)
+        return true
+    }
+
+    /// The words of a small string, whose code units they are: two stores into capacity the
+    /// caller reserved, instead of a copy of the string to the stack and a `memcpy` from there
+    /// (about 60 instructions for a short name).
+    @inline(__always)
+    private mutating func storeSmallString(_ bits: StringBits, length: Int) {
+        let target = UnsafeMutableRawPointer(base + count)
+        target.storeBytes(of: bits.low, as: UInt64.self)
+        (target + MemoryLayout<UInt64>.size).storeBytes(of: bits.high, as: UInt64.self)
+        count &+= length
+    }
+
+    /// The bytes `storeSmallString` stores.
+    private static let smallStringBytes = 2 * MemoryLayout<UInt64>.size
 
     /// The UTF-8 of a string not stored as contiguous UTF-8 (a bridged `NSString`). Out of line:
     /// inlined, its copy of the string made the compiler retain and release every string

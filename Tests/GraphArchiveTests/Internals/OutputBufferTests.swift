@@ -47,6 +47,18 @@ struct OutputBufferTests {
             expected += Array(string.utf8) + [0xFF]
         }
         #expect(writer.bytes == expected)
+
+        // With its tag in front, in one write when the string is small (15 bytes at most).
+        var tagged = ByteWriter(reservingCapacity: 1)
+        var expectedTagged: [UInt8] = []
+        for string in strings {
+            let length = string.utf8.count
+            #expect(tagged.writeSmallString(string, tagBase: 0x80) == (length <= 15), "\(string)")
+            expectedTagged += length <= 15 ? [0x80 | UInt8(length)] + Array(string.utf8) : []
+            tagged.writeTag(0x2A, littleEndian: UInt64(length) << 8 | 0xEE, width: 2)
+            expectedTagged += [0x2A, 0xEE, UInt8(length)]
+        }
+        #expect(tagged.bytes == expectedTagged)
     }
 
     @Test(arguments: compressions)
