@@ -17,6 +17,7 @@ struct QueuedObject {
     private let staticType: any (GraphCoding & AnyObject).Type
     private let address: UnsafeRawPointer
 
+    @inline(__always)
     init<Object: GraphCoding & AnyObject>(index: Int, object: Object) {
         self.index = index
         staticType = Object.self
@@ -28,6 +29,7 @@ struct QueuedObject {
     }
 
     /// The object's class (its dynamic type, with its conformance), read from the object.
+    @inline(__always)
     var type: any (GraphCoding & AnyObject).Type {
         staticType.dynamicType(at: address)
     }
@@ -45,6 +47,7 @@ extension GraphCoding where Self: AnyObject {
     }
 
     /// The class of the instance at `address` (`Self` or a subclass).
+    @inline(__always)
     fileprivate static func dynamicType(at address: UnsafeRawPointer) -> any (GraphCoding & AnyObject).Type {
         Unmanaged<Self>.fromOpaque(address)._withUnsafeGuaranteedRef { Swift.type(of: $0) }
     }
