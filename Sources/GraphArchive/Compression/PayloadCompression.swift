@@ -57,10 +57,12 @@ enum PayloadCompression {
     ) throws(GraphArchiveError) -> ArchiveBytes {
         #if Zstd
         try checkClaim(payloadLength: payloadLength, storedLength: storedLength, frameStart: frameStart)
+        var populator: PagePopulator?
         func fill(_ output: UnsafeMutableRawBufferPointer) throws(GraphArchiveError) -> Int {
             var decompressor = try ZstdDecompressor(outputCount: payloadLength)
             // What the frame produced so far, checked before more is decoded.
             let checkProduced = { (produced: UnsafeRawBufferPointer) throws(GraphArchiveError) -> Void in
+                populator?.advance(to: produced.count)
                 try check?(produced, false)
             }
             try feed { (piece) throws(GraphArchiveError) in
@@ -72,6 +74,10 @@ enum PayloadCompression {
         }
         guard roomBefore > 0 else { return try ArchiveBytes(count: payloadLength, fill: fill) }
         let output = try ArchiveBytes.reservingMapped(payloadLength, roomBefore: roomBefore)
+        // Its fresh pages made resident on another thread, ahead of zstd, which then writes
+        // into them as into a buffer made beforehand.
+        populator = PagePopulator(output, range: 0..<payloadLength)
+        defer { populator?.stop() }
         // `finish` has checked that the frame filled all of it.
         _ = try output.fill(0..<payloadLength, fill)
         return output

@@ -195,6 +195,13 @@ final class ArchiveBytes: @unchecked Sendable {
         return ZeroedMemory.discardPages(storage.baseAddress!, range: range)
     }
 
+    /// Makes the pages `range` of reserved bytes touches resident ahead of `fill` writing them
+    /// (`PagePopulator`); false when the system cannot. Their bytes stay as they were.
+    func populate(_ range: Range<Int>) -> Bool {
+        precondition(isMapped && range.lowerBound >= 0 && range.upperBound <= count)
+        return ZeroedMemory.populatePages(storage.baseAddress!, range: range)
+    }
+
     /// Buffers from this size on are asked for huge pages.
     static let hugePageMinimum = 4 << 20
 

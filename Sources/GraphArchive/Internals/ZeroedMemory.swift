@@ -164,6 +164,23 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// Makes the pages `range` of `memory` touches resident and writable, zero, as a write
+    /// would (madvise(MADV_POPULATE_WRITE)), so that a later write into them takes no fault.
+    /// False when the system cannot (Linux before 5.14, other systems) or the pages are not
+    /// mapped: the writer then faults them in itself.
+    static func populatePages(_ memory: UnsafeMutableRawPointer, range: Range<Int>) -> Bool {
+        #if os(Linux)
+        guard !range.isEmpty else { return true }
+        let page = pageBytes
+        let address = Int(bitPattern: UInt(bitPattern: memory))
+        let start = (address + range.lowerBound) / page * page
+        let end = (address + range.upperBound + page - 1) / page * page
+        return gridstore_populate_writable(memory + (start - address), end - start) == 0
+        #else
+        return false
+        #endif
+    }
+
     /// Asks the kernel to back the whole 2 MiB pages of a large block with huge pages (Linux's
     /// transparent huge pages, when set to `madvise`; elsewhere nothing happens).
     ///
