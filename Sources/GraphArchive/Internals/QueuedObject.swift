@@ -46,8 +46,9 @@ extension GraphCoding where Self: AnyObject {
         try Unmanaged<Self>.fromOpaque(address)._withUnsafeGuaranteedRef { try $0.encode(with: archiver) }
     }
 
-    /// The class of the instance at `address` (`Self` or a subclass).
-    @inline(__always)
+    /// The class of the instance at `address` (`Self` or a subclass). Not forced inline: the
+    /// release build with `-enable-testing` (scripts/fuzz) then trips a compiler assertion in
+    /// cross-module optimization (`value_metatype` of the opened instance).
     fileprivate static func dynamicType(at address: UnsafeRawPointer) -> any (GraphCoding & AnyObject).Type {
         Unmanaged<Self>.fromOpaque(address)._withUnsafeGuaranteedRef { Swift.type(of: $0) }
     }
