@@ -7,8 +7,15 @@ extension ByteWriter {
     /// allocation of the archive's size (for 1M grid-state slots, 38.6 MB the encode no longer
     /// copies, into pages it would have had to fault in).
     consuming func takeData() -> Data {
-        let (bytes, count) = takeBuffer()
-        return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
+        let (bytes, count, mappedBytes) = takeBuffer()
+        guard mappedBytes > 0 else { return Data(bytesNoCopy: bytes, count: count, deallocator: .free) }
+        return Data(
+            bytesNoCopy: bytes,
+            count: count,
+            deallocator: .custom { memory, _ in
+                ZeroedMemory.unmap(memory, byteCount: mappedBytes)
+            }
+        )
     }
 }
 

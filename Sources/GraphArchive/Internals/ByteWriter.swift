@@ -13,33 +13,43 @@ import Darwin
 /// It owns one raw allocation, grown geometrically. A `[UInt8]` pays a uniqueness check and a
 /// capacity check in every `append`; callgrind put those at over 10% of the 1M-record encode, so
 /// this buffer is noncopyable (no sharing, so no uniqueness to check) and its writes reserve
-/// once and then store through the pointer. It grows with `realloc`, which moves large
-/// buffers by remapping pages instead of copying them (see `largeCapacity`). All multi-byte
+/// once and then store through the pointer. A small buffer grows with `realloc`; a large one is
+/// a mapping of its own that grows by remapping its pages (see `largeCapacity`). All multi-byte
 /// values are little endian (FORMAT.md §2).
 struct ByteWriter: ~Copyable {
-    /// A buffer growing past `largeThreshold` jumps to `largeCapacity` at once.
+    /// A buffer growing past `largeThreshold` jumps to `largeCapacity` at once, into a mapping of
+    /// its own (`ZeroedMemory.growMapping`) asked to be backed by huge pages.
     ///
-    /// glibc gives a request above 32 MiB (the highest its mmap threshold goes) pages of its
-    /// own, which `realloc` later moves with `mremap`: no copy, and nothing left behind. A
-    /// smaller block may come from the heap instead (glibc raises the threshold after a program
-    /// frees a large block), and there each doubling copies the bytes and leaves the old block
+    /// From `malloc`, a block this size may come from the heap (glibc does so after a program
+    /// frees a large block), where each doubling copies the bytes and leaves the old block
     /// resident: saving 1M grid-state slots peaked 14 MB higher after the benchmark harness had
-    /// freed a dictionary. Capacity is address space; only written pages become resident.
+    /// freed a dictionary. A block of glibc's own mapping fares no better once advised onto
+    /// huge pages: the advice splits it, and `realloc` then copies it at every doubling (for
+    /// 10M tree nodes, 448 MB into fresh pages). The buffer's own mapping, advised whole,
+    /// grows by remapping: no copy, and nothing left behind. Capacity is address space; only
+    /// written pages become resident.
     static let largeThreshold = 1 << 20
     static let largeCapacity = 64 << 20
 
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
+    /// Whether `base` is a mapping of its own (a large buffer) rather than a block from `malloc`.
+    private var isMapping = false
 
     init(reservingCapacity capacity: Int = 0) {
         self.capacity = max(capacity, 64)
+        if self.capacity >= Self.largeCapacity {
+            base = Self.mapping(growing: nil, capacity: 0, isMapping: false, count: 0, to: self.capacity)
+            isMapping = true
+            return
+        }
         guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
         base = memory.assumingMemoryBound(to: UInt8.self)
     }
 
     deinit {
-        free(base)
+        if isMapping { ZeroedMemory.unmap(base, byteCount: capacity) } else { free(base) }
     }
 
     /// Makes room for `extra` more bytes.
@@ -53,12 +63,44 @@ struct ByteWriter: ~Copyable {
         var newCapacity = capacity * 2
         while newCapacity - count < extra { newCapacity *= 2 }
         if newCapacity > Self.largeThreshold { newCapacity = max(newCapacity, Self.largeCapacity) }
-        guard let memory = realloc(base, newCapacity) else {
-            fatalError("out of memory growing to \(newCapacity) bytes")
+        if newCapacity >= Self.largeCapacity {
+            base = Self.mapping(growing: base, capacity: capacity, isMapping: isMapping, count: count, to: newCapacity)
+            isMapping = true
+        } else {
+            guard let memory = realloc(base, newCapacity) else {
+                fatalError("out of memory growing to \(newCapacity) bytes")
+            }
+            base = memory.assumingMemoryBound(to: UInt8.self)
         }
-        if newCapacity >= Self.largeCapacity { ZeroedMemory.adviseHugePages(memory, byteCount: newCapacity) }
-        base = memory.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
+    }
+
+    /// A mapping of `newCapacity` bytes holding the first `count` bytes of `memory` (a block of
+    /// `capacity` bytes, freed or grown), or a new one when `memory` is nil.
+    private static func mapping(
+        growing memory: UnsafeMutablePointer<UInt8>?,
+        capacity: Int,
+        isMapping: Bool,
+        count: Int,
+        to newCapacity: Int
+    ) -> UnsafeMutablePointer<UInt8> {
+        let grown =
+            if let memory {
+                ZeroedMemory.growMapping(
+                    memory,
+                    byteCount: capacity,
+                    isMapping: isMapping,
+                    keeping: count,
+                    to: newCapacity
+                )
+            } else {
+                ZeroedMemory.map(byteCount: newCapacity).map { memory in
+                    ZeroedMemory.adviseHugePages(mapping: memory, byteCount: newCapacity)
+                    return memory
+                }
+            }
+        guard let grown else { fatalError("out of memory mapping \(newCapacity) bytes") }
+        return grown.assumingMemoryBound(to: UInt8.self)
     }
 
     @inline(__always)
@@ -472,11 +514,17 @@ struct ByteWriter: ~Copyable {
     }
 
     /// The writer's buffer and its length, handed over: the caller now owns the memory and
-    /// frees it with `free`. The spare capacity is given back first.
-    consuming func takeBuffer() -> (bytes: UnsafeMutableRawPointer, count: Int) {
+    /// frees it with `free` when `mappedBytes` is 0, else with `ZeroedMemory.unmap` given
+    /// `mappedBytes`. The spare capacity is given back first.
+    consuming func takeBuffer() -> (bytes: UnsafeMutableRawPointer, count: Int, mappedBytes: Int) {
         var memory = UnsafeMutableRawPointer(base)
-        if let shrunk = realloc(base, max(count, 1)) { memory = shrunk }
-        let taken = (bytes: memory, count: count)
+        var mappedBytes = 0
+        if isMapping {
+            mappedBytes = ZeroedMemory.trimMapping(memory, byteCount: capacity, keeping: count)
+        } else if let shrunk = realloc(base, max(count, 1)) {
+            memory = shrunk
+        }
+        let taken = (bytes: memory, count: count, mappedBytes: mappedBytes)
         discard self
         return taken
     }

@@ -107,7 +107,7 @@ enum ZeroedMemory {
         guard let moved = gridstore_remap_growing(old, count * stride, newCount * stride), moved != MAP_FAILED else {
             return nil
         }
-        adviseHugePages(moved, byteCount: newCount * stride)
+        adviseHugePages(mapping: moved, byteCount: newCount * stride)
         return moved.bindMemory(to: T.self, capacity: newCount)
         #else
         return nil
@@ -145,6 +145,45 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// A mapping of `newByteCount` bytes of its own holding the first `keeping` bytes of
+    /// `memory`, a block of `byteCount` bytes, its pages asked to be huge: `memory` grown by
+    /// remapping when it is a mapping (`isMapping`) the system can move, else a new mapping the
+    /// bytes are copied to, the old block freed (with `free` when it is not a mapping). For a
+    /// buffer doubling as it is written: each growth moves page table entries, not bytes, and
+    /// leaves nothing of the old block behind. Nil when the address space cannot hold it.
+    static func growMapping(
+        _ memory: UnsafeMutableRawPointer,
+        byteCount: Int,
+        isMapping: Bool,
+        keeping: Int,
+        to newByteCount: Int
+    ) -> UnsafeMutableRawPointer? {
+        if isMapping, let grown = extend(memory.assumingMemoryBound(to: UInt8.self), count: byteCount, to: newByteCount)
+        {
+            return UnsafeMutableRawPointer(grown)
+        }
+        guard let larger = map(byteCount: newByteCount) else { return nil }
+        adviseHugePages(mapping: larger, byteCount: newByteCount)
+        larger.copyMemory(from: memory, byteCount: keeping)
+        if isMapping { unmap(memory, byteCount: byteCount) } else { free(memory) }
+        return larger
+    }
+
+    /// Gives back the pages of a mapping of `byteCount` bytes from `map(byteCount:)` or
+    /// `growMapping` past its first `keeping` bytes, and returns the size the mapping now has
+    /// (free it with `unmap` given that size). Where blocks are not mappings, nothing is given
+    /// back.
+    static func trimMapping(_ memory: UnsafeMutableRawPointer, byteCount: Int, keeping: Int) -> Int {
+        #if canImport(Glibc) || canImport(Musl)
+        let kept = (max(keeping, 1) + pageBytes - 1) / pageBytes * pageBytes
+        guard kept < byteCount else { return byteCount }
+        munmap(memory + kept, byteCount - kept)
+        return kept
+        #else
+        return byteCount
+        #endif
+    }
+
     /// Gives back the whole pages of `range` in a block from `map(byteCount:)` (its contents
     /// there become zero), and returns the range given back, relative to `memory`. A huge page
     /// partly given back is split by the kernel, and only the part given back leaves: a payload
@@ -178,6 +217,16 @@ enum ZeroedMemory {
         return gridstore_populate_writable(memory + (start - address), end - start) == 0
         #else
         return false
+        #endif
+    }
+
+    /// `adviseHugePages` for a whole mapping of its own (from `map`, `allocateTable` or
+    /// `extend`): the advice covers every page of it, so that it stays one mapping. Advice on
+    /// part of a mapping splits it in two, and `mremap` refuses (EFAULT) to move a range that
+    /// spans two: the next growth would copy the block instead of remapping it.
+    static func adviseHugePages(mapping memory: UnsafeMutableRawPointer, byteCount: Int) {
+        #if os(Linux)
+        madvise(memory, byteCount, MADV_HUGEPAGE)
         #endif
     }
 
@@ -219,7 +268,7 @@ enum ZeroedMemory {
     static func allocateTable<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         let byteCount = count * MemoryLayout<T>.stride
         let memory = allocate(byteCount: byteCount, onHugePage: true)
-        adviseHugePages(memory, byteCount: byteCount)
+        if byteCount >= mappedMinimum { adviseHugePages(mapping: memory, byteCount: byteCount) }
         return memory.bindMemory(to: T.self, capacity: count)
     }
 

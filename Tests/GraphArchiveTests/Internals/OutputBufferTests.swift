@@ -135,6 +135,80 @@ struct OutputBufferTests {
         #expect(mismatch == nil)
     }
 
+    /// A buffer past `largeCapacity` (its own mapping from the start, here) grows by remapping
+    /// and keeps every byte through the growth and the hand-over, which gives the spare pages
+    /// back; a large buffer dropped without being handed over is unmapped.
+    @Test func mappedBufferGrowsAndHandsOverItsBytes() {
+        var writer = ByteWriter(reservingCapacity: ByteWriter.largeCapacity)
+        let chunk = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
+        let chunks = ByteWriter.largeCapacity / chunk.count + 2
+        for index in 0..<chunks {
+            chunk.withUnsafeBytes { writer.writeBytes($0) }
+            writer.writeByte(UInt8(truncatingIfNeeded: index))
+        }
+        let data = writer.takeData()
+        #expect(data.count == chunks * (chunk.count + 1))
+        var mismatches = 0
+        data.withUnsafeBytes { bytes in
+            chunk.withUnsafeBytes { chunk in
+                for index in 0..<chunks {
+                    let start = bytes.baseAddress! + index * (chunk.count + 1)
+                    if memcmp(start, chunk.baseAddress!, chunk.count) != 0 { mismatches += 1 }
+                    if start.load(fromByteOffset: chunk.count, as: UInt8.self) != UInt8(truncatingIfNeeded: index) {
+                        mismatches += 1
+                    }
+                }
+            }
+        }
+        #expect(mismatches == 0)
+
+        var dropped = ByteWriter()
+        chunk.withUnsafeBytes { dropped.writeBytes($0) }
+        chunk.withUnsafeBytes { dropped.writeBytes($0) }
+        #expect(dropped.count == 2 * chunk.count)
+    }
+
+    #if os(Linux)
+    /// Huge-page advice leaves a mapping whole, so it keeps growing by remapping: a heap block
+    /// moved into a mapping, then grown twice, keeps its bytes, and the mapping can be
+    /// remapped after each step. Sizes that are not whole huge pages, where advice on part of
+    /// the mapping would split it and every later remap would fail.
+    @Test func adviceKeepsAMappingRemappable() throws {
+        let heapBytes = 3 << 19
+        let heap = try #require(malloc(heapBytes))
+        for index in 0..<heapBytes {
+            heap.storeBytes(of: UInt8(truncatingIfNeeded: index &* 13), toByteOffset: index, as: UInt8.self)
+        }
+        var (memory, size) = (heap, heapBytes)
+        var isMapping = false
+        for newSize in [(3 << 20) + 4096, 7 << 20, (13 << 20) + 8192] {
+            memory = try #require(
+                ZeroedMemory.growMapping(memory, byteCount: size, isMapping: isMapping, keeping: heapBytes, to: newSize)
+            )
+            (size, isMapping) = (newSize, true)
+            let kept = (0..<heapBytes).allSatisfy {
+                memory.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 &* 13)
+            }
+            #expect(kept, "\(newSize) bytes")
+        }
+        let block = memory.assumingMemoryBound(to: UInt8.self)
+        let remapped = try #require(
+            ZeroedMemory.extend(block, count: size, to: size + (5 << 20)),
+            "a remap after advice"
+        )
+        size += 5 << 20
+        let trimmed = ZeroedMemory.trimMapping(
+            UnsafeMutableRawPointer(remapped),
+            byteCount: size,
+            keeping: heapBytes + 1
+        )
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        #expect(trimmed == (heapBytes + 1 + page - 1) / page * page)
+        #expect(remapped[heapBytes - 1] == UInt8(truncatingIfNeeded: (heapBytes - 1) &* 13))
+        ZeroedMemory.unmap(UnsafeMutableRawPointer(remapped), byteCount: trimmed)
+    }
+    #endif
+
     @Test func tableSizedForReferencesKeepsEveryIndex() {
         var table = IdentityTable()
         let objects = (0..<20_000).map { Record(name: "", color: $0, date: "") }
