@@ -701,10 +701,26 @@ extension ByteReader {
         var outside: (position: Int, value: UInt64)?
         let (low, high) = (bounds.lowerBound, bounds.upperBound)
         let table = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var position = 0
-            var at = 0
             // Compared as one unsigned subtraction: value - low < high - low.
             let span = high &- low
+            // The widths property list writers use, read as what they are: one load of the
+            // number's own size, no shift (callgrind: 12 instructions per number the general
+            // way, 10 so).
+            switch width {
+            case 4:
+                (initialized, outside) = Self.fillTable(buffer, from: start, count: count, as: UInt32.self, low, span)
+                return
+            case 2:
+                (initialized, outside) = Self.fillTable(buffer, from: start, count: count, as: UInt16.self, low, span)
+                return
+            case 1:
+                (initialized, outside) = Self.fillTable(buffer, from: start, count: count, as: UInt8.self, low, span)
+                return
+            default:
+                break
+            }
+            var position = 0
+            var at = 0
             while position < loadable {
                 let value = start.loadUnaligned(fromByteOffset: at, as: UInt64.self).bigEndian &>> shift
                 guard value &- low < span else {
@@ -732,6 +748,31 @@ extension ByteReader {
             initialized = position
         }
         return (table, outside)
+    }
+
+    /// Fills `buffer` with `count` big-endian numbers of `Number`'s width at `start` (all
+    /// readable), stopping at the first whose `value - low` is not below `span`: how many were
+    /// filled, and the position and value of that one if there was one.
+    @inline(__always)
+    private static func fillTable<Number: FixedWidthInteger & UnsignedInteger>(
+        _ buffer: UnsafeMutableBufferPointer<UInt32>,
+        from start: UnsafeRawPointer,
+        count: Int,
+        as _: Number.Type,
+        _ low: UInt64,
+        _ span: UInt64
+    ) -> (filled: Int, outside: (position: Int, value: UInt64)?) {
+        guard let table = buffer.baseAddress else { return (0, nil) }
+        let width = MemoryLayout<Number>.size
+        var position = 0
+        while position < count {
+            let number = start.loadUnaligned(fromByteOffset: position &* width, as: Number.self)
+            let value = UInt64(Number(bigEndian: number))
+            guard value &- low < span else { return (position, (position, value)) }
+            table[position] = UInt32(truncatingIfNeeded: value)
+            position &+= 1
+        }
+        return (count, nil)
     }
 }
 
