@@ -39,8 +39,16 @@ struct KeyedArchiveReader: ~Copyable {
     private var flags: PlainStack<UInt8>
     /// Object UIDs in construction order.
     private var order = GrowableBuffer<Int>()
-    /// Per object UID: where its record starts in `records`.
+    /// Per object UID: where its record starts in `records`. Per array UID (arrays have no
+    /// record): 1 + where `arrayObjects` lists its elements, or 0.
     private var recordStart: PlainStack<Int32>
+    /// The elements of inline arrays whose every element is an object, as ordering read them:
+    /// each array's count, then its elements' UIDs. Writing such an array (an archive's root
+    /// array, nearly always) reads none of its references again.
+    private var arrayObjects = GrowableBuffer<Int32>()
+    /// Entries `arrayObjects` may hold: an eighth of the input's bytes, so a hostile archive's
+    /// arrays cost at most half its size again.
+    private let arrayObjectsLimit: Int
     /// Parsed records, back to back: the shape id, then the values in the shape's key order,
     /// each either a plain value's object index (≥ 0: written as is) or -1 - the UID of an
     /// entry that needs classifying. Built while ordering, so writing parses nothing again.
@@ -71,6 +79,7 @@ struct KeyedArchiveReader: ~Copyable {
         position.append(repeating: Self.unvisited, count: index.entryCount)
         flags = PlainStack(zeros: index.entryCount)
         recordStart = PlainStack(zeros: index.entryCount)
+        arrayObjectsLimit = inputBytes / 8
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
         let expansion = overflow ? Int.max : scaled + Self.expansionAllowance
         budget = min(expansion, memoryShare)
@@ -319,17 +328,53 @@ struct KeyedArchiveReader: ~Copyable {
                     try collectObjects(inField: references.next(), into: &edges, depth: depth + 1)
                 }
             default:
-                let elements = try index.arrayElements(of: uid)
-                var cursor = elements.cursor(index.plist)
-                for _ in 0..<elements.count {
-                    try collectObjects(inField: cursor.next(), into: &edges, depth: depth + 1)
-                }
+                try collectObjects(inArray: uid, into: &edges, depth: depth)
             }
             flags[uid] &= ~Self.expanding
             if edges.count == before { flags[uid] |= Self.holdsNoObjects }
         default:
             return
         }
+    }
+
+    /// Appends the objects that the elements of array entry `uid` are or hold, as
+    /// `collectObjects(inField:)` does for each; lists them in `arrayObjects` the first time
+    /// if every element is an object.
+    private mutating func collectObjects(inArray uid: Int, into edges: inout GrowableBuffer<Int>, depth: Int)
+        throws(GraphArchiveError)
+    {
+        let elements = try index.arrayElements(of: uid)
+        var cursor = elements.cursor(index.plist)
+        let listStart = arrayObjects.count
+        var listing = recordStart[uid] == 0 && elements.count > 0 && listStart + elements.count < arrayObjectsLimit
+        if listing { arrayObjects.append(Int32(truncatingIfNeeded: elements.count)) }
+        for _ in 0..<elements.count {
+            let reference = try cursor.next()
+            if listing {
+                // `collectObjects(inField:)`, noting whether the element is an object.
+                if let value = try index.plist.uidValue(reference) {
+                    let element = try index.checkedUID(value, in: reference)
+                    if try index.isPlainValue(element) {
+                        listing = false
+                    } else {
+                        let before = edges.count
+                        try collectObjects(inEntry: element, into: &edges, depth: depth + 1)
+                        if edges.count == before + 1, try index.kind(of: element) == .object {
+                            arrayObjects.append(Int32(truncatingIfNeeded: element))
+                        } else {
+                            listing = false
+                        }
+                    }
+                } else {
+                    listing = false
+                }
+                // A list cut short stays, unused: an array inside this one may have listed its
+                // objects after it. (Only arrays whose lists fit the limit are listed at all.)
+            } else {
+                try collectObjects(inField: reference, into: &edges, depth: depth + 1)
+            }
+        }
+        if listing { recordStart[uid] = Int32(truncatingIfNeeded: listStart + 1) }
     }
 
     /// Marks inline container `uid` as being expanded; refuses one that contains itself.
@@ -601,7 +646,12 @@ struct KeyedArchiveReader: ~Copyable {
             flags[uid] &= ~Self.expanding
         case .array, .countedSet:
             try enter(uid, depth: depth)
-            try writeArray(index.arrayElements(of: uid), depth: depth)
+            let listed = Int(recordStart[uid])
+            if listed == 0 {
+                try writeArray(index.arrayElements(of: uid), depth: depth)
+            } else {
+                try writeObjectArray(listedAt: listed - 1)
+            }
             flags[uid] &= ~Self.expanding
         case .dictionary:
             try enter(uid, depth: depth)
@@ -693,6 +743,22 @@ struct KeyedArchiveReader: ~Copyable {
         }
         try spend(elements.count)
         referenceCount += elements.count
+    }
+
+    /// Writes the array whose objects `arrayObjects` lists at `start` as packed references:
+    /// ordering numbered every object it reached.
+    private mutating func writeObjectArray(listedAt start: Int) throws(GraphArchiveError) {
+        let count = Int(arrayObjects[start])
+        state.out.writeByte(ValueTag.referenceArray)
+        state.out.writeVarint(count)
+        var previous = -1
+        for slot in (start + 1)..<(start + 1 + count) {
+            let position = try objectPosition(Int(arrayObjects[slot]))
+            state.out.writeReferenceDelta(to: position, from: previous)
+            previous = position
+        }
+        try spend(count)
+        referenceCount += count
     }
 
     /// Writes the ASCII string whose `count` bytes start at `start` as a string value.

@@ -351,6 +351,43 @@ struct KeyedArchiveReadingTests {
         }
     }
 
+    /// Arrays of objects are written from the objects ordering listed for them: an array
+    /// shared by two places, arrays inside one that is not all objects (its list cut short
+    /// before theirs), and arrays of plain values or nil, which are not listed, all read back.
+    @Test func arraysListedWhileOrderingAreWrittenFromTheirLists() throws {
+        let record: (Int) -> PlistValue = { index in
+            .dictionary([
+                "kEncodeKeyName": .string("name \(index)"), "kEncodeKeyColor": .integer(Int64(index)),
+                "kEncodeKeyDate": .string("date \(index)"), "$class": .uid(3),
+            ])
+        }
+        let array: ([PlistValue]) -> PlistValue = { .dictionary(["NS.objects": .array($0), "$class": .uid(2)]) }
+        let objects: [PlistValue] = [
+            array([.uid(6), .uid(6), .uid(7), .uid(8)]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("UAGridState")]),
+            record(0), record(1),
+            // 6: shared; 7: after a shared one; 8: empty.
+            array([.uid(4), .uid(5), .uid(4)]), array([.uid(5)]), array([]),
+            // 9: integers inline; 10: strings by UID; 11: nil between objects.
+            array([.integer(7), .integer(8)]), array([.uid(12), .uid(12)]), array([.uid(4), .uid(0), .uid(5)]),
+            .string("text"),
+        ]
+        let data = keyedArchive(
+            top: ["root": .uid(1), "numbers": .uid(9), "texts": .uid(10), "optionals": .uid(11)],
+            objects: objects
+        )
+        let unarchiver = try GraphUnarchiver(forReadingKeyedArchive: data, registry: gridStateRegistry)
+        let root = try unarchiver.decode([[Record]].self, forKey: "root")
+        #expect(root.map { $0.map(\.color) } == [[0, 1, 0], [0, 1, 0], [1], []])
+        #expect(root[0][0] === root[0][2] && root[0][0] === root[1][0] && root[0][1] === root[2][0])
+        #expect(try unarchiver.decode([Int].self, forKey: "numbers") == [7, 8])
+        #expect(try unarchiver.decode([String].self, forKey: "texts") == ["text", "text"])
+        let optionals = try unarchiver.decode([Record?].self, forKey: "optionals")
+        #expect(optionals.map { $0?.color } == [0, nil, 1])
+        #expect(optionals[0] === root[0][0])
+    }
+
     /// Instances with the same keys in any order, under two class names, and with other keys
     /// read alike: the first of a kind is read key by key, the rest by their keys' bytes.
     @Test func instancesWithTheSameKeysInAnyOrderDecode() throws {
