@@ -596,8 +596,12 @@ struct EncodingState: ~Copyable {
         if !edges.isEmpty { noteEdgeStart(ofBody: bodyCount) }
         bodyCount += 1
         currentObject = index
-        let type = next.type  // read from the object once
-        openRecord(typeID: typeID(for: type, object: type))
+        if let lastTypeKey, next.isInstance(ofExactly: lastTypeKey) {
+            openRecord(typeID: lastTypeID)
+        } else {
+            let type = next.type  // read from the object once
+            openRecord(typeID: typeID(for: type, object: type))
+        }
         return next
     }
 

@@ -383,19 +383,21 @@ struct ByteWriter: ~Copyable {
                 && positions.upperBound <= places.count && end <= other.count
         )
         let source = other.base
-        let sourceCapacity = other.capacity
+        // A span starting at or before this offset of `other` can be read a word at a time.
+        let wordsEnd = other.capacity &- Self.wordCopyLimit
         // The buffer, its length and its room in locals, stored back once: stores to `self`
         // after each step cost as much as the copy.
         var target = base
         var written = count
         var room = capacity
         var end = end
+        let first = positions.lowerBound
         var position = positions.upperBound
-        while position > positions.lowerBound {
+        while position > first {
             let place = places.element(checkedAt: position &- 1)
             guard place.isTagged else { break }
             position &-= 1
-            let start = starts.element(checkedAt: position &- positions.lowerBound)
+            let start = starts.element(checkedAt: position &- first)
             let tag = start &+ place.offset
             // The tag and the varint after it lie inside the body, which lies inside `other`.
             precondition(start >= 0 && tag < end)
@@ -409,24 +411,26 @@ struct ByteWriter: ~Copyable {
                 target = base
                 room = capacity
             }
+            // The body up to its reference, the tag included, then the renumbered index, then
+            // the rest of the body, if any (none when the reference is its last value).
             written &+= Self.copyShortSpan(
                 from: source + start,
                 to: target + written,
-                count: tag &- start,
-                wordsReadable: start &+ Self.wordCopyLimit <= sourceCapacity
+                count: tag &- start &+ 1,
+                wordsReadable: start <= wordsEnd
             )
-            target[written] = source[tag]
-            written &+= 1
             written &+= Self.storeVarint(
                 UInt64(truncatingIfNeeded: mapping.newIndex(of: old)),
                 at: target + written
             )
-            written &+= Self.copyShortSpan(
-                from: source + after,
-                to: target + written,
-                count: end &- after,
-                wordsReadable: after &+ Self.wordCopyLimit <= sourceCapacity
-            )
+            if after < end {
+                written &+= Self.copyShortSpan(
+                    from: source + after,
+                    to: target + written,
+                    count: end &- after,
+                    wordsReadable: after <= wordsEnd
+                )
+            }
             end = start
         }
         count = written

@@ -34,6 +34,21 @@ struct QueuedObject {
         staticType.dynamicType(at: address)
     }
 
+    /// Whether the object's class is the one `type` identifies (`ObjectIdentifier` of a class),
+    /// read from the object's header: a native Swift object starts with its class's metadata
+    /// pointer, which is what that identifier holds. Compared before ``type`` is read, it spares
+    /// a body of the class before it opening the existential and calling through the conformance
+    /// (callgrind: about 15 instructions a link of a chain). False where a header may hold
+    /// something else (Objective-C interop): callers then read ``type``.
+    @inline(__always)
+    func isInstance(ofExactly type: ObjectIdentifier) -> Bool {
+        #if canImport(ObjectiveC)
+        return false
+        #else
+        return address.load(as: UInt.self) == UInt(bitPattern: type)
+        #endif
+    }
+
     /// Runs the object's `encode(with:)`, borrowing the object (no retain).
     func encodeBody(with archiver: GraphArchiver) throws {
         try staticType.encodeBody(at: address, with: archiver)

@@ -177,6 +177,18 @@ struct ClassHierarchyTests {
         #expect(try GraphUnarchiver.archiveInfo(from: data).objectCount == 4)
     }
 
+    /// Bodies written one after another switch between a class and its subclasses both ways,
+    /// and repeat each (the type of the body before is checked on the object, not assumed).
+    @Test func runsOfAClassAndItsSubclassesKeepEachClass() throws {
+        let notes = mixedNotes()
+        let list = Checklist(title: "list", items: ["x"])
+        let run: [Note] = [notes[0], Note(title: "second"), notes[1], list, notes[0], notes[3], notes[2], list]
+        let data = try GraphArchiver.archivedData(withRootObject: run)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: [Note].self, from: data)
+        #expect(back.map(\.summary) == run.map(\.summary))
+        #expect(back.map { ObjectIdentifier(type(of: $0)) } == run.map { ObjectIdentifier(type(of: $0)) })
+    }
+
     @Test func eachClassIsArchivedUnderItsOwnName() throws {
         let data = try GraphArchiver.archivedData(withRootObject: mixedNotes())
         let names = try GraphUnarchiver.archiveInfo(from: data).typeNames
