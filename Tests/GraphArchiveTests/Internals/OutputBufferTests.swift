@@ -84,6 +84,28 @@ struct OutputBufferTests {
         #expect(try GraphArchiveDecoder().decode([String].self, from: data) == names)
     }
 
+    /// Tagged varints at each length's bounds (one to ten bytes; two and three are stored in
+    /// one word), each followed by a byte: LEB128 of the value after its tag, nothing more.
+    @Test func taggedVarintsAtEveryLengthAreLEB128() {
+        var values: [UInt64] = [0, 1, 0x7F, 0x80, 0x81, 0x3FFF, 0x4000, 0x4001, 0x1F_FFFF, 0x20_0000, 0x0FFF_FFFF]
+        values += [1 << 35, UInt64(Int.max), UInt64.max, 0x1234, 0x12_3456]
+        var writer = ByteWriter()
+        var expected: [UInt8] = []
+        for (position, value) in values.enumerated() {
+            let tag = UInt8(truncatingIfNeeded: position)
+            writer.writeTag(tag, varint: value)
+            writer.writeByte(0xEE)
+            expected.append(tag)
+            var rest = value
+            while rest >= 0x80 {
+                expected.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            expected += [UInt8(rest), 0xEE]
+        }
+        #expect(writer.bytes == expected)
+    }
+
     @Test func insertingMovesWhatFollowsUp() {
         var writer = ByteWriter()
         writer.writeBytes([1, 2, 3, 4] as [UInt8])
