@@ -16,6 +16,10 @@ struct ObjectClassTable: ~Copyable {
     /// The one object type's class and type id, when `width` is 0.
     private let only: ObjectIdentifier
     private let onlyTypeID: Int
+    /// The bits of `only` when `width` is 0, else 0 (no class's): a typed lookup's exact match
+    /// is then one comparison, with no test of the width first (an optional's took seven
+    /// instructions).
+    private let soleClass: UInt
     private var narrow = PlainStack<UInt8>(capacity: 1)
     private var wide = PlainStack<UInt32>(capacity: 1)
     private(set) var count = 0
@@ -29,6 +33,7 @@ struct ObjectClassTable: ~Copyable {
         width = Self.width(types: classes.count, objectTypes: objectTypes.count)
         only = objectTypes.first ?? placeholder
         onlyTypeID = classes.firstIndex { $0 != nil } ?? 0
+        soleClass = width == 0 ? UInt(bitPattern: only) : 0
         switch width {
         case 1: narrow.reserveCapacity(capacity)
         case 4: wide.reserveCapacity(capacity)
@@ -93,7 +98,8 @@ struct ObjectClassTable: ~Copyable {
     @inline(__always)
     func holds(_ id: ObjectIdentifier, checkedAt index: Int) -> Bool {
         // One class first, before the other widths: a chain's or a tree's every reference.
-        if width == 0 { return only == id }
+        if soleClass == UInt(bitPattern: id) { return true }
+        if width == 0 { return false }
         if width == 1 { return classes[Int(narrow[index])] == id }
         return classes[Int(wide[index])] == id
     }
