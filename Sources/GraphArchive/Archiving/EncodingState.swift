@@ -328,9 +328,24 @@ struct EncodingState: ~Copyable {
         out.writeByte(0)  // shape id placeholder, patched in closeRecord
     }
 
-    /// Patches the current record's shape id in; the container stays until replaced.
+    /// Patches the current record's shape id in; the container stays until replaced. Inlined
+    /// for the common case, a record of its type's last shape whose id fits the placeholder.
     @inline(__always)
     private mutating func closeRecord() {
+        if container.matching && container.candidateKeyStart &+ container.position == container.candidateKeyEnd
+            && container.candidateShape < 0x80
+        {
+            out.setByte(UInt8(truncatingIfNeeded: container.candidateShape), at: container.placeholder)
+        } else {
+            closeRecordSlow()
+        }
+    }
+
+    /// ``closeRecord()`` for a record of another shape (found or added), or a shape id of more
+    /// than one byte. Out of line: inlined, its tables made every caller's frame larger (each
+    /// object body paid about 15 instructions for it).
+    @inline(never)
+    private mutating func closeRecordSlow() {
         let shape: Int
         if container.matching && container.candidateKeyStart &+ container.position == container.candidateKeyEnd {
             shape = container.candidateShape
@@ -570,39 +585,61 @@ struct EncodingState: ~Copyable {
     }
 
     /// Switches output to the next queued object's body and opens its record (in place of the
-    /// container `saveContainer` saved for the run), or returns nil when none is left.
+    /// container `saveContainer` saved for the run), or returns nil when none is left. Inlined
+    /// into the queue's loop, what only some bodies need out of line: a call and a frame a body
+    /// cost about 20 instructions (callgrind, a chain).
+    @inline(__always)
     mutating func beginNextObject() throws(GraphArchiveError) -> QueuedObject? {
         guard queueHead < queue.count else { return nil }
         let next = queue[queueHead]
         let index = next.index
-        queueHead += 1
-        if queueHead == queue.count && queueHead >= 1 << 12 {
-            // Every queued body is being written: start the queue afresh, so it holds only
-            // what is still owed (a large one is given back rather than kept).
-            if queue.capacity > 1 << 14 { queue = GrowableBuffer() } else { queue.truncate(to: 0) }
-            queueHead = 0
-        }
-        if !isWritingObjects {
-            swap(&out, &parked)
-            isWritingObjects = true
-        }
-        if index != bodyCount {
-            leaveConstructionOrder()
-            if bodyOwner.isEmpty { bodyOwner.append(contentsOf: 0..<bodyCount) }
-        }
+        queueHead &+= 1
+        if queueHead == queue.count && queueHead >= 1 << 12 { restartQueue() }
+        if !isWritingObjects { switchToObjects() }
+        if index != bodyCount { noteBodyOutOfOrder() }
         currentBodyStart = out.count
         if firstTrackedBody >= 0 { trackedBodyStarts.append(currentBodyStart) }
         if !bodyOwner.isEmpty { bodyOwner.append(index) }
         if !edges.isEmpty { noteEdgeStart(ofBody: bodyCount) }
-        bodyCount += 1
+        bodyCount &+= 1
         currentObject = index
         if let lastTypeKey, next.isInstance(ofExactly: lastTypeKey) {
             openRecord(typeID: lastTypeID)
         } else {
-            let type = next.type  // read from the object once
-            openRecord(typeID: typeID(for: type, object: type))
+            openRecord(ofClassOf: next)
         }
         return next
+    }
+
+    /// Every queued body is being written: starts the queue afresh, so it holds only what is
+    /// still owed (a large one is given back rather than kept).
+    @inline(never)
+    private mutating func restartQueue() {
+        if queue.capacity > 1 << 14 { queue = GrowableBuffer() } else { queue.truncate(to: 0) }
+        queueHead = 0
+    }
+
+    /// Output goes to the object section from the first body of a run on.
+    @inline(never)
+    private mutating func switchToObjects() {
+        swap(&out, &parked)
+        isWritingObjects = true
+    }
+
+    /// The body about to be written is not the object numbered next: bodies leave construction
+    /// order, and each body's object is listed from here on.
+    @inline(never)
+    private mutating func noteBodyOutOfOrder() {
+        leaveConstructionOrder()
+        if bodyOwner.isEmpty { bodyOwner.append(contentsOf: 0..<bodyCount) }
+    }
+
+    /// Opens the record of `next`'s body, its class read from the object (not the class of the
+    /// body before).
+    @inline(never)
+    private mutating func openRecord(ofClassOf next: QueuedObject) {
+        let type = next.type  // read from the object once
+        openRecord(typeID: typeID(for: type, object: type))
     }
 
     /// Calls `body` with the references bodies made and, while they are noted, their places.
@@ -631,11 +668,12 @@ struct EncodingState: ~Copyable {
         return edgeStart[position]..<end
     }
 
+    @inline(__always)
     mutating func endObject() throws(GraphArchiveError) {
         closeRecord()
         currentObject = -1
-        if out.count >= ColumnarObjects.rowBatchBytes, inConstructionOrder, let zstdLevel {
-            try moveBodiesIntoBlocks(try blockedPayload(level: zstdLevel))
+        if out.count >= ColumnarObjects.rowBatchBytes, inConstructionOrder, zstdLevel != nil {
+            try moveBodiesIntoBlocks()
         }
     }
 
@@ -647,8 +685,12 @@ struct EncodingState: ~Copyable {
         return created
     }
 
-    /// Compresses the bodies written so far (the object section, being written) into blocks.
-    private mutating func moveBodiesIntoBlocks(_ blocked: BlockedPayload) throws(GraphArchiveError) {
+    /// Compresses the bodies written so far (the object section, being written) into blocks, in
+    /// the blocked payload of a zstd archive. Out of line, as `endObject` is inlined.
+    @inline(never)
+    private mutating func moveBodiesIntoBlocks() throws(GraphArchiveError) {
+        guard let zstdLevel else { return }
+        let blocked = try blockedPayload(level: zstdLevel)
         let shapeValueCounts = shapeKeyCount
         try blocked.writeRecords(out, in: 0..<out.count, shapeValueCounts: shapeValueCounts)
         out.truncate(to: 0)

@@ -107,6 +107,26 @@ struct ReorderedBodiesTests {
         }
     }
 
+    /// Records that repeat their type's last shape, once its id takes two bytes: the record
+    /// before sets the candidate, and the placeholder still grows.
+    @Test func repeatedShapesPastTheOneByteIdsRoundTrip() throws {
+        let variants = Array(0..<ShapeShiftingLink.shapes) + Array(repeating: ShapeShiftingLink.shapes - 1, count: 40)
+        let links = variants.map(ShapeShiftingLink.init(variant:))
+        for (link, next) in zip(links, links.dropFirst()) { link.next = next }
+        let archiver = GraphArchiver()
+        try archiver.encode(links[0], forKey: GraphArchiver.rootKey)
+        #expect(archiver.state.shapes.count > 0x80)
+        try archiver.finishEncoding()
+        let data = try archiver.encodedData
+        var walk: ShapeShiftingLink? = try GraphUnarchiver.unarchivedObject(ofType: ShapeShiftingLink.self, from: data)
+        var read: [Int] = []
+        while let link = walk {
+            read.append(link.variant)
+            walk = link.next
+        }
+        #expect(read == variants)
+    }
+
     /// Copying bodies by the references' noted places writes the bytes that reading every
     /// value and rewriting its references writes.
     @Test func notedPlacesWriteWhatReadingTheBodiesWrites() throws {
