@@ -17,17 +17,19 @@ import Darwin
 /// a mapping of its own that grows by remapping its pages (see `largeCapacity`). All multi-byte
 /// values are little endian (FORMAT.md §2).
 struct ByteWriter: ~Copyable {
-    /// A buffer growing past `largeThreshold` jumps to `largeCapacity` at once, into a mapping of
-    /// its own (`ZeroedMemory.growMapping`) asked to be backed by huge pages.
+    /// A buffer growing past `largeThreshold` jumps to `largeCapacity` at once; one growing past
+    /// `largeCapacity` moves into a mapping of its own (`ZeroedMemory.growMapping`).
     ///
-    /// From `malloc`, a block this size may come from the heap (glibc does so after a program
-    /// frees a large block), where each doubling copies the bytes and leaves the old block
-    /// resident: saving 1M grid-state slots peaked 14 MB higher after the benchmark harness had
-    /// freed a dictionary. A block of glibc's own mapping fares no better once advised onto
-    /// huge pages: the advice splits it, and `realloc` then copies it at every doubling (for
-    /// 10M tree nodes, 448 MB into fresh pages). The buffer's own mapping, advised whole,
-    /// grows by remapping: no copy, and nothing left behind. Capacity is address space; only
-    /// written pages become resident.
+    /// glibc gives a request above 32 MiB (the highest its mmap threshold goes) pages of its
+    /// own, or extends the block in place at the top of a heap that kept its freed memory: a
+    /// program that keeps coding graphs writes into pages it already has. A smaller block may
+    /// come from the heap's holes instead, where each doubling copies the bytes and leaves the
+    /// old block resident: saving 1M grid-state slots peaked 14 MB higher after the benchmark
+    /// harness had freed a dictionary. Past `largeCapacity`, `realloc` would copy at every
+    /// doubling, since the huge-page advice splits glibc's mapping and `mremap` cannot move a
+    /// split one (for 10M tree nodes, 448 MB copied into fresh pages); the buffer's own
+    /// mapping, advised whole, is copied into once and then grows by remapping. Capacity is
+    /// address space; only written pages become resident.
     static let largeThreshold = 1 << 20
     static let largeCapacity = 64 << 20
 
@@ -39,11 +41,6 @@ struct ByteWriter: ~Copyable {
 
     init(reservingCapacity capacity: Int = 0) {
         self.capacity = max(capacity, 64)
-        if self.capacity >= Self.largeCapacity {
-            base = Self.mapping(growing: nil, capacity: 0, isMapping: false, count: 0, to: self.capacity)
-            isMapping = true
-            return
-        }
         guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
         base = memory.assumingMemoryBound(to: UInt8.self)
     }
@@ -63,44 +60,25 @@ struct ByteWriter: ~Copyable {
         var newCapacity = capacity * 2
         while newCapacity - count < extra { newCapacity *= 2 }
         if newCapacity > Self.largeThreshold { newCapacity = max(newCapacity, Self.largeCapacity) }
-        if newCapacity >= Self.largeCapacity {
-            base = Self.mapping(growing: base, capacity: capacity, isMapping: isMapping, count: count, to: newCapacity)
+        if newCapacity > Self.largeCapacity {
+            let grown = ZeroedMemory.growMapping(
+                base,
+                byteCount: capacity,
+                isMapping: isMapping,
+                keeping: count,
+                to: newCapacity
+            )
+            guard let grown else { fatalError("out of memory mapping \(newCapacity) bytes") }
+            base = grown.assumingMemoryBound(to: UInt8.self)
             isMapping = true
         } else {
             guard let memory = realloc(base, newCapacity) else {
                 fatalError("out of memory growing to \(newCapacity) bytes")
             }
+            if newCapacity == Self.largeCapacity { ZeroedMemory.adviseHugePages(memory, byteCount: newCapacity) }
             base = memory.assumingMemoryBound(to: UInt8.self)
         }
         capacity = newCapacity
-    }
-
-    /// A mapping of `newCapacity` bytes holding the first `count` bytes of `memory` (a block of
-    /// `capacity` bytes, freed or grown), or a new one when `memory` is nil.
-    private static func mapping(
-        growing memory: UnsafeMutablePointer<UInt8>?,
-        capacity: Int,
-        isMapping: Bool,
-        count: Int,
-        to newCapacity: Int
-    ) -> UnsafeMutablePointer<UInt8> {
-        let grown =
-            if let memory {
-                ZeroedMemory.growMapping(
-                    memory,
-                    byteCount: capacity,
-                    isMapping: isMapping,
-                    keeping: count,
-                    to: newCapacity
-                )
-            } else {
-                ZeroedMemory.map(byteCount: newCapacity).map { memory in
-                    ZeroedMemory.adviseHugePages(mapping: memory, byteCount: newCapacity)
-                    return memory
-                }
-            }
-        guard let grown else { fatalError("out of memory mapping \(newCapacity) bytes") }
-        return grown.assumingMemoryBound(to: UInt8.self)
     }
 
     @inline(__always)

@@ -157,9 +157,9 @@ struct OutputBufferTests {
         #expect(mismatch == nil)
     }
 
-    /// A buffer past `largeCapacity` (its own mapping from the start, here) grows by remapping
-    /// and keeps every byte through the growth and the hand-over, which gives the spare pages
-    /// back; a large buffer dropped without being handed over is unmapped.
+    /// A buffer growing past `largeCapacity` moves into a mapping of its own and keeps every
+    /// byte through the move and the hand-over, which gives the spare pages back; a buffer of
+    /// `largeCapacity` dropped without being handed over is freed.
     @Test func mappedBufferGrowsAndHandsOverItsBytes() {
         var writer = ByteWriter(reservingCapacity: ByteWriter.largeCapacity)
         let chunk = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
