@@ -24,6 +24,12 @@ struct EncodingContainer {
     var slowKeysStart: Int = 0
     /// Output offset of the record's one-byte shape placeholder.
     var placeholder: Int = 0
+
+    /// Whether the record, as written so far, is its candidate shape: every key matched, and
+    /// all of the candidate's keys written.
+    var isCandidateShape: Bool {
+        @inline(__always) get { matching && candidateKeyStart &+ position == candidateKeyEnd }
+    }
 }
 
 struct EncodedType {
@@ -332,9 +338,7 @@ struct EncodingState: ~Copyable {
     /// for the common case, a record of its type's last shape whose id fits the placeholder.
     @inline(__always)
     private mutating func closeRecord() {
-        if container.matching && container.candidateKeyStart &+ container.position == container.candidateKeyEnd
-            && container.candidateShape < 0x80
-        {
+        if container.isCandidateShape && container.candidateShape < 0x80 {
             out.setByte(UInt8(truncatingIfNeeded: container.candidateShape), at: container.placeholder)
         } else {
             closeRecordSlow()
@@ -347,7 +351,7 @@ struct EncodingState: ~Copyable {
     @inline(never)
     private mutating func closeRecordSlow() {
         let shape: Int
-        if container.matching && container.candidateKeyStart &+ container.position == container.candidateKeyEnd {
+        if container.isCandidateShape {
             shape = container.candidateShape
         } else {
             leaveFastPath()

@@ -288,15 +288,18 @@ struct KeyedArchiveReader: ~Copyable {
         stack.append((uid, start, start))
     }
 
-    /// Appends the objects that value `reference` refers to, looking inside inline containers.
+    /// Appends the objects that value `reference` refers to, looking inside inline containers;
+    /// returns the entry it looked in (nil for an inline scalar or a plain value).
+    @discardableResult
     private mutating func collectObjects(inField reference: Int, into edges: inout GrowableBuffer<Int>, depth: Int)
-        throws(GraphArchiveError)
+        throws(GraphArchiveError) -> Int?
     {
         // Inline scalars hold no objects; inline containers are refused when written.
-        guard let value = try index.plist.uidValue(reference) else { return }
+        guard let value = try index.plist.uidValue(reference) else { return nil }
         let uid = try index.checkedUID(value, in: reference)
-        if try index.isPlainValue(uid) { return }
+        if try index.isPlainValue(uid) { return nil }
         try collectObjects(inEntry: uid, into: &edges, depth: depth)
+        return uid
     }
 
     /// Appends the objects that entry `uid` is or holds.
@@ -349,29 +352,16 @@ struct KeyedArchiveReader: ~Copyable {
         var listing = recordStart[uid] == 0 && elements.count > 0 && listStart + elements.count < arrayObjectsLimit
         if listing { arrayObjects.append(Int32(truncatingIfNeeded: elements.count)) }
         for _ in 0..<elements.count {
-            let reference = try cursor.next()
-            if listing {
-                // `collectObjects(inField:)`, noting whether the element is an object.
-                if let value = try index.plist.uidValue(reference) {
-                    let element = try index.checkedUID(value, in: reference)
-                    if try index.isPlainValue(element) {
-                        listing = false
-                    } else {
-                        let before = edges.count
-                        try collectObjects(inEntry: element, into: &edges, depth: depth + 1)
-                        if edges.count == before + 1, try index.kind(of: element) == .object {
-                            arrayObjects.append(Int32(truncatingIfNeeded: element))
-                        } else {
-                            listing = false
-                        }
-                    }
-                } else {
-                    listing = false
-                }
-                // A list cut short stays, unused: an array inside this one may have listed its
-                // objects after it. (Only arrays whose lists fit the limit are listed at all.)
+            let before = edges.count
+            let element = try collectObjects(inField: cursor.next(), into: &edges, depth: depth + 1)
+            guard listing else { continue }
+            // Listed while every element is an object. A list cut short stays, unused: an array
+            // inside this one may have listed its objects after it. (Only arrays whose lists fit
+            // the limit are listed at all.)
+            if let element, edges.count == before + 1, try index.kind(of: element) == .object {
+                arrayObjects.append(Int32(truncatingIfNeeded: element))
             } else {
-                try collectObjects(inField: reference, into: &edges, depth: depth + 1)
+                listing = false
             }
         }
         if listing { recordStart[uid] = Int32(truncatingIfNeeded: listStart + 1) }
