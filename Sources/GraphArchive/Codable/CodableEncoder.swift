@@ -228,16 +228,16 @@ final class CodableEncoder: Encoder {
         discovery: Int,
         key: @autoclosure () -> CodingPathComponent
     ) throws -> Int {
-        let outer = state.active
-        let body = state.acquireBuffer()
-        state.switchBuffer(to: body)
+        // The body goes after what is being written, in the same buffer (see
+        // CodableEncodingState.swift): no buffer of its own to switch to and back.
+        let start = state.engine.out.count
         // The object's class read from its header: `type(of: value)` on a generic value asks
         // the runtime to search for its dynamic type.
         let valueType: Any.Type = withClassInstance(value) { type(of: $0) }
         let slot = state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
         try closeSlot(slot)
-        return state.finishObject(discovery, returningTo: outer)
+        return state.finishObject(discovery, bodyStart: start)
     }
 
     /// Writes the bodies of the objects first met inside `encodeLater` values, in the order they

@@ -7,8 +7,9 @@
 // - Object bodies. A class instance is written once, the first time it is met, and its body
 //   finishes before the reference to it is written, so indexes follow completion order: a
 //   depth-first post-order, which is the format's construction order (FORMAT.md §5.4). A body
-//   interrupts whatever was being written, so it goes to a scratch buffer and is appended to
-//   the object section when it ends.
+//   interrupts whatever was being written: it goes after it, at the end of the active buffer,
+//   and is moved to the object section when it ends. Nothing else writes to that buffer
+//   meanwhile (only frames inside the body can be entered), so the bytes before it stay put.
 // - Nested containers and super encoders. Codable lets a parent container be written after
 //   (or between writes to) a nested container it handed out. Each one therefore writes into a
 //   buffer of its own, and its bytes are spliced into the parent's at its key's position when
@@ -707,14 +708,12 @@ struct CodableEncodingState: ~Copyable {
         return frame
     }
 
-    /// Moves the finished body in the active buffer to the object section and numbers it.
-    mutating func finishObject(_ discovery: Int, returningTo buffer: Int) -> Int {
+    /// Moves the finished body at the end of the active buffer, from `start` on, to the object
+    /// section and numbers it.
+    mutating func finishObject(_ discovery: Int, bodyStart start: Int) -> Int {
         // A body of a few words is copied a word at a time, without a `memcpy` call.
-        objects.writeBytes(of: engine.out, in: 0..<engine.out.count)
-        engine.out.truncate(to: 0)
-        let body = active
-        switchBuffer(to: buffer)
-        freeBuffers.append(body)
+        objects.writeBytes(of: engine.out, in: start..<engine.out.count)
+        engine.out.truncate(to: start)
         let index = objectCount
         objectCount += 1
         objectIndex[discovery] = index
