@@ -148,9 +148,13 @@ final class CodableEncoder: Encoder {
     ///
     /// - Throws: `EncodingError.invalidValue` if the object is being encoded already (a cycle)
     ///   outside an `encodeLater` value.
-    func encodeObject<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws -> Int {
+    func encodeObject<T: Encodable>(
+        _ value: T,
+        position: Int = -1,
+        key: @autoclosure () -> CodingPathComponent
+    ) throws -> Int {
         let (discovery, known) = withClassInstance(value) { state.discover($0) }
-        return try encodeDiscovered(value, discovery: discovery, known: known, key: key())
+        return try encodeDiscovered(value, discovery: discovery, known: known, position: position, key: key())
     }
 
     /// The element of an array of `Element`s at `address`, an object that the array (kept, see
@@ -168,23 +172,27 @@ final class CodableEncoder: Encoder {
     ) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let (discovery, known) = withObject(at: address) { state.discover($0, heldByArray: true) }
+            let position = state.frames[frame].count
             let index = try encodeDiscovered(
                 classReference(at: address, as: Element.self),
                 discovery: discovery,
                 known: known,
-                key: .index(state.frames[frame].count)
+                position: position,
+                key: .index(position)
             )
             state.addReferenceElement(index, to: frame)
         }
     }
 
     /// `encodeObject` once `value` was looked up (`CodableEncodingState.discover`); `value` is
-    /// asked for only if its body is not written yet.
+    /// asked for only if its body is not written yet. `position` is the element index where it
+    /// was met (which `key` says too), or -1.
     @inline(__always)
     private func encodeDiscovered<T: Encodable>(
         _ value: @autoclosure () -> T,
         discovery: Int,
         known: Int?,
+        position: Int = -1,
         key: @autoclosure () -> CodingPathComponent
     ) throws -> Int {
         if let known {
@@ -197,7 +205,7 @@ final class CodableEncoder: Encoder {
         if state.laterDepth > 0 {
             return state.forwardReference(to: value(), discovery: discovery, isNew: true, key: key())
         }
-        let index = try encodeBody(of: value(), discovery: discovery, key: key())
+        let index = try encodeBody(of: value(), discovery: discovery, position: position, key: key())
         state.referenceCount += 1
         return index
     }
@@ -221,11 +229,12 @@ final class CodableEncoder: Encoder {
     }
 
     /// Writes the body of object `value` (discovery number `discovery`, marked `beingWritten`)
-    /// and returns its index.
+    /// and returns its index. `position`: see `encodeDiscovered`.
     @inline(__always)
     private func encodeBody<T: Encodable>(
         of value: T,
         discovery: Int,
+        position: Int = -1,
         key: @autoclosure () -> CodingPathComponent
     ) throws -> Int {
         // The body goes after what is being written, in the same buffer (see
@@ -234,7 +243,10 @@ final class CodableEncoder: Encoder {
         // The object's class read from its header: `type(of: value)` on a generic value asks
         // the runtime to search for its dynamic type.
         let valueType: Any.Type = withClassInstance(value) { type(of: $0) }
-        let slot = state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
+        let slot =
+            position >= 0
+            ? state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, step: .index(position))
+            : state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
         try value.encode(to: self)
         try closeSlot(slot)
         return state.finishObject(discovery, bodyStart: start)

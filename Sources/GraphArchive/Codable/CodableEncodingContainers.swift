@@ -51,7 +51,7 @@ extension CodableEncoder {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let position = state.frames[frame].count
             if case .object = state.kinds.kind(of: T.self) {
-                let index = try encodeObject(value, key: .index(position))
+                let index = try encodeObject(value, position: position, key: .index(position))
                 state.addReferenceElement(index, to: frame)
             } else {
                 state.addValueElement(to: frame)

@@ -270,13 +270,21 @@ struct CodableEncodingState: ~Copyable {
 
     /// Opens a slot for a value about to encode itself, in the active buffer, and makes it current.
     mutating func pushSlot(valueType: Any.Type, isObjectBody: Bool, object: Int = -1, key: CodingPathComponent) -> Int {
+        pushSlot(valueType: valueType, isObjectBody: isObjectBody, object: object, step: step(for: key))
+    }
+
+    /// ``pushSlot(valueType:isObjectBody:object:key:)`` with the frame's step made by the
+    /// caller: an element index, which then needs no `CodingPathComponent`. That enum holds an
+    /// existential, so each one made and matched is copied and destroyed through its value
+    /// witnesses (callgrind: about 50 instructions an object of an array).
+    mutating func pushSlot(valueType: Any.Type, isObjectBody: Bool, object: Int = -1, step: CodingPathStep) -> Int {
         let slot = frames.count
         nextSerial &+= 1
         frames.append(
             CodableEncodingFrame(
                 serial: nextSerial,
                 parent: current,
-                step: step(for: key),
+                step: step,
                 buffer: active,
                 splicePosition: -1,
                 parkedIndex: -1,

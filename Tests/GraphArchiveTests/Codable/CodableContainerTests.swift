@@ -100,6 +100,22 @@ struct CodableContainerTests {
         #expect(back.inner[1].seenWhenEncoding == ["inner", "Index 1"])
     }
 
+    @Test func codingPathsSeenInsideObjects() throws {
+        // Objects of a short array, of one long enough to be encoded by address, and under a key.
+        let value = ObjectPathRecorder.Outer(
+            few: [ObjectPathRecorder(), ObjectPathRecorder()],
+            many: (0..<5).map { _ in ObjectPathRecorder() },
+            one: ObjectPathRecorder()
+        )
+        let back = try GraphArchiveDecoder().decode(
+            ObjectPathRecorder.Outer.self,
+            from: GraphArchiveEncoder().encode(value)
+        )
+        #expect(back.few[1].seenWhenEncoding == ["few", "Index 1"])
+        #expect(back.many.map(\.seenWhenEncoding) == (0..<5).map { ["many", "Index \($0)"] })
+        #expect(back.one.seenWhenEncoding == ["one"])
+    }
+
     @Test func unkeyedContainerReportsCountAndEnd() throws {
         let data = try GraphArchiveEncoder().encode([1, 2, 3])
         let counter = try GraphArchiveDecoder().decode(Counter.self, from: data)
@@ -499,6 +515,29 @@ struct PathRecorder: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         seenWhenEncoding = try container.decode([String].self, forKey: .seen)
         seenWhenDecoding = decoder.codingPath.map(\.stringValue)
+    }
+}
+
+/// ``PathRecorder`` as a class: encoded as an object, whose body is written where it is met.
+final class ObjectPathRecorder: Codable {
+    var seenWhenEncoding: [String] = []
+
+    struct Outer: Codable {
+        var few: [ObjectPathRecorder]
+        var many: [ObjectPathRecorder]
+        var one: ObjectPathRecorder
+    }
+
+    init() {}
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: PathRecorder.CodingKeys.self)
+        try container.encode(encoder.codingPath.map(\.stringValue), forKey: .seen)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: PathRecorder.CodingKeys.self)
+        seenWhenEncoding = try container.decode([String].self, forKey: .seen)
     }
 }
 
