@@ -556,10 +556,14 @@ struct CodableEncodingState: ~Copyable {
         while frames.count - 1 > slot {
             try finishOwnBufferFrame(frames.count - 1)
         }
-        try closeLevel(slot)
-        current = frames[slot].parent
-        currentSlot = frames[slot].enclosingSlot
-        removeLastFrame()
+        let frame = frames[slot]
+        // A keyed container, what most values and every object of a Codable class open: its
+        // record ends here, without `closeLevel`'s other cases.
+        if frame.kind == .keyed { engine.endRecord() } else { try closeLevel(slot) }
+        current = frame.parent
+        currentSlot = frame.enclosingSlot
+        frames.truncate(to: slot)
+        if frame.step.kind == .key { pathKeys.removeLast() }
     }
 
     /// Closes own-buffer frame `frame` (the last one) and splices its bytes into its parent's buffer.
