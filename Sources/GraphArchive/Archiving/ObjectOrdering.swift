@@ -172,7 +172,7 @@ enum ObjectOrdering {
             for object in 0..<fixed { newIndex[object] = object }
             for (position, object) in order.enumerated() { newIndex[object] = fixed + position }
             let mapping = Reordering(newIndex: newIndex)
-            var newObjects = ByteWriter(reservingCapacity: objects.count)
+            var newObjects = ByteWriter(reservingMapped: objects.count)
             var bodyReferences = 0
             if let places {
                 let copier = BodyCopier(edges: edges, places: places, mapping: mapping)
@@ -251,7 +251,7 @@ enum ObjectOrdering {
         // ones less one): room for them, a body's spare bytes and what goes before the section,
         // so that neither the last body copied nor the archive's join doubles a buffer of the
         // whole section (a copy of it, or a move to 64 MiB).
-        var newObjects = ByteWriter(reservingCapacity: objects.count + roomBefore + 64)
+        var newObjects = ByteWriter(reservingMapped: objects.count + roomBefore + 64)
         var bodyReferences = 0
         try withBodyStarts(state: state, objects: objects, scanner: scanner) {
             (starts) throws(GraphArchiveError) in

@@ -28,8 +28,9 @@ struct ByteWriter: ~Copyable {
     /// harness had freed a dictionary. Past `largeCapacity`, `realloc` would copy at every
     /// doubling, since the huge-page advice splits glibc's mapping and `mremap` cannot move a
     /// split one (for 10M tree nodes, 448 MB copied into fresh pages); the buffer's own
-    /// mapping, advised whole, is copied into once and then grows by remapping. Capacity is
-    /// address space; only written pages become resident.
+    /// mapping, advised whole, is copied into once and then grows by remapping (as is one
+    /// reserved that large from the start, `init(reservingMapped:)`). Capacity is address
+    /// space; only written pages become resident.
     static let largeThreshold = 1 << 20
     static let largeCapacity = 64 << 20
 
@@ -43,6 +44,26 @@ struct ByteWriter: ~Copyable {
         self.capacity = max(capacity, 64)
         guard let memory = malloc(self.capacity) else { fatalError("out of memory allocating \(self.capacity) bytes") }
         base = memory.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// A buffer of `capacity` bytes that, past `largeCapacity`, is a mapping of its own from the
+    /// start (advised whole), for a copy whose final size is only estimated: outgrowing the
+    /// estimate then remaps the buffer rather than copying it whole. The reordered bodies of
+    /// 10M tree nodes came out longer than the 308 MB reserved for them, and were copied once
+    /// more into fresh pages (peak 170 MB higher).
+    init(reservingMapped capacity: Int) {
+        guard capacity > Self.largeCapacity, let memory = ZeroedMemory.map(byteCount: capacity) else {
+            self.init(reservingCapacity: capacity)
+            return
+        }
+        ZeroedMemory.adviseHugePages(mapping: memory, byteCount: capacity)
+        self.init(mapping: memory.assumingMemoryBound(to: UInt8.self), capacity: capacity)
+    }
+
+    private init(mapping: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        base = mapping
+        self.capacity = capacity
+        isMapping = true
     }
 
     deinit {

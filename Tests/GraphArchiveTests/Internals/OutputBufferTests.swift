@@ -170,24 +170,54 @@ struct OutputBufferTests {
         }
         let data = writer.takeData()
         #expect(data.count == chunks * (chunk.count + 1))
-        var mismatches = 0
-        data.withUnsafeBytes { bytes in
-            chunk.withUnsafeBytes { chunk in
-                for index in 0..<chunks {
-                    let start = bytes.baseAddress! + index * (chunk.count + 1)
-                    if memcmp(start, chunk.baseAddress!, chunk.count) != 0 { mismatches += 1 }
-                    if start.load(fromByteOffset: chunk.count, as: UInt8.self) != UInt8(truncatingIfNeeded: index) {
-                        mismatches += 1
-                    }
-                }
-            }
-        }
-        #expect(mismatches == 0)
+        #expect(data.withUnsafeBytes { Self.mismatches(in: $0, chunk: chunk, chunks: chunks) } == 0)
 
         var dropped = ByteWriter()
         chunk.withUnsafeBytes { dropped.writeBytes($0) }
         chunk.withUnsafeBytes { dropped.writeBytes($0) }
         #expect(dropped.count == 2 * chunk.count)
+    }
+
+    /// Places in `bytes`, written as `chunks` times `chunk` followed by its number's low byte,
+    /// that hold something else.
+    static func mismatches(in bytes: UnsafeRawBufferPointer, chunk: [UInt8], chunks: Int) -> Int {
+        var mismatches = 0
+        chunk.withUnsafeBytes { chunk in
+            for index in 0..<chunks {
+                let start = bytes.baseAddress! + index * (chunk.count + 1)
+                if memcmp(start, chunk.baseAddress!, chunk.count) != 0 { mismatches += 1 }
+                if start.load(fromByteOffset: chunk.count, as: UInt8.self) != UInt8(truncatingIfNeeded: index) {
+                    mismatches += 1
+                }
+            }
+        }
+        return mismatches
+    }
+
+    /// A buffer reserved past `largeCapacity` with `reservingMapped` is a mapping from the
+    /// start, and keeps every byte when written past its reservation (remapped, not copied into
+    /// a heap block); a smaller one is an ordinary heap block.
+    @Test func bufferReservedMappedOutgrowsItsReservation() {
+        let reserved = ByteWriter.largeCapacity + 4096
+        var writer = ByteWriter(reservingMapped: reserved)
+        let chunk = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 10) }
+        let chunks = reserved / chunk.count + 3
+        for index in 0..<chunks {
+            chunk.withUnsafeBytes { writer.writeBytes($0) }
+            writer.writeByte(UInt8(truncatingIfNeeded: index))
+        }
+        #expect(writer.count > reserved)
+        #expect(writer.withUnsafeBytes { Self.mismatches(in: $0, chunk: chunk, chunks: chunks) } == 0)
+        let taken = writer.takeBuffer()
+        #expect(taken.count == chunks * (chunk.count + 1))
+        #expect(taken.mappedBytes >= taken.count)
+        ZeroedMemory.unmap(taken.bytes, byteCount: taken.mappedBytes)
+
+        var small = ByteWriter(reservingMapped: 1 << 16)
+        small.writeBytes([1, 2, 3])
+        let smallTaken = small.takeBuffer()
+        #expect(smallTaken.mappedBytes == 0 && smallTaken.count == 3)
+        free(smallTaken.bytes)
     }
 
     #if os(Linux)
