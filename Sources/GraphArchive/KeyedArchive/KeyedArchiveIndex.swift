@@ -223,6 +223,10 @@ struct KeyedArchiveIndex {
         )
     }
 
+    /// What entry `uid` was classified as, `.unclassified` until it is.
+    @inline(__always)
+    func knownKind(of uid: Int) -> KeyedEntryKind { kinds[uid] }
+
     /// What entry `uid` is.
     @inline(__always)
     mutating func kind(of uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {

@@ -297,7 +297,14 @@ struct KeyedArchiveReader: ~Copyable {
         // Inline scalars hold no objects; inline containers are refused when written.
         guard let value = try index.plist.uidValue(reference) else { return nil }
         let uid = try index.checkedUID(value, in: reference)
-        if try index.isPlainValue(uid) { return nil }
+        // An entry classified before (an object met again, a quarter of a grid-state array's
+        // elements) is answered from its kind: its marker, read to tell a plain value, lies
+        // anywhere in the archive's bytes, and that read was a cache miss each time.
+        switch index.knownKind(of: uid) {
+        case .unclassified: if try index.isPlainValue(uid) { return nil }
+        case .scalar: return nil
+        default: break
+        }
         try collectObjects(inEntry: uid, into: &edges, depth: depth)
         return uid
     }

@@ -136,6 +136,19 @@ let gridStateRegistry: GraphTypeRegistry = {
     return registry
 }()
 
+/// Grid-state record `index` of the archives the listing tests build: `$class` is UID 3.
+private func listingRecord(_ index: Int) -> PlistValue {
+    .dictionary([
+        "kEncodeKeyName": .string("name \(index)"), "kEncodeKeyColor": .integer(Int64(index)),
+        "kEncodeKeyDate": .string("date \(index)"), "$class": .uid(3),
+    ])
+}
+
+/// An NSArray of the archives the listing tests build: `$class` is UID 2.
+private func listingArray(_ elements: [PlistValue]) -> PlistValue {
+    .dictionary(["NS.objects": .array(elements), "$class": .uid(2)])
+}
+
 @Suite("Keyed archives: reading")
 struct KeyedArchiveReadingTests {
     // MARK: - The seeds' shapes
@@ -355,22 +368,16 @@ struct KeyedArchiveReadingTests {
     /// shared by two places, arrays inside one that is not all objects (its list cut short
     /// before theirs), and arrays of plain values or nil, which are not listed, all read back.
     @Test func arraysListedWhileOrderingAreWrittenFromTheirLists() throws {
-        let record: (Int) -> PlistValue = { index in
-            .dictionary([
-                "kEncodeKeyName": .string("name \(index)"), "kEncodeKeyColor": .integer(Int64(index)),
-                "kEncodeKeyDate": .string("date \(index)"), "$class": .uid(3),
-            ])
-        }
-        let array: ([PlistValue]) -> PlistValue = { .dictionary(["NS.objects": .array($0), "$class": .uid(2)]) }
         let objects: [PlistValue] = [
-            array([.uid(6), .uid(6), .uid(7), .uid(8)]),
+            listingArray([.uid(6), .uid(6), .uid(7), .uid(8)]),
             .dictionary(["$classname": .string("NSArray")]),
             .dictionary(["$classname": .string("UAGridState")]),
-            record(0), record(1),
+            listingRecord(0), listingRecord(1),
             // 6: shared; 7: after a shared one; 8: empty.
-            array([.uid(4), .uid(5), .uid(4)]), array([.uid(5)]), array([]),
+            listingArray([.uid(4), .uid(5), .uid(4)]), listingArray([.uid(5)]), listingArray([]),
             // 9: integers inline; 10: strings by UID; 11: nil between objects.
-            array([.integer(7), .integer(8)]), array([.uid(12), .uid(12)]), array([.uid(4), .uid(0), .uid(5)]),
+            listingArray([.integer(7), .integer(8)]), listingArray([.uid(12), .uid(12)]),
+            listingArray([.uid(4), .uid(0), .uid(5)]),
             .string("text"),
         ]
         let data = keyedArchive(
@@ -386,6 +393,49 @@ struct KeyedArchiveReadingTests {
         let optionals = try unarchiver.decode([Record?].self, forKey: "optionals")
         #expect(optionals.map { $0?.color } == [0, nil, 1])
         #expect(optionals[0] === root[0][0])
+    }
+
+    /// Entries met again once classified (an object, an array, a string, nil, a class
+    /// definition where a value belongs) are taken from their kinds, not their bytes: sharing
+    /// is kept, plain values are copied, and a class definition is still refused.
+    @Test func entriesMetAgainAreReadFromTheirKinds() throws {
+        let objects: [PlistValue] = [
+            listingArray([.uid(6), .uid(9), .uid(6), .uid(10), .uid(9)]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("UAGridState")]),
+            listingRecord(0), listingRecord(1),
+            // 6 and 9: met twice, holding objects met before them.
+            listingArray([.uid(5), .uid(4)]),
+            // 7: a string met twice, with nil between.
+            listingArray([.uid(8), .uid(0), .uid(8)]), .string("again"),
+            listingArray([.uid(4)]), listingArray([.uid(5)]),
+        ]
+        let data = keyedArchive(top: ["root": .uid(1), "texts": .uid(7)], objects: objects)
+        let unarchiver = try GraphUnarchiver(forReadingKeyedArchive: data, registry: gridStateRegistry)
+        let root = try unarchiver.decode([[Record]].self, forKey: "root")
+        #expect(root.map { $0.map(\.color) } == [[1, 0], [0], [1, 0], [1], [0]])
+        #expect(root[0][1] === root[1][0] && root[1][0] === root[4][0] && root[0][0] === root[3][0])
+        #expect(root[2][0] === root[0][0])
+        #expect(try unarchiver.decode([String?].self, forKey: "texts") == ["again", nil, "again"])
+
+        // The class definition (UID 3), met first as a record's class, then as an element.
+        let misplaced = keyedArchive(
+            top: ["root": .uid(1)],
+            objects: [
+                listingArray([.uid(4), .uid(3)]), .dictionary(["$classname": .string("NSArray")]),
+                .dictionary(["$classname": .string("UAGridState")]), listingRecord(0),
+            ]
+        )
+        #expect {
+            try GraphUnarchiver.unarchivedObject(
+                ofType: [Record].self,
+                fromKeyedArchive: misplaced,
+                registry: gridStateRegistry
+            )
+        } throws: { error in
+            let error = error as? GraphArchiveError
+            return error?.code == .corrupt && error?.message.contains("$objects[3] is a class definition") == true
+        }
     }
 
     /// Instances with the same keys in any order, under two class names, and with other keys
