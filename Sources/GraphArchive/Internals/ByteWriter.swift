@@ -52,11 +52,10 @@ struct ByteWriter: ~Copyable {
     /// 10M tree nodes came out longer than the 308 MB reserved for them, and were copied once
     /// more into fresh pages (peak 170 MB higher).
     init(reservingMapped capacity: Int) {
-        guard capacity > Self.largeCapacity, let memory = ZeroedMemory.map(byteCount: capacity) else {
+        guard capacity > Self.largeCapacity, let memory = ZeroedMemory.mapGrowable(byteCount: capacity) else {
             self.init(reservingCapacity: capacity)
             return
         }
-        ZeroedMemory.adviseHugePages(mapping: memory, byteCount: capacity)
         self.init(mapping: memory.assumingMemoryBound(to: UInt8.self), capacity: capacity)
     }
 

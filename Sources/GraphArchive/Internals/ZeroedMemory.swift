@@ -136,6 +136,14 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// `map(byteCount:)` for a buffer that grows by remapping (`growMapping`): advised onto huge
+    /// pages whole (`adviseHugePages(mapping:byteCount:)`), so that it stays one mapping.
+    static func mapGrowable(byteCount: Int) -> UnsafeMutableRawPointer? {
+        guard let memory = map(byteCount: byteCount) else { return nil }
+        adviseHugePages(mapping: memory, byteCount: byteCount)
+        return memory
+    }
+
     /// Frees pages `map(byteCount:)` returned, given the same size.
     static func unmap(_ memory: UnsafeMutableRawPointer, byteCount: Int) {
         #if canImport(Glibc) || canImport(Musl)
@@ -162,8 +170,7 @@ enum ZeroedMemory {
         {
             return UnsafeMutableRawPointer(grown)
         }
-        guard let larger = map(byteCount: newByteCount) else { return nil }
-        adviseHugePages(mapping: larger, byteCount: newByteCount)
+        guard let larger = mapGrowable(byteCount: newByteCount) else { return nil }
         larger.copyMemory(from: memory, byteCount: keeping)
         if isMapping { unmap(memory, byteCount: byteCount) } else { free(memory) }
         return larger
