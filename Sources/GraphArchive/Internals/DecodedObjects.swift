@@ -37,6 +37,11 @@ struct DecodedObjects: ~Copyable {
     /// Bit `i` set: object `i`'s table reference now belongs to a decoded array. Empty until
     /// the first hand-over.
     private var handedOver: [UInt64] = []
+    /// While `handsOverFirstReferences`: bit `i` set once object `i`'s table reference went to
+    /// the first reference read to it (see `handOverFirstReferences(capacity:)`).
+    private var firstTaken = PlainStack<UInt64>(capacity: 1)
+    /// Whether each object's table reference goes to the first reference read to it.
+    private(set) var handsOverFirstReferences = false
 
     /// How far either side of the first object a compact entry reaches (at most 32 GiB).
     private let reach: UInt
@@ -53,6 +58,10 @@ struct DecodedObjects: ~Copyable {
 
     deinit {
         landing.deallocate()
+        if handsOverFirstReferences {
+            releaseObjectsNotTaken()
+            return
+        }
         guard isCompact && handedOver.isEmpty else {
             for index in 0..<count where !isHandedOver(index) {
                 reference(index).release()
@@ -66,6 +75,19 @@ struct DecodedObjects: ~Copyable {
         compact.withUnsafeBytes { entries in
             for entry in entries.assumingMemoryBound(to: UInt32.self) {
                 Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: base &+ UInt(entry) << 4)!).release()
+            }
+        }
+    }
+
+    /// Releases the objects no reference took (`handsOverFirstReferences`), a word of bits at
+    /// a time: in a chain or a tree every object but the root was taken, and none is touched.
+    private func releaseObjectsNotTaken() {
+        for word in 0..<(count + 63) / 64 {
+            var notTaken = ~firstTaken[word]
+            if word == count / 64 { notTaken &= (1 << UInt64(count % 64)) &- 1 }
+            while notTaken != 0 {
+                reference(word * 64 + notTaken.trailingZeroBitCount).release()
+                notTaken &= notTaken &- 1
             }
         }
     }
@@ -84,6 +106,38 @@ struct DecodedObjects: ~Copyable {
     /// objects is handed over.
     static func handOverBytes(count: Int) -> Int {
         MemoryBudget.array((count + 63) / 64, stride: MemoryLayout<UInt64>.stride)
+    }
+
+    /// What `handOverFirstReferences(capacity:)` allocates for `capacity` objects.
+    static func firstTakenBytes(capacity: Int) -> Int {
+        MemoryBudget.table((capacity + 63) / 64, stride: MemoryLayout<UInt64>.stride)
+    }
+
+    /// From now on, and before the first object, each object's table reference goes to the
+    /// first reference read to it (``takeFirst(_:)``): no retain then, and no release when
+    /// the table goes, for an object met only once (every object of a chain or a tree but the
+    /// root). The table can no longer give out an object it gave away: the object may be gone
+    /// (its taker may have dropped it). Whoever turns this on must check `isTaken` first and
+    /// decode again without it on a second reference (the caller charges
+    /// ``firstTakenBytes(capacity:)``).
+    mutating func handOverFirstReferences(capacity: Int) {
+        precondition(count == 0 && handedOver.isEmpty)
+        firstTaken = PlainStack<UInt64>(zeros: (capacity + 63) / 64)
+        handsOverFirstReferences = true
+    }
+
+    /// Whether object `index` (a valid index) was taken (``takeFirst(_:)``).
+    @inline(__always)
+    func isTaken(_ index: Int) -> Bool {
+        firstTaken[index >> 6] & Self.bit(index) != 0
+    }
+
+    /// Object `index` (a valid index, not taken yet), carrying the table's reference, which
+    /// the table no longer holds (see ``handOverFirstReferences(capacity:)``).
+    @inline(__always)
+    mutating func takeFirst(_ index: Int) -> AnyObject {
+        firstTaken[index >> 6] |= Self.bit(index)
+        return reference(index).takeRetainedValue()
     }
 
     /// Makes room for `capacity` objects in all, in the form the table is in (charged by the

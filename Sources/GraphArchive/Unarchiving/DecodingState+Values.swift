@@ -221,7 +221,10 @@ extension DecodingState {
             try scanner.checkObjectIndex(index, at: start)
             throw unresolvedCycle(Int(index), T.self, start)
         }
-        return try object(at: Int(truncatingIfNeeded: index), as: T.self, offset: start)
+        guard objects.handsOverFirstReferences else {
+            return try object(at: Int(truncatingIfNeeded: index), as: T.self, offset: start)
+        }
+        return try takenObject(at: Int(truncatingIfNeeded: index), as: T.self, offset: start)
     }
 
     /// The object, or nil when `allowingNil`, for `key` when it is the record's next value
@@ -239,6 +242,12 @@ extension DecodingState {
         guard tag == ValueTag.objectReference, let (index, length) = ByteReader.shortVarint(in: word),
             index < objects.count, objectClasses.holds(ObjectIdentifier(T.self), checkedAt: index)
         else { return nil }
+        if objects.handsOverFirstReferences {
+            // One taken already is the slow way's to report (`takenObject(at:as:offset:)`).
+            guard !objects.isTaken(index) else { return nil }
+            finishNextValue(end: start &+ 1 &+ length)
+            return .some(classInstance(objects.takeFirst(index), as: T.self))
+        }
         finishNextValue(end: start &+ 1 &+ length)
         return .some(classInstance(objects.object(checkedAt: index), as: T.self))
     }
@@ -286,6 +295,41 @@ extension DecodingState {
         return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
     }
 
+    /// What `object(at:as:offset:)` returns, while the table hands each object to its first
+    /// reference: the object with the table's reference, or a conflict if it was taken before.
+    @inline(__always)
+    mutating func takenObject<T: AnyObject>(at index: Int, as _: T.Type, offset: Int) throws(GraphArchiveError) -> T {
+        guard UInt(bitPattern: index) < UInt(bitPattern: objects.count) else {
+            throw unresolvedCycle(index, T.self, offset)
+        }
+        guard objectClasses.holds(ObjectIdentifier(T.self), checkedAt: index) else {
+            return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
+        }
+        guard !objects.isTaken(index) else { throw noteHandOverConflict(index, offset: offset) }
+        return classInstance(objects.takeFirst(index), as: T.self)
+    }
+
+    /// Throws when object `index` was taken by a reference read before (see
+    /// `DecodedObjects.handOverFirstReferences(capacity:)`): the table no longer holds it, and
+    /// whoever took it may have dropped it. Noted in `handOverConflict`, for the one-call decode
+    /// to decode again without taking, even if an initializer catches the error.
+    @inline(__always)
+    mutating func checkNotTaken(_ index: Int, offset: Int) throws(GraphArchiveError) {
+        guard objects.handsOverFirstReferences && objects.isTaken(index) else { return }
+        throw noteHandOverConflict(index, offset: offset)
+    }
+
+    @inline(never)
+    private func noteHandOverConflict(_ index: Int, offset: Int) -> GraphArchiveError {
+        handOverConflict?.happened = true
+        return GraphArchiveError(
+            .invalidState,
+            "object #\(index) is referenced a second time, which this decode did not expect; decoding again",
+            offset: offset,
+            keyPath: keyPath()
+        )
+    }
+
     /// The constructed object at `index` as `T`, lent without a retain (see `LentObject`); the
     /// same checks and errors as `object(at:as:offset:)`.
     @inline(__always)
@@ -298,15 +342,19 @@ extension DecodingState {
             // Past the objects built, or of a subclass of `T` or another class.
             _ = try object(at: index, as: T.self, offset: offset)
         }
+        try checkNotTaken(index, offset: offset)
         return objects.lent(index, as: T.self)
     }
 
     /// The object at `index`, whose class is not exactly `T`: an instance of a subclass of `T`
     /// (one dynamic cast), or else a type mismatch. Out of line, so the exact match stays small.
     @inline(never)
-    private func object<T: AnyObject>(ofAnotherClassAt index: Int, as _: T.Type, offset: Int)
+    private mutating func object<T: AnyObject>(ofAnotherClassAt index: Int, as _: T.Type, offset: Int)
         throws(GraphArchiveError) -> T
     {
+        // Not taken while the table hands objects to their first references: a cast that fails
+        // would drop the last one (`lentObject` checks its class through here).
+        try checkNotTaken(index, offset: offset)
         let object = objects[index]
         if let typed = object as? T { return typed }
         throw GraphArchiveError(

@@ -24,6 +24,13 @@ struct DecodingContainer {
     var objectIndex = -1
 }
 
+/// Whether a decode whose object table hands each object to its first reference met an
+/// object referenced again (see `DecodedObjects.handOverFirstReferences(capacity:)`): the
+/// one-call decode then decodes again, retaining as usual.
+final class HandOverConflict {
+    var happened = false
+}
+
 /// Where a shape's keys are in `ArchiveTables.shapeKeys`, and how many.
 struct RecordKeys {
     var start: Int
@@ -40,6 +47,9 @@ struct DecodingState: ~Copyable {
     /// Set by the one-call decode once only its root value is left to read: a reference array
     /// at the top level then takes the table's references (see `DecodedObjects`).
     var handsOverObjects = false
+    /// Set while `objects` hands each object to its first reference: noted there when an
+    /// object is referenced again (see `checkNotTaken`).
+    var handOverConflict: HandOverConflict?
     /// The packed reference array being read, its references read ahead (`readReferences`):
     /// one for the whole decode, since an array's elements are only looked up, never decoded,
     /// so no other array is read while one is.

@@ -127,8 +127,14 @@ public final class GraphUnarchiver {
     /// it anything (naming a type costs conformance lookups: too much for every decode).
     struct RootRequest {
         let requested: any GraphValue.Type
+        /// Set when the decode may hand each object to its first reference, and can decode
+        /// again if that fails (see `DecodedObjects.handOverFirstReferences(capacity:)`).
+        var handOverConflict: HandOverConflict?
 
-        init<T: GraphValue>(_: T.Type) { requested = T.self }
+        init<T: GraphValue>(_: T.Type, handOverConflict: HandOverConflict? = nil) {
+            requested = T.self
+            self.handOverConflict = handOverConflict
+        }
 
         /// The type asked for, e.g. `[String]`.
         var typeName: String { readableTypeName(requested) }
@@ -174,6 +180,18 @@ public final class GraphUnarchiver {
         do {
             try readTopIndex()
             state.stream(loaded.stream)
+            // As many references as objects: each object is most likely referenced once (a chain,
+            // a tree), and its first reference can take the table's (no retain, and no release at
+            // the end, each a cache miss on a large graph once construction has passed it).
+            if let conflict = root?.handOverConflict, objectCount > 0, header.referenceCount == UInt64(objectCount) {
+                try state.charge(
+                    DecodedObjects.firstTakenBytes(capacity: objectCount),
+                    for: "marking the objects handed to their first references",
+                    at: state.reader.offset
+                )
+                state.objects.handOverFirstReferences(capacity: objectCount)
+                state.handOverConflict = conflict
+            }
             try constructObjects(classes: registeredClasses(registry, root: root, loaded: loaded))
         } catch {
             // A decoding initializer may have kept this unarchiver; lent bytes are about to go.
@@ -718,24 +736,59 @@ public final class GraphUnarchiver {
 
     /// The `count` objects of a packed reference array (FORMAT.md §6.5), its tag and count read.
     func readReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type) throws -> [T] {
+        guard !state.objects.handsOverFirstReferences else {
+            return try readTakenReferenceArray(count: count, capacity: capacity, as: T.self)
+        }
         // The one-call decode's root array: nothing but this array can hold the objects after it.
         let handingOver = state.handsOverObjects && state.stack.isEmpty
+        var unread = try startReferenceArray(count: count, capacity: capacity, as: T.self)
+        return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
+            let (index, offset) = try nextArrayReference(unread: &unread, handingOver: handingOver)
+            return try state.object(at: index, as: T.self, offset: offset, handingOver: handingOver)
+        }
+    }
+
+    /// `readReferenceArray` while the table hands each object to its first reference
+    /// (`takenObject`); apart, so that the usual array pays no test per element. Its
+    /// `readReferences` touch none of the objects, as for a root array's not yet taken.
+    @inline(never)
+    private func readTakenReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type)
+        throws -> [T]
+    {
+        var unread = try startReferenceArray(count: count, capacity: capacity, as: T.self)
+        return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
+            let (index, offset) = try nextArrayReference(unread: &unread, handingOver: true)
+            return try state.takenObject(at: index, as: T.self, offset: offset)
+        }
+    }
+
+    /// Charges a packed reference array of `count` elements and starts reading it; returns the
+    /// references to read, never more than `filled` takes (an array longer than its input fails
+    /// there).
+    @inline(__always)
+    private func startReferenceArray<T: GraphCoding & AnyObject>(count: Int, capacity: Int, as _: T.Type)
+        throws(GraphArchiveError) -> Int
+    {
         try state.charge(
             MemoryBudget.array(capacity, stride: MemoryLayout<T>.stride),
             for: "an array of \(count) references",
             at: state.reader.offset
         )
         state.referenceBatch.startArray()
-        // Never read past what `filled` takes: an array longer than its input fails there.
-        var unread = min(count, capacity)
-        return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
-            if state.referenceBatch.isEmpty {
-                try state.readReferences(limit: unread, handingOver: handingOver)
-                unread -= state.referenceBatch.count
-            }
-            let (index, offset) = state.referenceBatch.next()
-            return try state.object(at: index, as: T.self, offset: offset, handingOver: handingOver)
+        return min(count, capacity)
+    }
+
+    /// The next reference of the packed array being read, read ahead in batches
+    /// (`readReferences`); `unread` counts those of the array not read yet.
+    @inline(__always)
+    private func nextArrayReference(unread: inout Int, handingOver: Bool) throws(GraphArchiveError)
+        -> (index: Int, offset: Int)
+    {
+        if state.referenceBatch.isEmpty {
+            try state.readReferences(limit: unread, handingOver: handingOver)
+            unread -= state.referenceBatch.count
         }
+        return state.referenceBatch.next()
     }
 
     func readValueRecord<T: GraphCoding>(_: T.Type) throws -> T {
@@ -864,6 +917,11 @@ public final class GraphUnarchiver {
     /// classes of fields, of structs' fields) in `registry`. The typed, throwing
     /// `unarchivedObject(ofClass:from:)`.
     ///
+    /// In an archive with as many references as objects (a chain, a tree), each object is
+    /// given to the first reference read to it, without a retain. An initializer that reads a
+    /// reference a second time, or two records that refer to one object, make it decode the
+    /// archive again from the start, retaining as usual: initializers can then run twice.
+    ///
     /// - Throws: What ``init(forReadingFrom:registry:options:)-(Data,_,_)`` throws; for an
     ///   archive whose root is objects of classes `registry` lacks while `type` names no class
     ///   (`[String]` of an archive of notes), `.typeMismatch` saying what the root holds and
@@ -877,16 +935,34 @@ public final class GraphUnarchiver {
         // The archive is read where `data` holds it, not copied (see `ArchiveBytes(borrowing:)`).
         // The unarchiver is closed before `data`'s bytes are released, so one that a decoding
         // initializer kept can no longer read them.
-        try ArchiveBytes.lending(data) { bytes in
-            let unarchiver = try GraphUnarchiver(
-                bytes: bytes,
-                registry: registry.including(T.self),
-                options: options,
-                root: RootRequest(T.self)
-            )
-            defer { unarchiver.state.closeInput() }
-            return try unarchiver.decodeRoot(T.self)
+        let registry = registry.including(T.self)
+        return try ArchiveBytes.lending(data) { bytes in
+            // First handing each object to its first reference; if one is referenced again, once
+            // more without (see `DecodedObjects.handOverFirstReferences(capacity:)`).
+            let conflict = HandOverConflict()
+            do {
+                let root = try decodeRoot(T.self, of: bytes, registry: registry, options: options, conflict: conflict)
+                if !conflict.happened { return root }
+            } catch  where conflict.happened {}
+            return try decodeRoot(T.self, of: bytes, registry: registry, options: options, conflict: nil)
         }
+    }
+
+    private static func decodeRoot<T: GraphValue>(
+        _: T.Type,
+        of bytes: ArchiveBytes,
+        registry: GraphTypeRegistry,
+        options: Options,
+        conflict: HandOverConflict?
+    ) throws -> T {
+        let unarchiver = try GraphUnarchiver(
+            bytes: bytes,
+            registry: registry,
+            options: options,
+            root: RootRequest(T.self, handOverConflict: conflict)
+        )
+        defer { unarchiver.state.closeInput() }
+        return try unarchiver.decodeRoot(T.self)
     }
 
     /// Decodes the root value of the archive at `path` as `type`: the typed, throwing

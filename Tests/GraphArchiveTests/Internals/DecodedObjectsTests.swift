@@ -45,6 +45,42 @@ struct DecodedObjectsTests {
         #expect(weak.allSatisfy { $0.object == nil })
     }
 
+    /// Handing each object to its first reference: a taken object is the taker's alone (the
+    /// table no longer holds it, and says so), and the table releases only those not taken,
+    /// compact or in words, whatever the count's remainder in a word of bits.
+    @Test(arguments: [UInt(1) << 35, 64], [5_000, 64, 1])
+    func objectsTakenByTheirFirstReferenceAreTheTakers(reach: UInt, count: Int) throws {
+        var weak: [WeakCounted] = []
+        var taken: [Counted] = []
+        do {
+            var table = DecodedObjects(reach: reach)
+            var memory = MemoryBudget(limit: 1 << 30, source: "a test budget")
+            table.handOverFirstReferences(capacity: count)
+            table.reserveCapacity(count)
+            let handsOver = table.handsOverFirstReferences
+            #expect(handsOver)
+            for value in 0..<count {
+                let object = Counted(value)
+                weak.append(WeakCounted(object: object))
+                try table.append(object, memory: &memory)
+            }
+            var takenBefore = 0
+            for index in stride(from: 0, to: count, by: 3) {
+                if table.isTaken(index) { takenBefore += 1 }
+                taken.append(try #require(table.takeFirst(index) as? Counted))
+            }
+            #expect(takenBefore == 0)
+            #expect(taken.map(\.value) == Array(stride(from: 0, to: count, by: 3)))
+            var marks: [Bool] = []
+            for index in 0..<count { marks.append(table.isTaken(index)) }
+            #expect(marks == (0..<count).map { $0 % 3 == 0 })
+        }
+        // The table released the objects it kept; the taken ones live on with their taker.
+        #expect(weak.indices.allSatisfy { (weak[$0].object == nil) == ($0 % 3 != 0) })
+        taken = []
+        #expect(weak.allSatisfy { $0.object == nil })
+    }
+
     /// The compact table is charged by the decoder before it is reserved; turning to words
     /// charges them first (the two forms are held at once while the references move), then
     /// gives back the compact form, so that the budget ends holding the words alone. A budget

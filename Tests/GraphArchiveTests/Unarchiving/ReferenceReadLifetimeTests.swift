@@ -6,14 +6,15 @@ import Testing
 @testable import GraphArchive
 
 /// The object table keeps its own reference to every object until the decode ends, and every
-/// reference an initializer reads is retained for it. Handing the table's reference to the
-/// reader instead (no retain, no release) would take knowing that nothing reads the object
-/// again; but an initializer may read a reference, drop it and read it again (a table that
-/// handed its reference to the first read gave the second a freed link: tried, it crashed),
-/// and a reference may appear in many records, or in none. These tests check that every object
-/// comes back whole however its references are read, and is released exactly once: a leak
-/// leaves a link counted alive, an extra release crashes (AddressSanitizer, which CI runs over
-/// every test, reports a read of a freed link).
+/// reference an initializer reads is retained for it; except in a one-call decode of an archive
+/// with as many references as objects (a chain, a tree), where the first reference read to an
+/// object takes the table's reference (no retain, no release). An initializer may read a
+/// reference, drop it and read it again (the table then has nothing left to give: the link may
+/// be freed), and a reference may appear in many records, or in none: such a decode starts
+/// again, retaining as usual. These tests check that every object comes back whole however its
+/// references are read, and is released exactly once: a leak leaves a link counted alive, an
+/// extra release crashes (AddressSanitizer, which CI runs over every test, reports a read of a
+/// freed link).
 @Suite("References read once, twice or never")
 struct ReferenceReadLifetimeTests {
     /// `count` links, each the next of the one after it, the last one returned; each link's
@@ -26,6 +27,15 @@ struct ReferenceReadLifetimeTests {
             links.append(link)
         }
         return links.last!
+    }
+
+    /// `count` links, each the next of the one after it, the last one returned, and no back
+    /// links: every link is referenced once, so the one-call decode hands each link to the
+    /// reference that reads it first.
+    static func plainChain(_ count: Int) -> CountedLink {
+        var head: CountedLink?
+        for value in 0..<count { head = CountedLink(value, next: head) }
+        return head!
     }
 
     static func decode<T: GraphValue>(
@@ -60,13 +70,77 @@ struct ReferenceReadLifetimeTests {
         #expect(live.count == 0, "decoded links outlived their chain")
     }
 
+    /// A chain without back links, compressed or not, read once, twice (the first read dropped,
+    /// so that the table cannot give the second the link it gave away) or twice with the
+    /// initializer catching any error: it comes back whole, each link released once, with no
+    /// link left over from a decode that had to start again.
+    @Test(arguments: [CountedLink.Reading.once, .twiceDroppingTheFirst, .twiceIgnoringErrors], [false, true])
+    func plainChainReadOnceOrTwice(reading: CountedLink.Reading, compressed: Bool) throws {
+        let options = GraphArchiver.Options(compression: compressed ? .zstd : .none)
+        let data = try GraphArchiver.archivedData(withRootObject: Self.plainChain(300), options: options)
+        let info = try GraphUnarchiver.archiveInfo(from: data)
+        #expect(info.objectCount == 300 && info.referenceCount == 300)
+        let live = LiveObjects()
+        var head: CountedLink? = try Self.decode(CountedLink.self, from: data, reading: reading, live: live)
+        #expect(live.count == 300, "links of a decode started again outlived it")
+        var walk = head
+        for value in (0..<300).reversed() {
+            #expect(walk?.value == value)
+            walk = walk?.next
+        }
+        #expect(walk == nil)
+        walk = nil
+        head = nil
+        #expect(live.count == 0, "decoded links outlived their chain")
+    }
+
+    /// A root array of distinct links, each link's `next` another link read once: as many
+    /// references as objects, each taken by its one reader.
+    @Test func rootArrayOfLinksReadOnce() throws {
+        let links = (0..<70).map { CountedLink($0, next: CountedLink(1_000 + $0, next: nil)) }
+        let data = try GraphArchiver.archivedData(withRootObject: links)
+        let live = LiveObjects()
+        var back: [CountedLink]? = try Self.decode([CountedLink].self, from: data, reading: .once, live: live)
+        #expect(back?.map(\.value) == Array(0..<70))
+        #expect(back?.map { $0.next?.value } == (0..<70).map { 1_000 + $0 })
+        #expect(live.count == 140)
+        back = nil
+        #expect(live.count == 0, "decoded links outlived their array")
+    }
+
+    /// A chain of three whose last link's `next` was edited to the first link: the first link
+    /// is referenced twice and the middle one by nothing, so there are as many references as
+    /// objects still. The second read of the first link cannot take what the first read took,
+    /// and the decode starts again: the head's `next` is the first link, and the middle link,
+    /// which nothing reaches, is released with the decode.
+    @Test(arguments: [CountedLink.Reading.once, .twiceIgnoringErrors])
+    func linkReferencedTwiceAndLinkReferencedNever(reading: CountedLink.Reading) throws {
+        let original = [UInt8](try GraphArchiver.archivedData(withRootObject: Self.plainChain(3)))
+        var payload = Array(original[64...])
+        let reference = [ValueTag.objectReference, 1]
+        let starts = payload.indices.dropLast().filter { Array(payload[$0...($0 + 1)]) == reference }
+        try #require(starts.count == 1, "the head's reference to the middle link")
+        payload[starts[0] + 1] = 0
+        let typeCount = UInt32(original[12]) | UInt32(original[13]) << 8
+        let data = HandBuiltArchive(payload, typeCount: typeCount, objectCount: 3, referenceCount: 3).data
+        let live = LiveObjects()
+        var head: CountedLink? = try Self.decode(CountedLink.self, from: data, reading: reading, live: live)
+        #expect(head?.value == 2 && head?.next?.value == 0 && head?.next?.next == nil)
+        #expect(live.count == 2, "the link nothing reaches outlived the decode")
+        head = nil
+        #expect(live.count == 0)
+    }
+
     /// References never read: the table alone holds the links the root does not reach, and
-    /// releases each of them once.
-    @Test func chainNeverRead() throws {
-        let data = try GraphArchiver.archivedData(withRootObject: Self.chain(40))
+    /// releases each of them once; a chain without back links too, whose table would have
+    /// handed each link to the reference that read it.
+    @Test(arguments: [false, true])
+    func chainNeverRead(withoutBackLinks: Bool) throws {
+        let chain = withoutBackLinks ? Self.plainChain(130) : Self.chain(40)
+        let data = try GraphArchiver.archivedData(withRootObject: chain)
         let live = LiveObjects()
         var head: CountedLink? = try Self.decode(CountedLink.self, from: data, reading: .never, live: live)
-        #expect(head?.value == 39 && head?.next == nil)
+        #expect(head?.value == (withoutBackLinks ? 129 : 39) && head?.next == nil)
         #expect(live.count == 1, "links no one holds outlived the decode")
         head = nil
         #expect(live.count == 0)
@@ -100,6 +174,8 @@ final class CountedLink: GraphCoding {
         case once
         /// Reads `next` before `value` and drops it, then again as the next value stored.
         case twiceDroppingTheFirst
+        /// As `twiceDroppingTheFirst`, each read with `try?`: an error reads as nil.
+        case twiceIgnoringErrors
         case never
     }
 
@@ -135,6 +211,10 @@ final class CountedLink: GraphCoding {
             guard next?.value == first else {
                 throw GraphArchiveError(.corrupt, "link \(value) read two different links")
             }
+        case .twiceIgnoringErrors:
+            _ = try? unarchiver.decode(CountedLink?.self, forKey: "next")
+            value = try unarchiver.decode(Int.self, forKey: "value")
+            next = try? unarchiver.decode(CountedLink?.self, forKey: "next")
         case .never:
             value = try unarchiver.decode(Int.self, forKey: "value")
             next = nil
