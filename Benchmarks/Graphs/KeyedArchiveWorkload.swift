@@ -84,16 +84,30 @@ final class KeyedArchiveWorkload: Workload {
 
     /// The peer model NSKeyedArchiver archives (an NSArray of `GridStateObject`s) and its
     /// archive, checked with NSKeyedUnarchiver: made once, shared by the peers' rows, their
-    /// pilot runs and gridstore's reading rows.
+    /// pilot runs and gridstore's reading rows. With `--keyed-input` the archive is kept in a
+    /// file and read from there by later runs.
     private func foundationInput(_ count: Int) throws -> PeerInput<NSArray> {
         let (input, seconds) = try inputs.entry("foundation/\(count)") {
             let graph = graph(count)
             let model = NSArray(array: GridStateKeyedPeer().model(of: graph))
+            let kept = try keptArchiveURL(count)
+            // Not checked here: every row that reads it checks what it decodes against the graph.
+            if let kept, let archive = try? Data(contentsOf: kept) { return PeerInput(model: model, archive: archive) }
             let archive = try KeyedArchiving.archive(model)
             try graph.verifySlots(using: Self.foundationUnarchive(archive))
+            try kept.map { try archive.write(to: $0, options: .atomic) }
             return PeerInput(model: model, archive: archive)
         }
         return PeerInput(model: input.model, archive: input.archive, seconds: seconds)
+    }
+
+    /// Where `--keyed-input` keeps the archive of the `count`-slot graph (its directory made),
+    /// named by everything the graph depends on; nil without the option.
+    private func keptArchiveURL(_ count: Int) throws -> URL? {
+        guard let directory = settings.keyedInputDirectory else { return nil }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return URL(fileURLWithPath: directory)
+            .appendingPathComponent("keyed-\(count)-\(settings.sharedFraction)-\(settings.seed).plist")
     }
 
     /// gridstore's keyed archive of the `count`-slot graph, made once and checked by reading it

@@ -36,6 +36,8 @@ struct Settings: Equatable, Sendable {
     var seed: UInt64 = 1
     /// The heap every timed run starts from.
     var heap = HeapState.warm
+    /// Where the keyed workload keeps NSKeyedArchiver's archives between runs, if anywhere.
+    var keyedInputDirectory: String?
 }
 
 struct UsageError: Error, Equatable {
@@ -75,6 +77,10 @@ enum CommandLineSyntax {
           --markdown PATH    run nothing; print the report --json wrote at PATH as the results
                              section of docs/BENCHMARKS.md
           --seed S           generator seed (default 1)
+          --keyed-input DIR  keep the keyed workload's NSKeyedArchiver archive in DIR, one file
+                             per N, F and seed, and read it from there on later runs rather
+                             than archiving again: a quicker start, and the same input for runs
+                             compared (Foundation's key order varies from archive to archive)
           -h, --help         show this help
 
         Exit status: 0 all cases passed their checks, 1 a case failed, 64 bad usage.
@@ -135,6 +141,8 @@ enum CommandLineSyntax {
                 let text = try value(of: argument)
                 guard let seed = UInt64(text) else { throw UsageError(message: "--seed needs an unsigned integer") }
                 settings.seed = seed
+            case "--keyed-input":
+                settings.keyedInputDirectory = try value(of: argument)
             case "--only":
                 let start = index + 1
                 while index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") {

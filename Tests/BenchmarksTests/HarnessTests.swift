@@ -15,7 +15,7 @@ struct HarnessTests {
         let command = try CommandLineSyntax.parse([
             "--n", "20k", "--shared", "0.5", "--reps", "7", "--only", "gridstate", "nskeyed", "--compress",
             "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "--heap", "cold",
-            "--baseline", "Benchmarks/baseline.json", "chain",
+            "--baseline", "Benchmarks/baseline.json", "--keyed-input", "inputs", "chain",
         ])
         guard case .run(let settings) = command else {
             Issue.record("expected a run, got \(command)")
@@ -32,6 +32,7 @@ struct HarnessTests {
         #expect(settings.seed == 7)
         #expect(settings.heap == .cold)
         #expect(settings.baselinePath == "Benchmarks/baseline.json")
+        #expect(settings.keyedInputDirectory == "inputs")
         #expect(try CommandLineSyntax.parse(["--markdown", "run.json"]) == .markdown(reportPath: "run.json"))
     }
 
@@ -53,6 +54,7 @@ struct HarnessTests {
         ["--shared", "-0.1"], ["--reps", "x"], ["--only"], ["--only", "nope"], ["nope"], ["--compress", "lz4"],
         ["--compress", "zstd:"], ["--budget", "0"], ["--json"], ["--seed", "-1"], ["--heap"], ["--heap", "hot"],
         ["--heap", "--sweep"], ["--baseline"], ["--baseline", "--sweep"], ["--markdown"],
+        ["--keyed-input"], ["--keyed-input", "--sweep"],
     ])
     func rejectsBadFlags(_ arguments: [String]) {
         #expect(throws: UsageError.self) { try CommandLineSyntax.parse(arguments) }
