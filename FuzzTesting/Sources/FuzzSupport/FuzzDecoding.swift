@@ -18,7 +18,17 @@ public enum FuzzDecoding {
         _ = try? GraphUnarchiver.archiveInfo(from: data)
         _ = try? GraphUnarchiver.verify(data)
         decodeRoots(try? GraphUnarchiver(forReadingFrom: data, registry: registry))
+        decodeInOneCall(data)
         walkGraph(data)
+    }
+
+    /// The one-call decode, which takes another road than an unarchiver kept open: with as many
+    /// references as objects it hands each object to its first reference, and decodes again
+    /// when an object is referenced twice.
+    static func decodeInOneCall(_ data: Data) {
+        defer { FuzzNode.releaseDecoded() }
+        _ = try? GraphUnarchiver.unarchivedObject(ofType: [FuzzNode].self, from: data, registry: registry)
+        _ = try? GraphUnarchiver.unarchivedObject(ofType: FuzzNode.self, from: data, registry: registry)
     }
 
     /// The classes a keyed archive may create: the seed fixtures' class names, mapped to

@@ -32,6 +32,12 @@ public enum SeedCorpus {
         seeds["node-ring"] = try archive { try $0.encode(ring, forKey: GraphArchiver.rootKey) }
         FuzzNode.breakCycles(ring)
 
+        // As many references as objects: the one-call decode hands each node to its reader.
+        let chain = (0..<5).map { FuzzNode(label: $0) }
+        for (node, next) in zip(chain, chain.dropFirst()) { node.next = next }
+        seeds["node-chain"] = try archive { try $0.encode(chain[0], forKey: GraphArchiver.rootKey) }
+        FuzzNode.breakCycles(chain)
+
         let parent = FuzzNode(label: 100)
         parent.values = sampleValues(depth: 2)
         parent.children = (0..<3).map { FuzzNode(label: $0) }
