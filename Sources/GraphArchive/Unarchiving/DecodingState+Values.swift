@@ -297,6 +297,8 @@ extension DecodingState {
 
     /// What `object(at:as:offset:)` returns, while the table hands each object to its first
     /// reference: the object with the table's reference, or a conflict if it was taken before.
+    /// Apart from `object(at:as:offset:)`, whose exact-class branch would otherwise choose among
+    /// three ways to get the object: that choice cost gridstate's and cycles' decode 0.1-0.2%.
     @inline(__always)
     mutating func takenObject<T: AnyObject>(at index: Int, as _: T.Type, offset: Int) throws(GraphArchiveError) -> T {
         guard UInt(bitPattern: index) < UInt(bitPattern: objects.count) else {
