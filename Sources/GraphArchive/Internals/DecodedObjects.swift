@@ -114,30 +114,36 @@ struct DecodedObjects: ~Copyable {
     }
 
     /// From now on, and before the first object, each object's table reference goes to the
-    /// first reference read to it (``takeFirst(_:)``): no retain then, and no release when
+    /// first reference read to it (``takeFirst(checkedAt:)``): no retain then, and no release when
     /// the table goes, for an object met only once (every object of a chain or a tree but the
     /// root). The table can no longer give out an object it gave away: the object may be gone
-    /// (its taker may have dropped it). Whoever turns this on must check `isTaken` first and
-    /// decode again without it on a second reference (the caller charges
-    /// ``firstTakenBytes(capacity:)``).
+    /// (its taker may have dropped it). Whoever turns this on must decode again without it on a
+    /// second reference, when ``takeFirst(checkedAt:)`` finds the object taken (the caller
+    /// charges ``firstTakenBytes(capacity:)``).
     mutating func handOverFirstReferences(capacity: Int) {
         precondition(count == 0 && handedOver.isEmpty)
         firstTaken = PlainStack<UInt64>(zeros: (capacity + 63) / 64)
         handsOverFirstReferences = true
     }
 
-    /// Whether object `index` (a valid index) was taken (``takeFirst(_:)``).
+    /// Whether object `index` (a valid index) was taken (``takeFirst(checkedAt:)``).
     @inline(__always)
     func isTaken(_ index: Int) -> Bool {
         firstTaken[index >> 6] & Self.bit(index) != 0
     }
 
-    /// Object `index` (a valid index, not taken yet), carrying the table's reference, which
-    /// the table no longer holds (see ``handOverFirstReferences(capacity:)``).
+    /// Object `index`, which the caller has just checked is below `count`, carrying the table's
+    /// reference, which the table no longer holds (see ``handOverFirstReferences(capacity:)``);
+    /// nil, with nothing changed, when it was taken before. One read of its mark, and neither
+    /// the mark nor the entry checked again (the marks cover the capacity, at least `count`):
+    /// on every reference a chain's or a tree's initializer reads.
     @inline(__always)
-    mutating func takeFirst(_ index: Int) -> AnyObject {
-        firstTaken[index >> 6] |= Self.bit(index)
-        return reference(index).takeRetainedValue()
+    mutating func takeFirst(checkedAt index: Int) -> AnyObject? {
+        let word = firstTaken.element(checkedAt: index &>> 6)
+        let bit = Self.bit(index)
+        guard word & bit == 0 else { return nil }
+        firstTaken.setElement(word | bit, checkedAt: index &>> 6)
+        return reference(checkedAt: index).takeRetainedValue()
     }
 
     /// Makes room for `capacity` objects in all, in the form the table is in (charged by the
@@ -231,10 +237,16 @@ struct DecodedObjects: ~Copyable {
     /// second check of the index or of the address (on every reference an initializer reads).
     @inline(__always)
     func object(checkedAt index: Int) -> AnyObject {
-        guard isCompact else { return words.element(checkedAt: index).takeUnretainedValue() }
+        reference(checkedAt: index).takeUnretainedValue()
+    }
+
+    /// The table's reference to object `index`, which the caller has just checked is below
+    /// `count`: neither the index nor the address checked again.
+    @inline(__always)
+    private func reference(checkedAt index: Int) -> Unmanaged<AnyObject> {
+        guard isCompact else { return words.element(checkedAt: index) }
         let address = base &+ UInt(compact.element(checkedAt: index)) << 4
-        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
-            .takeUnretainedValue()
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
     }
 
     /// The object at `index` (a valid index), carrying the table's reference the first time it

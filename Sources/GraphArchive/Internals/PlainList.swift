@@ -49,6 +49,14 @@ struct PlainList<Element: BitwiseCopyable, Memory: PlainListMemory>: ~Copyable {
         return base[index]
     }
 
+    /// Replaces element `index`, which the caller has just checked is below `count`: not
+    /// checked again.
+    @inline(__always)
+    mutating func setElement(_ element: Element, checkedAt index: Int) {
+        assert(index >= 0 && index < count, "index \(index) out of range (count \(count))")
+        base[index] = element
+    }
+
     /// Where element `index` (checked) is stored.
     @inline(__always)
     private func address(of index: Int) -> UnsafeMutablePointer<Element> {

@@ -244,9 +244,9 @@ extension DecodingState {
         else { return nil }
         if objects.handsOverFirstReferences {
             // One taken already is the slow way's to report (`takenObject(at:as:offset:)`).
-            guard !objects.isTaken(index) else { return nil }
+            guard let object = objects.takeFirst(checkedAt: index) else { return nil }
             finishNextValue(end: start &+ 1 &+ length)
-            return .some(classInstance(objects.takeFirst(index), as: T.self))
+            return .some(classInstance(object, as: T.self))
         }
         finishNextValue(end: start &+ 1 &+ length)
         return .some(classInstance(objects.object(checkedAt: index), as: T.self))
@@ -307,8 +307,10 @@ extension DecodingState {
         guard objectClasses.holds(ObjectIdentifier(T.self), checkedAt: index) else {
             return try object(ofAnotherClassAt: index, as: T.self, offset: offset)
         }
-        guard !objects.isTaken(index) else { throw noteHandOverConflict(index, offset: offset) }
-        return classInstance(objects.takeFirst(index), as: T.self)
+        guard let object = objects.takeFirst(checkedAt: index) else {
+            throw noteHandOverConflict(index, offset: offset)
+        }
+        return classInstance(object, as: T.self)
     }
 
     /// Throws when object `index` was taken by a reference read before (see

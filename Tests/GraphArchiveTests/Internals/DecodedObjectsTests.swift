@@ -67,10 +67,13 @@ struct DecodedObjectsTests {
             var takenBefore = 0
             for index in stride(from: 0, to: count, by: 3) {
                 if table.isTaken(index) { takenBefore += 1 }
-                taken.append(try #require(table.takeFirst(index) as? Counted))
+                taken.append(try #require(table.takeFirst(checkedAt: index) as? Counted))
             }
             #expect(takenBefore == 0)
             #expect(taken.map(\.value) == Array(stride(from: 0, to: count, by: 3)))
+            // Taken once: nothing the second time, and still marked.
+            let again = table.takeFirst(checkedAt: 0)
+            #expect(again == nil && table.isTaken(0))
             var marks: [Bool] = []
             for index in 0..<count { marks.append(table.isTaken(index)) }
             #expect(marks == (0..<count).map { $0 % 3 == 0 })
