@@ -59,6 +59,11 @@ struct KeyedArchiveReader: ~Copyable {
     private var budget: Int
     /// Whether `budget` is the memory budget's share rather than the expansion limit.
     private let budgetIsMemory: Bool
+    /// How many objects of `order` had their records written as they were numbered (see
+    /// `number(_:recordEnd:)`); -1 while every object so far had.
+    private var writtenObjects = -1
+    /// The top-level section, written after ordering but stored before the objects' records.
+    private var topSection = ByteWriter()
     /// The fields of the record being parsed, sorted by key: the first `fieldCount`.
     private var fields = GrowableBuffer<(key: Int, value: Int)>()
     private var fieldCount = 0
@@ -246,8 +251,9 @@ struct KeyedArchiveReader: ~Copyable {
         }
         let roots = edges.array
         edges.truncate(to: 0)
-        // Each frame is an object and the range of `edges` holding what it refers to.
-        var stack = GrowableBuffer<(uid: Int, start: Int, next: Int)>()
+        // Each frame is an object, the range of `edges` holding what it refers to, and where
+        // its record ends in `records`.
+        var stack = GrowableBuffer<(uid: Int, start: Int, next: Int, recordEnd: Int)>()
         for root in roots where position[root] == Self.unvisited {
             try push(root, onto: &stack, edges: &edges)
             while let frame = stack.last {
@@ -260,8 +266,7 @@ struct KeyedArchiveReader: ~Copyable {
                 } else {
                     stack.removeLast()
                     edges.truncate(to: frame.start)
-                    position[frame.uid] = Int32(truncatingIfNeeded: order.count)
-                    order.append(frame.uid)
+                    try number(frame.uid, recordEnd: frame.recordEnd)
                 }
             }
         }
@@ -273,19 +278,53 @@ struct KeyedArchiveReader: ~Copyable {
         }
     }
 
+    @inline(__always)
     private mutating func push(
         _ uid: Int,
-        onto stack: inout GrowableBuffer<(uid: Int, start: Int, next: Int)>,
+        onto stack: inout GrowableBuffer<(uid: Int, start: Int, next: Int, recordEnd: Int)>,
         edges: inout GrowableBuffer<Int>
     ) throws(GraphArchiveError) {
         position[uid] = Self.inProgress
         let start = edges.count
         let record = try parseRecord(uid)
         recordStart[uid] = Int32(truncatingIfNeeded: record)
+        var holdsEntries = false
         for position in (record + 1)..<records.count where records[position] < 0 {
+            holdsEntries = true
             try collectObjects(inEntry: -1 - Int(records[position]), into: &edges, depth: 0)
         }
-        stack.append((uid, start, start))
+        // A record of plain values only refers to nothing: numbered now, with no frame.
+        guard holdsEntries else { return try number(uid, recordEnd: nil) }
+        stack.append((uid, start, start, records.count))
+    }
+
+    /// Gives object `uid`, all it refers to numbered (but references closing cycles), the next
+    /// position, and writes its record while the values parsed are still in cache: written
+    /// after ordering, each was read from memory again. Records are written in construction
+    /// order, so only while every object so far was: a record with a value other than a plain
+    /// value, nil or an object numbered (a reference closing a cycle, an inline container or
+    /// value record, whose shapes must be numbered after the objects' own) stops this, and
+    /// `writeObjects` writes the rest. `recordEnd` is where the record ends in `records`, nil
+    /// for one of plain values only.
+    @inline(__always)
+    private mutating func number(_ uid: Int, recordEnd: Int?) throws(GraphArchiveError) {
+        position[uid] = Int32(truncatingIfNeeded: order.count)
+        order.append(uid)
+        guard writtenObjects < 0 else { return }
+        let start = Int(recordStart[uid])
+        if let recordEnd {
+            for slot in (start + 1)..<recordEnd where records[slot] < 0 {
+                let entry = -1 - Int(records[slot])
+                switch index.knownKind(of: entry) {
+                case .null, .scalar: continue
+                case .object where position[entry] >= 0: continue
+                default:
+                    writtenObjects = order.count - 1
+                    return
+                }
+            }
+        }
+        try writeRecord(at: start, depth: 0)
     }
 
     /// Appends the objects that value `reference` refers to, looking inside inline containers;
@@ -408,7 +447,11 @@ struct KeyedArchiveReader: ~Copyable {
 
     // MARK: - Writing
 
+    /// Writes the top-level section into `topSection`, which goes before the records
+    /// ordering may have written already.
     private mutating func writeTopLevel() throws(GraphArchiveError) {
+        swap(&topSection, &state.out)
+        defer { swap(&topSection, &state.out) }
         let top = index.top
         var seen: Set<Int> = []
         for slot in 0..<top.count {
@@ -426,9 +469,9 @@ struct KeyedArchiveReader: ~Copyable {
         }
     }
 
-    /// Writes each object's record, parsed while ordering.
+    /// Writes each object's record, parsed while ordering, that ordering did not write.
     private mutating func writeObjects() throws(GraphArchiveError) {
-        for position in 0..<order.count {
+        for position in (writtenObjects < 0 ? order.count : writtenObjects)..<order.count {
             try writeRecord(at: Int(recordStart[order[position]]), depth: 0)
         }
     }
@@ -821,9 +864,11 @@ struct KeyedArchiveReader: ~Copyable {
     {
         var body = ByteWriter()
         swap(&body, &state.out)
+        var top = ByteWriter()
+        swap(&top, &topSection)
         return try ArchiveAssembler.assemble(
             tablesOf: state,
-            sections: [OutputChunk(body)],
+            sections: [OutputChunk(top), OutputChunk(body)],
             objectCount: order.count,
             referenceCount: referenceCount,
             compression: compression,

@@ -119,6 +119,31 @@ final class FoundationValues: GraphCoding {
     }
 }
 
+/// A holder whose `next` may close a cycle, and which may hold a point (a value record) and
+/// an inline array of records: each is a value that stops the reader writing records as it
+/// numbers objects.
+final class KeyedHolder: GraphCoding {
+    static var archivedTypeName: String { "Holder" }
+    var label: Int
+    var next: KeyedHolder?
+    var point: KeyedPoint?
+    var records: [Record]
+
+    init(label: Int) {
+        self.label = label
+        records = []
+    }
+
+    func encode(with archiver: GraphArchiver) throws {}
+
+    init(from unarchiver: GraphUnarchiver) throws {
+        label = try unarchiver.decode(Int.self, forKey: "label")
+        point = try unarchiver.decodeIfPresent(KeyedPoint.self, forKey: "point")
+        records = try unarchiver.decodeIfPresent([Record].self, forKey: "records") ?? []
+        try unarchiver.decodeLater(KeyedHolder?.self, forKey: "next") { [unowned self] in self.next = $0 }
+    }
+}
+
 /// Reads a fixture from Fixtures/KeyedArchives.
 func keyedFixture(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Data {
     let url = try #require(
@@ -580,6 +605,59 @@ struct KeyedArchiveReadingTests {
                 )
             }
         }
+    }
+
+    /// Records are written as their objects are numbered until one holds a value that is not
+    /// a plain value, nil or an object numbered before it (a reference closing a cycle, a value
+    /// record, an inline array); the rest are written after ordering. Both parts read back, in
+    /// any place the stop comes.
+    @Test(arguments: ["cycle", "point", "records"], [false, true])
+    func recordsWrittenWhileOrderingAndAfterReadBack(stop: String, holderFirst: Bool) throws {
+        var registry = gridStateRegistry
+        registry.register(KeyedHolder.self)
+        let second: PlistValue = .dictionary([
+            "label": .integer(2), "next": .uid(stop == "cycle" ? 6 : 0), "$class": .uid(8),
+        ])
+        var first: [(String, PlistValue)] = [("label", .integer(1)), ("next", .uid(7)), ("$class", .uid(8))]
+        if stop == "point" { first.append(("point", .uid(9))) }
+        if stop == "records" { first.append(("records", .uid(10))) }
+        let objects: [PlistValue] = [
+            // 1: before the holder; 4, 5: records.
+            listingArray([.uid(4), .uid(5)]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("UAGridState")]),
+            listingRecord(0), listingRecord(1),
+            // 6, 7: the holders; 8: their class.
+            .fields(first), second, .dictionary(["$classname": .string("Holder")]),
+            // 9: a point, 10: an array of record 12, 11: the point's class.
+            .dictionary(["x": .real(1.5), "y": .real(-2), "$class": .uid(11)]),
+            listingArray([.uid(12)]),
+            .dictionary(["$classname": .string("KeyedPoint")]),
+            listingRecord(2),
+            // 13: after the holder, sharing record 5; 14: a record.
+            listingArray([.uid(12), .uid(5), .uid(14)]), listingRecord(3),
+        ]
+        let top: KeyValuePairs<String, PlistValue> =
+            holderFirst
+            ? ["holder": .uid(6), "before": .uid(1), "after": .uid(13)]
+            : ["before": .uid(1), "holder": .uid(6), "after": .uid(13)]
+        let unarchiver = try GraphUnarchiver(
+            forReadingKeyedArchive: keyedArchive(top: top, objects: objects),
+            registry: registry,
+            valueTypes: [KeyedPoint.self]
+        )
+        let before = try unarchiver.decode([Record].self, forKey: "before")
+        let holder = try unarchiver.decode(KeyedHolder.self, forKey: "holder")
+        let after = try unarchiver.decode([Record].self, forKey: "after")
+        #expect(before.map(\.name) == ["name 0", "name 1"])
+        #expect(after.map(\.name) == ["name 2", "name 1", "name 3"] && after.map(\.color) == [2, 1, 3])
+        #expect(after[1] === before[1])
+        let next = try #require(holder.next)
+        #expect(holder.label == 1 && next.label == 2)
+        #expect((next.next === holder) == (stop == "cycle"))
+        #expect(holder.point == (stop == "point" ? KeyedPoint(x: 1.5, y: -2) : nil))
+        #expect(holder.records.map(\.date) == (stop == "records" ? ["date 2"] : []))
+        if stop == "records" { #expect(holder.records[0] === after[0]) }
     }
 
     @Test func registryNamesDecideWhatIsCreated() throws {
