@@ -84,6 +84,9 @@ struct KeyedArchiveReader: ~Copyable {
         position.append(repeating: Self.unvisited, count: index.entryCount)
         flags = PlainStack(zeros: index.entryCount)
         recordStart = PlainStack(zeros: index.entryCount)
+        // At most one position per entry: reserved whole, the list is never copied as it grows
+        // (pages it does not reach are never touched).
+        order.reserveCapacity(index.entryCount)
         arrayObjectsLimit = inputBytes / 8
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
         let expansion = overflow ? Int.max : scaled + Self.expansionAllowance
@@ -243,7 +246,8 @@ struct KeyedArchiveReader: ~Copyable {
 
     /// Numbers every object reachable from `$top` in construction order.
     private mutating func orderObjects() throws(GraphArchiveError) {
-        var edges = GrowableBuffer<Int>()
+        // The roots, as many as `$top`'s values hold, often an entry's worth (an app's array).
+        var edges = GrowableBuffer<Int>(capacity: max(16, index.entryCount))
         let top = index.top
         var values = index.plist.references(of: top, from: top.count)
         for _ in 0..<top.count {
