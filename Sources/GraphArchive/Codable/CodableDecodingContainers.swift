@@ -220,25 +220,36 @@ extension CodableDecoder {
     /// (the array's type is known only at run time) and grew the result with the standard
     /// library's unspecialized `append`: an array of class references is built as
     /// `[AnyObject]` instead, whose code is specialized, and reinterpreted at the end.
+    ///
+    /// References are read a batch at a time, once: the batch's objects are loaded into cache
+    /// together (see `touchObjects`), then built or taken from the batch. A reference that
+    /// cannot be read ends its batch; the elements before it are decoded first, as one by one.
     func decodeObjectElements<Element: Decodable>(of _: Element.Type, in frame: Int, capacity: Int) throws
         -> [Element]
     {
         let count = state.frames[frame].count
         var cursor = state.frames[frame].cursor
         var previous = state.frames[frame].previousReference
-        var lookahead: ReferenceLookahead? = ReferenceLookahead(state.frames[frame])
+        var batch = PackedReferenceBatch()
         var objects: [AnyObject] = []
         objects.reserveCapacity(capacity)
         var position = 0
         do {
             while position < count {
-                if lookahead != nil && position == lookahead!.position { state.touchUpcomingObjects(&lookahead) }
-                let reference = try state.readReference(at: &cursor, previous: previous)
+                let unread = state.readReferences(
+                    into: &batch,
+                    upTo: count - position,
+                    at: &cursor,
+                    previous: &previous
+                )
+                // After the batch: each object built puts the reader back here.
                 state.engine.reader.offset = cursor
-                let element = try object(reference, as: Element.self, step: .index(position), parent: frame)
-                objects.append(classInstance(element))
-                previous = reference
-                position += 1
+                for reference in batch.indexes[..<batch.count] {
+                    let element = try object(reference, as: Element.self, step: .index(position), parent: frame)
+                    objects.append(classInstance(element))
+                    position += 1
+                }
+                if let unread { throw unread }
             }
         } catch {
             state.frames[frame].index = position

@@ -95,6 +95,14 @@ struct ReferenceLookahead {
     }
 }
 
+/// The next references of a packed array, read once for both their prefetch and their decoding.
+struct PackedReferenceBatch {
+    var indexes = [Int](repeating: 0, count: ReferenceLookahead.batch)
+    /// The same indexes for `touchObjects`, which overwrites what it is given.
+    var touched = [Int](repeating: 0, count: ReferenceLookahead.batch)
+    var count = 0
+}
+
 /// An assignment `decodeLater` asked for.
 struct CodableDeferredAssignment {
     /// Decodes the value and assigns it; nil once run, or cancelled.
@@ -526,6 +534,35 @@ struct CodableDecodingState: ~Copyable {
         ahead.remaining -= batch
         lookahead = ahead.remaining > 0 ? ahead : nil
         prefetchSink = ahead.sink
+    }
+
+    /// Reads the next references (up to `ReferenceLookahead.batch` and `limit`) of a packed
+    /// array at `cursor`, after object `previous`, into `batch`, checked as one by one, and
+    /// loads their objects into cache together (see `touchObjects`). Returns the error of a
+    /// reference that could not be read, which ends the batch, else nil.
+    mutating func readReferences(
+        into batch: inout PackedReferenceBatch,
+        upTo limit: Int,
+        at cursor: inout Int,
+        previous: inout Int
+    ) -> GraphArchiveError? {
+        let wanted = min(ReferenceLookahead.batch, limit)
+        var failure: GraphArchiveError?
+        batch.count = 0
+        while batch.count < wanted {
+            do {
+                let index = try readReference(at: &cursor, previous: previous)
+                batch.indexes[batch.count] = index
+                batch.touched[batch.count] = index
+                previous = index
+                batch.count += 1
+            } catch {
+                failure = error
+                break
+            }
+        }
+        prefetchSink ^= touchObjects(&batch.touched, count: batch.count, in: objects)
+        return failure
     }
 
     /// Where object `index`'s record starts, scanning forward over records not met yet.

@@ -190,6 +190,51 @@ struct CodableArrayTests {
         }
     }
 
+    /// References are read a batch at a time: a bad one names its own index, and an element
+    /// before it in its batch that fails still fails first, as when read one by one. (The
+    /// array is an object's field: one at the root is checked before anything is built.)
+    @Test func aForgedReferenceFailsAfterTheElementsBeforeIt() throws {
+        let list = NoteList(notes: (0..<40).map { Noted(note: "\($0)") })
+        let original = [UInt8](try GraphArchiveEncoder().encode(list))
+        // The notes are consecutive objects: count 40, a first reference, then deltas of 1 (ZigZag 2).
+        let tag = try #require(
+            original.indices.first {
+                original[$0...].starts(with: [ValueTag.referenceArray, 40])
+                    && original[($0 + 3)...].starts(with: [2, 2])
+            }
+        )
+        var bytes = original
+        // One byte of count, then one byte of delta per element: 10 is in the first batch.
+        bytes[tag + 2 + 10] = 0x7E
+        let forged = Data(try reseal(bytes))
+        #expect {
+            _ = try GraphArchiveDecoder().decode(NoteList.self, from: forged)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["notes", "Index 10"]
+                && (context.underlyingError as? GraphArchiveError)?.code == .badObjectReference
+        }
+        // Element 7 (same batch, before the bad reference) refuses its value: its error wins.
+        var refusing = GraphArchiveDecoder()
+        refusing.register(RefusingNoteList.self, forName: "NoteList")
+        refusing.register(NotSeven.self, forName: "Noted")
+        #expect {
+            _ = try refusing.decode(RefusingNoteList.self, from: forged)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["notes", "Index 7", "note"]
+        }
+    }
+
+    final class NoteList: Codable {
+        let notes: [Noted]
+        init(notes: [Noted]) { self.notes = notes }
+    }
+
+    final class RefusingNoteList: Decodable {
+        let notes: [NotSeven]
+    }
+
     /// A list of objects written as `[T]` (packed references) reads as `[T?]`, at the root and
     /// in a keyed container, with its sharing; a list with nil reads as `[T?]` too.
     @Test func objectsReadAsOptionals() throws {
