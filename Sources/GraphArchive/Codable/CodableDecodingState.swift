@@ -129,9 +129,6 @@ struct CodableDecodingState: ~Copyable {
     var verifiedClasses: [ObjectIdentifier?]
     /// Per type id, what an instance of the class built for it costs the memory budget; 0 until known.
     private var instanceCosts: [Int]
-    /// `ObjectUnderConstruction.marker`, held here: reading the static for every object built
-    /// cost its metadata accessor and `swift_initStaticObject` (callgrind: about 20 instructions).
-    private let underConstruction: AnyObject = ObjectUnderConstruction.marker
     let rootOffset: Int?
 
     var frames = PlainStack<CodableDecodingFrame>()
@@ -197,7 +194,7 @@ struct CodableDecodingState: ~Copyable {
         // One entry per record plus the section's end; bounded by the input like the count itself.
         objectOffsets = PlainStack(capacity: objectCount + 1)
         objectOffsets.append(objectSectionStart)
-        objects = ObjectSlots(count: objectCount)
+        objects = ObjectSlots(count: objectCount, mark: ObjectUnderConstruction.marker)
         verifiedClasses = Array(repeating: nil, count: tables.typeNames.count)
         instanceCosts = Array(repeating: 0, count: tables.typeNames.count)
     }
@@ -579,7 +576,7 @@ struct CodableDecodingState: ~Copyable {
 
     /// Throws for object `index` if its initializer is still running: the reference is a cycle.
     func checkBuilt(_ index: Int) throws(GraphArchiveError) {
-        guard objects[index] !== underConstruction else {
+        guard !objects.isMarked(index) else {
             throw GraphArchiveError(
                 .unresolvedCycle,
                 "object #\(index) refers back to itself through the objects it holds: "
@@ -594,7 +591,7 @@ struct CodableDecodingState: ~Copyable {
         throws(GraphArchiveError) -> Int
     {
         let slot = try pushSlot(source, parent: parent, step: step)
-        objects[source.objectIndex] = underConstruction
+        objects.mark(source.objectIndex)
         return slot
     }
 
