@@ -178,6 +178,45 @@ struct OutputBufferTests {
         #expect(dropped.count == 2 * chunk.count)
     }
 
+    /// A buffer that moved into a mapping of its own has its pages made resident ahead of the
+    /// writer on another thread, which stops before the buffer grows, is handed over or is
+    /// dropped; a heap block has none. Writes of every size keep their bytes meanwhile.
+    @Test func mappedBufferIsPopulatedAheadOfTheWriter() {
+        var writer = ByteWriter(reservingCapacity: ByteWriter.largeCapacity)
+        let chunk = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ $0 >> 9) }
+        chunk.withUnsafeBytes { writer.writeBytes($0) }
+        let populatesHeapBlock = writer.isPopulating
+        #expect(!populatesHeapBlock)
+        let chunks = ByteWriter.largeCapacity / chunk.count + 2
+        for index in 1..<chunks {
+            chunk.withUnsafeBytes { writer.writeBytes($0) }
+            writer.writeByte(UInt8(truncatingIfNeeded: index))
+            // Byte-sized writes too, across the populator's report points.
+            if index == chunks - 1 { break }
+            writer.truncate(to: writer.count - 1)
+            writer.writeByte(UInt8(truncatingIfNeeded: index))
+        }
+        let populatesMapping = writer.isPopulating
+        #expect(populatesMapping)
+        let stepped = writer.count
+        for index in 0..<(3 * ByteWriter.populationStep / 2) { writer.writeByte(UInt8(truncatingIfNeeded: index)) }
+        #expect(writer.count == stepped + 3 * ByteWriter.populationStep / 2)
+        let taken = writer.takeBuffer()
+        #expect(taken.mappedBytes >= taken.count)
+        let tail = UnsafeRawBufferPointer(start: taken.bytes + stepped, count: taken.count - stepped)
+        #expect(tail.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset) })
+        let head = UnsafeRawBufferPointer(start: taken.bytes, count: chunk.count)
+        #expect(head.elementsEqual(chunk))
+        ZeroedMemory.unmap(taken.bytes, byteCount: taken.mappedBytes)
+
+        // Dropped while its populator runs.
+        var dropped = ByteWriter(reservingMapped: ByteWriter.largeCapacity + 4096)
+        let populatesReserved = dropped.isPopulating
+        #expect(populatesReserved)
+        chunk.withUnsafeBytes { dropped.writeBytes($0) }
+        _ = consume dropped
+    }
+
     /// Places in `bytes`, written as `chunks` times `chunk` followed by its number's low byte,
     /// that hold something else.
     static func mismatches(in bytes: UnsafeRawBufferPointer, chunk: [UInt8], chunks: Int) -> Int {
