@@ -147,8 +147,7 @@ final class ArchiveBytes: @unchecked Sendable {
     /// (`ZeroedMemory.adviseHugePages`) that holds the byte at `offset`: a slice that starts
     /// there shares no huge page with the bytes before it, which then never become resident.
     func hugePageStart(of offset: Int) -> Int {
-        let address = Int(bitPattern: UInt(bitPattern: storage.baseAddress!)) + offset
-        return offset - (address & (ZeroedMemory.hugePageBytes - 1))
+        ZeroedMemory.hugePageStart(of: offset, in: UnsafeRawPointer(storage.baseAddress!))
     }
 
     /// Gives back the pages of these reserved bytes past the end of `rows`, a slice of the same

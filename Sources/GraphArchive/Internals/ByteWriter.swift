@@ -94,7 +94,8 @@ struct ByteWriter: ~Copyable {
                 capacity = min(population.allocated, count + max(extra, Self.populationStep))
                 return
             }
-            allocated = Self.endPopulation(of: base) ?? population.allocated
+            Self.endPopulation(of: base)
+            allocated = population.allocated
         }
         var newCapacity = allocated * 2
         while newCapacity - count < extra { newCapacity *= 2 }
@@ -148,8 +149,7 @@ struct ByteWriter: ~Copyable {
     private mutating func startPopulating() {
         guard count < capacity else { return }
         let address = UInt(bitPattern: base)
-        let hugePage = ZeroedMemory.hugePageBytes
-        let boundary = (hugePage - Int(address % UInt(hugePage))) % hugePage
+        let boundary = ZeroedMemory.hugePageStart(of: count, in: base)
         let populator = PagePopulator(range: count..<capacity, boundary: boundary) { range in
             guard let memory = UnsafeMutableRawPointer(bitPattern: address) else { return false }
             return ZeroedMemory.populatePages(memory, range: range)
@@ -165,6 +165,7 @@ struct ByteWriter: ~Copyable {
 
     /// Stops the populator of the mapping at `base`, if any, and waits for its thread: before
     /// the mapping is moved or freed. Returns the mapping's size, or nil if none ran.
+    @discardableResult
     private static func endPopulation(of base: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let population = populations.withLock({ $0.removeValue(forKey: UInt(bitPattern: base)) }) else {
             return nil

@@ -227,6 +227,13 @@ enum ZeroedMemory {
         #endif
     }
 
+    /// The offset, relative to `memory`, of the start of the huge page that holds the byte at
+    /// `offset` (at or before it).
+    static func hugePageStart(of offset: Int, in memory: UnsafeRawPointer) -> Int {
+        let address = Int(bitPattern: UInt(bitPattern: memory)) + offset
+        return offset - (address & (hugePageBytes - 1))
+    }
+
     /// `adviseHugePages` for a whole mapping of its own (from `map`, `allocateTable` or
     /// `extend`): the advice covers every page of it, so that it stays one mapping. Advice on
     /// part of a mapping splits it in two, and `mremap` refuses (EFAULT) to move a range that
