@@ -97,9 +97,14 @@ enum ZeroedMemory {
     /// to `newCount` in place or moved by remapping its pages: the values kept, the rest zero
     /// until written. A table that doubles keeps the pages it had instead of faulting in (and
     /// zeroing) a whole new table while the old one is read. Nil when the block is not mapped
-    /// (too small) or cannot be remapped: the caller allocates and copies instead. Huge-page
-    /// advice carries over (and is given again for the whole block).
-    static func extend<T>(_ memory: UnsafeMutablePointer<T>, count: Int, to newCount: Int) -> UnsafeMutablePointer<T>? {
+    /// (too small) or cannot be remapped: the caller allocates and copies instead. The advice
+    /// on `pages` is given again for the whole block.
+    static func extend<T>(
+        _ memory: UnsafeMutablePointer<T>,
+        count: Int,
+        to newCount: Int,
+        pages: PageSize = .huge
+    ) -> UnsafeMutablePointer<T>? {
         #if os(Linux)
         let stride = MemoryLayout<T>.stride
         guard count * stride >= mappedMinimum, newCount > count else { return nil }
@@ -107,7 +112,7 @@ enum ZeroedMemory {
         guard let moved = gridstore_remap_growing(old, count * stride, newCount * stride), moved != MAP_FAILED else {
             return nil
         }
-        adviseHugePages(mapping: moved, byteCount: newCount * stride)
+        advise(mapping: moved, byteCount: newCount * stride, pages: pages)
         return moved.bindMemory(to: T.self, capacity: newCount)
         #else
         return nil
@@ -136,11 +141,20 @@ enum ZeroedMemory {
         #endif
     }
 
-    /// `map(byteCount:)` for a buffer that grows by remapping (`growMapping`): advised onto huge
-    /// pages whole (`adviseHugePages(mapping:byteCount:)`), so that it stays one mapping.
+    /// `map(byteCount:)` for a buffer that grows by remapping (`growMapping`) and whose pages
+    /// a `PagePopulator` makes resident ahead of its writer: advised onto base pages whole
+    /// (`advise(mapping:byteCount:pages:)`), so that it stays one mapping.
+    ///
+    /// Base pages, not huge ones, because the populator must stay ahead of the writer. On a VM
+    /// whose host takes back the guest's free memory, a huge page freed a few seconds earlier
+    /// cost 2–3.7 ms/MB to make resident again, a 4 KiB page about 0.4 ms/MB: the populator
+    /// fell behind the writer, which then faulted the rest in itself. A writer going front to
+    /// back gains little from huge pages otherwise (its TLB misses are one per page, in order).
+    /// Encoding 10M grid-state slots (388 MB) took 0.87 s with base pages, 1.05–1.12 s with
+    /// huge ones.
     static func mapGrowable(byteCount: Int) -> UnsafeMutableRawPointer? {
         guard let memory = map(byteCount: byteCount) else { return nil }
-        adviseHugePages(mapping: memory, byteCount: byteCount)
+        advise(mapping: memory, byteCount: byteCount, pages: .base)
         return memory
     }
 
@@ -166,8 +180,8 @@ enum ZeroedMemory {
         keeping: Int,
         to newByteCount: Int
     ) -> UnsafeMutableRawPointer? {
-        if isMapping, let grown = extend(memory.assumingMemoryBound(to: UInt8.self), count: byteCount, to: newByteCount)
-        {
+        let bytes = memory.assumingMemoryBound(to: UInt8.self)
+        if isMapping, let grown = extend(bytes, count: byteCount, to: newByteCount, pages: .base) {
             return UnsafeMutableRawPointer(grown)
         }
         guard let larger = mapGrowable(byteCount: newByteCount) else { return nil }
@@ -234,22 +248,32 @@ enum ZeroedMemory {
         return offset - (address & (hugePageBytes - 1))
     }
 
-    /// `adviseHugePages` for a whole mapping of its own (from `map`, `allocateTable` or
-    /// `extend`): the advice covers every page of it, so that it stays one mapping. Advice on
-    /// part of a mapping splits it in two, and `mremap` refuses (EFAULT) to move a range that
-    /// spans two: the next growth would copy the block instead of remapping it.
-    static func adviseHugePages(mapping memory: UnsafeMutableRawPointer, byteCount: Int) {
+    /// The pages a mapping is asked to be backed by.
+    enum PageSize {
+        /// Huge pages (see `adviseHugePages(_:byteCount:)`): for tables looked up at random.
+        case huge
+        /// The system's base pages, whatever the transparent huge page setting: for a buffer
+        /// populated ahead of its writer (see `mapGrowable(byteCount:)`).
+        case base
+    }
+
+    /// Advice on `pages` for a whole mapping of its own (from `map`, `allocateTable` or
+    /// `extend`): it covers every page of it, so that it stays one mapping. Advice on part of a
+    /// mapping splits it in two, and `mremap` refuses (EFAULT) to move a range that spans two:
+    /// the next growth would copy the block instead of remapping it.
+    static func advise(mapping memory: UnsafeMutableRawPointer, byteCount: Int, pages: PageSize) {
         #if os(Linux)
-        madvise(memory, byteCount, MADV_HUGEPAGE)
+        madvise(memory, byteCount, pages == .huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)
         #endif
     }
 
     /// Asks the kernel to back the whole 2 MiB pages of a large block with huge pages (Linux's
     /// transparent huge pages, when set to `madvise`; elsewhere nothing happens).
     ///
-    /// For the output buffer, which is written front to back and kept whole: one fault per
-    /// 2 MiB instead of per 4 KiB. On the 2-core VM the suite runs on, a fault costs a few
-    /// microseconds, and the 38.6 MB output of 1M grid-state slots took 9,400 of them. For the
+    /// For an output buffer of up to `ByteWriter.largeCapacity`, a heap block written front to
+    /// back and kept whole (a larger one is a mapping on base pages, see `mapGrowable`): one
+    /// fault per 2 MiB instead of per 4 KiB. On the 2-core VM the suite runs on, a fault costs
+    /// a few microseconds, and the 38.6 MB output of 1M grid-state slots took 9,400 of them. For the
     /// tables of `allocateTable`, looked up at random: one TLB entry covers 2 MiB. The encoder's
     /// identity table is touched all over anyway, so this makes it resident no larger (a zstd
     /// save of 1M slots peaked 20.6–21.0 MB above the graph with it, 20.7 MB without), now that
@@ -282,7 +306,7 @@ enum ZeroedMemory {
     static func allocateTable<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         let byteCount = count * MemoryLayout<T>.stride
         let memory = allocate(byteCount: byteCount, onHugePage: true)
-        if byteCount >= mappedMinimum { adviseHugePages(mapping: memory, byteCount: byteCount) }
+        if byteCount >= mappedMinimum { advise(mapping: memory, byteCount: byteCount, pages: .huge) }
         return memory.bindMemory(to: T.self, capacity: count)
     }
 

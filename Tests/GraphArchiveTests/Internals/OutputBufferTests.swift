@@ -260,7 +260,7 @@ struct OutputBufferTests {
     }
 
     #if os(Linux)
-    /// Huge-page advice leaves a mapping whole, so it keeps growing by remapping: a heap block
+    /// Page advice leaves a mapping whole, so it keeps growing by remapping: a heap block
     /// moved into a mapping, then grown twice, keeps its bytes, and the mapping can be
     /// remapped after each step. Sizes that are not whole huge pages, where advice on part of
     /// the mapping would split it and every later remap would fail.
@@ -281,6 +281,13 @@ struct OutputBufferTests {
                 memory.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 &* 13)
             }
             #expect(kept, "\(newSize) bytes")
+            // One mapping, advised onto base pages whole (VmFlags "nh"), not huge ones ("hg").
+            let region = try #require(Self.mappedRegion(containing: memory))
+            #expect(region.range.lowerBound <= UInt(bitPattern: memory))
+            #expect(region.range.upperBound >= UInt(bitPattern: memory) + UInt(newSize))
+            if Self.hasHugePages {
+                #expect(region.flags.contains("nh") && !region.flags.contains("hg"), "\(region.flags)")
+            }
         }
         let block = memory.assumingMemoryBound(to: UInt8.self)
         let remapped = try #require(
@@ -297,6 +304,40 @@ struct OutputBufferTests {
         #expect(trimmed == (heapBytes + 1 + page - 1) / page * page)
         #expect(remapped[heapBytes - 1] == UInt8(truncatingIfNeeded: (heapBytes - 1) &* 13))
         ZeroedMemory.unmap(UnsafeMutableRawPointer(remapped), byteCount: trimmed)
+    }
+
+    /// Whether the kernel has transparent huge pages, without which advice on them fails.
+    static let hasHugePages = FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled")
+
+    /// A table looked up at random keeps its huge-page advice, through a growth by remapping.
+    @Test(.enabled(if: hasHugePages)) func tableIsAdvisedOntoHugePages() throws {
+        let count = ZeroedMemory.hugePageBytes / 8
+        let table = ZeroedMemory.allocateTable(UInt64.self, count: count)
+        let grown = try #require(ZeroedMemory.extend(table, count: count, to: count * 2))
+        defer { ZeroedMemory.deallocate(grown, count: count * 2) }
+        let region = try #require(Self.mappedRegion(containing: grown))
+        #expect(region.flags.contains("hg") && !region.flags.contains("nh"), "\(region.flags)")
+    }
+
+    /// The mapping of this process that holds `address`, and its `VmFlags` (proc(5)), from
+    /// /proc/self/smaps (read to its end: its size reads as 0).
+    static func mappedRegion(containing address: UnsafeRawPointer) -> (range: Range<UInt>, flags: [Substring])? {
+        guard let file = FileHandle(forReadingAtPath: "/proc/self/smaps"),
+            let bytes = try? file.readToEnd()
+        else { return nil }
+        let smaps = String(decoding: bytes, as: UTF8.self)
+        let target = UInt(bitPattern: address)
+        var current: Range<UInt>?
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                let bounds = first.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                current = bounds.count == 2 && bounds[0] <= target && target < bounds[1] ? bounds[0]..<bounds[1] : nil
+            } else if let range = current, fields.first == "VmFlags:" {
+                return (range, Array(fields.dropFirst()))
+            }
+        }
+        return nil
     }
     #endif
 
