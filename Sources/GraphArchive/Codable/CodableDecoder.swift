@@ -199,15 +199,11 @@ final class CodableDecoder: CodableContainerSource {
                 for: "an array of \(count) \(Element.self)",
                 at: state.engine.reader.offset
             )
-            if state.frames[frame].packed, case .object = state.kinds.kind(of: Element.self) {
-                elements = try decodeObjectElements(of: Element.self, in: frame, capacity: capacity)
+            if state.frames[frame].packed {
+                elements = try decodePackedElements(of: Element.self, in: frame, capacity: capacity)
             } else {
                 elements.reserveCapacity(capacity)
-                var lookahead = state.frames[frame].packed ? ReferenceLookahead(state.frames[frame]) : nil
                 while state.frames[frame].index < count {
-                    if lookahead != nil && state.frames[frame].index == lookahead!.position {
-                        state.touchUpcomingObjects(&lookahead)
-                    }
                     elements.append(try decodeElement(Element.self, in: frame, serial: serial))
                 }
             }

@@ -215,51 +215,46 @@ extension CodableDecoder {
         }
     }
 
-    /// Every element of packed reference array `frame`, none read yet, as an object of class
-    /// `Element`, in one loop. `decodeElement` per element ran unspecialized over `Element`
-    /// (the array's type is known only at run time) and grew the result with the standard
-    /// library's unspecialized `append`: an array of class references is built as
-    /// `[AnyObject]` instead, whose code is specialized, and reinterpreted at the end.
+    /// Every element of packed reference array `frame`, none read yet, as `Element`.
     ///
-    /// References are read a batch at a time, once: the batch's objects are loaded into cache
-    /// together (see `touchObjects`), then built or taken from the batch. A reference that
-    /// cannot be read ends its batch; the elements before it are decoded first, as one by one.
-    func decodeObjectElements<Element: Decodable>(of _: Element.Type, in frame: Int, capacity: Int) throws
+    /// References are read a batch at a time, once (see `nextReference(in:)`): a reference that
+    /// cannot be read ends its batch, and the elements before it are decoded first, as one by one.
+    ///
+    /// Objects of class `Element` are collected as `[AnyObject]`, reinterpreted at the end:
+    /// `decodeElement` per element ran unspecialized over `Element` (the array's type is known
+    /// only at run time) and grew the result with the standard library's unspecialized
+    /// `append`, whereas the code for an array of class references is specialized. Any other
+    /// element (an optional or a wrapper around an object, see `decodeReference`) is decoded
+    /// by its initializer and appended as an `Element`.
+    func decodePackedElements<Element: Decodable>(of _: Element.Type, in frame: Int, capacity: Int) throws
         -> [Element]
     {
-        let count = state.frames[frame].count
-        var cursor = state.frames[frame].cursor
-        var previous = state.frames[frame].previousReference
-        var batch = PackedReferenceBatch()
+        let areObjects = if case .object = state.kinds.kind(of: Element.self) { true } else { false }
         var objects: [AnyObject] = []
-        objects.reserveCapacity(capacity)
-        var position = 0
+        var elements: [Element] = []
+        var batch = PackedReferenceBatch(state.frames[frame])
         do {
-            while position < count {
-                let unread = state.readReferences(
-                    into: &batch,
-                    upTo: count - position,
-                    at: &cursor,
-                    previous: &previous
-                )
-                // After the batch: each object built puts the reader back here.
-                state.engine.reader.offset = cursor
-                for reference in batch.indexes[..<batch.count] {
-                    let element = try object(reference, as: Element.self, step: .index(position), parent: frame)
+            // Two loops, not one with a branch: the branch kept the compiler from hoisting the
+            // metadata of `[Element]` out of the loop (callgrind: one request per element).
+            if areObjects {
+                objects.reserveCapacity(capacity)
+                while let reference = try state.nextReference(in: &batch) {
+                    let element = try object(reference, as: Element.self, step: .index(batch.position), parent: frame)
                     objects.append(classInstance(element))
-                    position += 1
                 }
-                if let unread { throw unread }
+            } else {
+                elements.reserveCapacity(capacity)
+                while let reference = try state.nextReference(in: &batch) {
+                    let step = CodingPathStep.index(batch.position)
+                    elements.append(try decodeReference(Element.self, index: reference, step: step, parent: frame))
+                }
             }
         } catch {
-            state.frames[frame].index = position
+            state.frames[frame].index = batch.position
             throw elementError(error, in: frame, expected: Element.self, valueOffset: -1)
         }
-        state.frames[frame].index = count
-        state.frames[frame].cursor = cursor
-        state.frames[frame].previousReference = previous
-        state.frames[frame].end = cursor
-        return objects.reinterpreted(asInstancesOf: Element.self)
+        state.finishElements(in: frame, readBy: batch)
+        return areObjects ? objects.reinterpreted(asInstancesOf: Element.self) : elements
     }
 
     /// True (and the element consumed) if the next element is nil.

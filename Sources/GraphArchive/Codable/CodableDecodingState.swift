@@ -75,32 +75,45 @@ extension CodableDecodingFrame {
     }
 }
 
-/// Reading a packed reference array ahead of its decoding, a batch at a time.
-struct ReferenceLookahead {
-    /// References read ahead at once: enough misses to overlap, few enough to stay in cache.
-    static let batch = 16
-    /// The element at which the next batch is read.
-    var position: Int
+/// The references of a packed array being decoded, read a batch at a time and once, for both
+/// the prefetch of their objects and the decoding of their elements: handed out one by one by
+/// `CodableDecodingState.nextReference(in:)`.
+struct PackedReferenceBatch {
+    /// One value per reference. Inline, so that a batch lives on its loop's stack: an array of
+    /// a few elements (an object's field) allocates nothing for it.
+    typealias Slots = InlineArray<16, Int>
+    /// References read at once: enough misses to overlap, few enough to stay in cache.
+    static var size: Int { Slots.count }
+    /// The object index of each reference of the batch, and where each one ends (where the
+    /// next starts).
+    var indexes = Slots(repeating: 0)
+    var ends = Slots(repeating: 0)
+    var count = 0
+    /// The batch's next reference to hand out.
+    var slot = 0
+    /// The element of the reference handed out last, or of the one that could not be read.
+    private(set) var position: Int
+    let elementCount: Int
+    /// Where the reference after the batch starts, and the object the batch's last refers to.
     var cursor: Int
     var previous: Int
-    var remaining: Int
-    var indexes = [Int](repeating: 0, count: batch)
-    var sink: UInt = 0
+    /// Why the reference after the batch could not be read: thrown once the batch is used up.
+    var unread: GraphArchiveError?
 
+    /// The references of `frame`'s packed array from its next element on.
     init(_ frame: CodableDecodingFrame) {
-        position = frame.index
+        position = frame.index - 1
+        elementCount = frame.count
         cursor = frame.cursor
         previous = frame.previousReference
-        remaining = frame.count - frame.index
     }
-}
 
-/// The next references of a packed array, read once for both their prefetch and their decoding.
-struct PackedReferenceBatch {
-    var indexes = [Int](repeating: 0, count: ReferenceLookahead.batch)
-    /// The same indexes for `touchObjects`, which overwrites what it is given.
-    var touched = [Int](repeating: 0, count: ReferenceLookahead.batch)
-    var count = 0
+    /// Moves on to the next element; false past the last.
+    @inline(__always)
+    mutating func advance() -> Bool {
+        position += 1
+        return position < elementCount
+    }
 }
 
 /// An assignment `decodeLater` asked for.
@@ -141,7 +154,7 @@ struct CodableDecodingState: ~Copyable {
     private var nextSerial = 0
     var kinds = CodableTypeKinds()
     var keyedContainers = CodableKeyedContainerCache()
-    /// What `touchUpcomingObjects` loaded, kept so that the loads stay.
+    /// What `readReferences` loaded, kept so that the loads stay.
     private(set) var prefetchSink: UInt = 0
     /// The assignments `decodeLater` asked for, run after the root value in request order.
     /// Position `i` is entry `i` of `deferredPaths`.
@@ -509,57 +522,56 @@ struct CodableDecodingState: ~Copyable {
 
     // MARK: - Objects
 
-    /// Loads the objects the next `ReferenceLookahead.batch` references of a packed array refer
-    /// to (those already built) into cache together (see `touchObjects`); nil once the array's
-    /// references cannot be read ahead (the decode itself reports why).
-    mutating func touchUpcomingObjects(_ lookahead: inout ReferenceLookahead?) {
-        guard var ahead = lookahead else { return }
-        var reader = engine.reader
-        reader.offset = ahead.cursor
-        let batch = min(ReferenceLookahead.batch, ahead.remaining)
-        for position in 0..<batch {
-            guard let index = try? ValueScanner.nextReferenceIndex(&reader, previous: ahead.previous) else {
-                lookahead = nil
-                return
+    /// The object index of the next element of the packed array `batch` reads, with the reader
+    /// just after its reference (where `decodeElement` leaves it, so that errors point where
+    /// they do when each element reads its own reference); nil past the last element.
+    ///
+    /// - Throws: why its reference could not be read; `batch.position` is then its element.
+    @inline(__always)
+    mutating func nextReference(in batch: inout PackedReferenceBatch) throws(GraphArchiveError) -> Int? {
+        let more = batch.advance()
+        if batch.slot == batch.count {
+            if more && batch.unread == nil { readReferences(into: &batch) }
+            if batch.slot == batch.count {
+                if let unread = batch.unread { throw unread }
+                return nil
             }
-            ahead.indexes[position] = index
-            ahead.previous = index
         }
-        ahead.sink ^= touchObjects(&ahead.indexes, count: batch, in: objects)
-        ahead.cursor = reader.offset
-        ahead.position += batch
-        ahead.remaining -= batch
-        lookahead = ahead.remaining > 0 ? ahead : nil
-        prefetchSink = ahead.sink
+        let slot = batch.slot
+        batch.slot = slot + 1
+        engine.reader.offset = batch.ends[slot]
+        return batch.indexes[slot]
     }
 
-    /// Reads the next references (up to `ReferenceLookahead.batch` and `limit`) of a packed
-    /// array at `cursor`, after object `previous`, into `batch`, checked as one by one, and
-    /// loads their objects into cache together (see `touchObjects`). Returns the error of a
-    /// reference that could not be read, which ends the batch, else nil.
-    mutating func readReferences(
-        into batch: inout PackedReferenceBatch,
-        upTo limit: Int,
-        at cursor: inout Int,
-        previous: inout Int
-    ) -> GraphArchiveError? {
-        let wanted = min(ReferenceLookahead.batch, limit)
-        var failure: GraphArchiveError?
+    /// Reads the next batch of references of `batch`'s array (up to `PackedReferenceBatch.size`,
+    /// and no further than its last element), each checked as one by one, and loads their
+    /// objects into cache together (see `touchObjects`). A reference that cannot be read ends
+    /// the batch; its error is kept in `batch.unread`.
+    private mutating func readReferences(into batch: inout PackedReferenceBatch) {
+        let wanted = min(PackedReferenceBatch.size, batch.elementCount - batch.position)
         batch.count = 0
+        batch.slot = 0
         while batch.count < wanted {
             do {
-                let index = try readReference(at: &cursor, previous: previous)
+                let index = try readReference(at: &batch.cursor, previous: batch.previous)
                 batch.indexes[batch.count] = index
-                batch.touched[batch.count] = index
-                previous = index
+                batch.ends[batch.count] = batch.cursor
+                batch.previous = index
                 batch.count += 1
             } catch {
-                failure = error
+                batch.unread = error
                 break
             }
         }
-        prefetchSink ^= touchObjects(&batch.touched, count: batch.count, in: objects)
-        return failure
+        prefetchSink ^= touchObjects(batch.indexes.span, count: batch.count, in: objects)
+    }
+
+    /// Marks packed unkeyed `frame` read to its end, by `batch`.
+    mutating func finishElements(in frame: Int, readBy batch: PackedReferenceBatch) {
+        frames[frame].index = batch.elementCount
+        frames[frame].cursor = batch.cursor
+        frames[frame].previousReference = batch.previous
+        frames[frame].end = batch.cursor
     }
 
     /// Where object `index`'s record starts, scanning forward over records not met yet.

@@ -190,10 +190,14 @@ struct CodableArrayTests {
         }
     }
 
-    /// References are read a batch at a time: a bad one names its own index, and an element
-    /// before it in its batch that fails still fails first, as when read one by one. (The
-    /// array is an object's field: one at the root is checked before anything is built.)
-    @Test func aForgedReferenceFailsAfterTheElementsBeforeIt() throws {
+    final class NoteList: Codable {
+        let notes: [Noted]
+        init(notes: [Noted]) { self.notes = notes }
+    }
+
+    /// A `NoteList` of 40 notes whose reference `position` steps 62 objects past the one
+    /// before it, out of the table of 41 (the list and its notes), and where that reference is.
+    static func noteList(forgedAt position: Int) throws -> (archive: Data, offset: Int) {
         let list = NoteList(notes: (0..<40).map { Noted(note: "\($0)") })
         let original = [UInt8](try GraphArchiveEncoder().encode(list))
         // The notes are consecutive objects: count 40, a first reference, then deltas of 1 (ZigZag 2).
@@ -203,36 +207,110 @@ struct CodableArrayTests {
                     && original[($0 + 3)...].starts(with: [2, 2])
             }
         )
+        // One byte of count, then one byte of delta per element; 0x7E is ZigZag 63.
+        let offset = tag + 2 + position
         var bytes = original
-        // One byte of count, then one byte of delta per element: 10 is in the first batch.
-        bytes[tag + 2 + 10] = 0x7E
-        let forged = Data(try reseal(bytes))
-        #expect {
-            _ = try GraphArchiveDecoder().decode(NoteList.self, from: forged)
-        } throws: { error in
-            guard case DecodingError.dataCorrupted(let context) = error else { return false }
-            return context.codingPath.map(\.stringValue) == ["notes", "Index 10"]
-                && (context.underlyingError as? GraphArchiveError)?.code == .badObjectReference
-        }
-        // Element 7 (same batch, before the bad reference) refuses its value: its error wins.
-        var refusing = GraphArchiveDecoder()
-        refusing.register(RefusingNoteList.self, forName: "NoteList")
-        refusing.register(NotSeven.self, forName: "Noted")
-        #expect {
-            _ = try refusing.decode(RefusingNoteList.self, from: forged)
-        } throws: { error in
-            guard case DecodingError.dataCorrupted(let context) = error else { return false }
-            return context.codingPath.map(\.stringValue) == ["notes", "Index 7", "note"]
-        }
-    }
-
-    final class NoteList: Codable {
-        let notes: [Noted]
-        init(notes: [Noted]) { self.notes = notes }
+        bytes[offset] = 0x7E
+        return (Data(try reseal(bytes)), offset)
     }
 
     final class RefusingNoteList: Decodable {
         let notes: [NotSeven]
+    }
+
+    /// References are read a batch at a time, once, by the loop over objects (`[Noted]`) and by
+    /// the one over other elements (`[Noted?]`, a wrapper of `Noted`) alike. A bad reference at
+    /// the start, middle or end of a batch or of the array fails as when each element read its
+    /// own: same message, offset and coding path (its own index); and an element before it that
+    /// fails, in its batch or an earlier one, still fails first. (The array is an object's
+    /// field: one at the root is checked before anything is built.)
+    @Test(arguments: [0, 10, 15, 16, 39])
+    func aForgedReferenceFailsAfterTheElementsBeforeIt(position: Int) throws {
+        let (forged, offset) = try Self.noteList(forgedAt: position)
+        let readings: [(decode: (Data) throws -> Any, refusesSeven: Bool)] = [
+            ({ try Self.decodeNoteList($0, as: NoteList.self, notes: Noted.self) }, false),
+            ({ try Self.decodeNoteList($0, as: OptionalNoteList.self, notes: Noted.self) }, false),
+            ({ try Self.decodeNoteList($0, as: HeldNoteList.self, notes: Noted.self) }, false),
+            ({ try Self.decodeNoteList($0, as: RefusingNoteList.self, notes: NotSeven.self) }, true),
+            ({ try Self.decodeNoteList($0, as: RefusingOptionalNoteList.self, notes: NotSeven.self) }, true),
+        ]
+        for reading in readings {
+            #expect {
+                _ = try reading.decode(forged)
+            } throws: { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                let path = context.codingPath.map(\.stringValue)
+                // Element 7 refuses its value: before the bad reference, its error wins.
+                if reading.refusesSeven && position > 7 { return path == ["notes", "Index 7", "note"] }
+                let message = "reference to object \(62 + position), but the archive has 41"
+                let underlying = context.underlyingError as? GraphArchiveError
+                return path == ["notes", "Index \(position)"] && context.debugDescription == message
+                    && underlying?.code == .badObjectReference && underlying?.message == message
+                    && underlying?.offset == offset
+            }
+        }
+    }
+
+    /// A `NoteList` archive decoded with `List` read for the class `NoteList` and `Note` for `Noted`.
+    static func decodeNoteList<List: AnyObject & Decodable, Note: AnyObject & Decodable>(
+        _ archive: Data,
+        as _: List.Type,
+        notes _: Note.Type
+    ) throws -> List {
+        var decoder = GraphArchiveDecoder()
+        decoder.register(List.self, forName: "NoteList")
+        decoder.register(Note.self, forName: "Noted")
+        return try decoder.decode(List.self, from: archive)
+    }
+
+    final class OptionalNoteList: Decodable {
+        let notes: [Noted?]
+    }
+
+    final class HeldNoteList: Decodable {
+        let notes: [Held<Noted>]
+    }
+
+    final class RefusingOptionalNoteList: Decodable {
+        let notes: [NotSeven?]
+    }
+
+    /// An object read through a single-value container: a wrapper, not a class.
+    struct Held<Object: Decodable & AnyObject>: Decodable {
+        let object: Object
+        init(from decoder: any Decoder) throws {
+            object = try decoder.singleValueContainer().decode(Object.self)
+        }
+    }
+
+    /// A packed array whose slots share objects, read as `[T?]` and as wrappers of `T` (the loop
+    /// for elements that are not classes), around every batch boundary, at the root and in an
+    /// object: each slot is the instance of the slots it shared with when encoded.
+    @Test(arguments: [1, 15, 16, 17, 33, 100])
+    func sharedObjectsReadAsOptionalsOrWrappersStayShared(count: Int) throws {
+        let states = (0..<max(1, count * 3 / 4)).map { CodableGridState(name: "s\($0)", color: $0, date: "d") }
+        let slots = (0..<count).map { $0 < states.count ? states[$0] : states[($0 * 7) % states.count] }
+        let root = try GraphArchiveDecoder().decode([CodableGridState?].self, from: GraphArchiveEncoder().encode(slots))
+        var decoder = GraphArchiveDecoder()
+        decoder.register(HeldShelf.self, forName: "Shelf")
+        let shelf = try decoder.decode(HeldShelf.self, from: GraphArchiveEncoder().encode(Shelf(slots)))
+        for decoded in [root.compactMap { $0 }, shelf.states.map(\.object)] {
+            #expect(decoded.map(\.color) == slots.map(\.color))
+            for slot in slots.indices {
+                let first = slots.firstIndex { $0 === slots[slot] }!
+                #expect(decoded[slot] === decoded[first], "slot \(slot)")
+            }
+            #expect(Set(decoded.map(ObjectIdentifier.init)).count == states.count)
+        }
+    }
+
+    final class Shelf: Encodable {
+        let states: [CodableGridState]
+        init(_ states: [CodableGridState]) { self.states = states }
+    }
+
+    final class HeldShelf: Decodable {
+        let states: [Held<CodableGridState>]
     }
 
     /// A list of objects written as `[T]` (packed references) reads as `[T?]`, at the root and
