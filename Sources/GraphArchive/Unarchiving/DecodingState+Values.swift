@@ -270,8 +270,8 @@ extension DecodingState {
         }
         // The class table is read per reference too (`object(at:as:)`), another miss.
         let count = referenceBatch.count
-        let classes = objectClasses.touch(referenceBatch.touchList, count: count)
-        prefetchSink ^= classes ^ objects.touch(&referenceBatch.touchList, count: count, handingOver: handingOver)
+        let classes = objectClasses.touch(referenceBatch.indexes, count: count)
+        prefetchSink ^= classes ^ objects.touch(referenceBatch.indexes.span, count: count, handingOver: handingOver)
     }
 
     /// The constructed object at `index`, as `T`; `handingOver`: taking the table's reference
@@ -392,9 +392,7 @@ extension DecodingState {
 struct ReferenceBatch {
     /// Enough misses to overlap, few enough to stay in cache.
     static let size = 16
-    private var indexes = [Int](repeating: 0, count: size)
-    /// The indexes again, for `DecodedObjects.touch` to overwrite.
-    var touchList = [Int](repeating: 0, count: size)
+    private(set) var indexes = [Int](repeating: 0, count: size)
     private var offsets = [Int](repeating: 0, count: size)
     private(set) var count = 0
     private var position = 0
@@ -416,7 +414,6 @@ struct ReferenceBatch {
 
     mutating func append(_ index: Int, offset: Int) {
         indexes[count] = index
-        touchList[count] = index
         offsets[count] = offset
         count += 1
         previous = index

@@ -34,8 +34,8 @@ struct DecodedObjectsTests {
             var same = 0
             for index in objects.indices where table[index] === objects[index] { same += 1 }
             #expect(same == objects.count)
-            var indexes = [0, 17, 4_999, -1, 5_000]
-            _ = table.touch(&indexes, count: indexes.count, handingOver: false)
+            let indexes = [0, 17, 4_999, -1, 5_000]
+            _ = table.touch(indexes.span, count: indexes.count, handingOver: false)
             let handed = table.handOver(17)
             let again = table.handOver(17)
             let last = table[4_999]
