@@ -141,16 +141,16 @@ struct ByteWriter: ~Copyable {
     /// Starts making the pages from `count` to the end of the mapping resident on another
     /// thread, at most `PagePopulator.lead` bytes ahead of the writer, which reports where it
     /// is every `populationStep` bytes. A mapping's pages are fresh: the first write to each
-    /// takes a fault that zeroes it. On a VM whose host takes back the guest's free memory, a
-    /// fault on a huge page took up to 7 ms: encoding 10M grid-state slots
-    /// (388 MB) spent two thirds of its time zeroing pages, all on the encoding thread. A
-    /// smaller buffer, a heap block, is left alone: its pages are mostly ones the process freed
-    /// a moment before.
+    /// takes a fault that zeroes it, and encoding 10M grid-state slots (388 MB) spent two
+    /// thirds of its time zeroing pages, all on the encoding thread. A smaller buffer, a heap
+    /// block, is left alone: its pages are mostly ones the process freed a moment before.
+    ///
+    /// The mapping is on base pages (`ZeroedMemory.mapGrowable`), so pieces need not line up
+    /// with huge pages: they start where the writer is.
     private mutating func startPopulating() {
         guard count < capacity else { return }
         let address = UInt(bitPattern: base)
-        let boundary = ZeroedMemory.hugePageStart(of: count, in: base)
-        let populator = PagePopulator(range: count..<capacity, boundary: boundary) { range in
+        let populator = PagePopulator(range: count..<capacity, boundary: count) { range in
             guard let memory = UnsafeMutableRawPointer(bitPattern: address) else { return false }
             return ZeroedMemory.populatePages(memory, range: range)
         }

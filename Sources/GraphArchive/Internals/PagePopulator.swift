@@ -19,7 +19,8 @@ final class PagePopulator: Sendable {
     typealias Populate = @Sendable (Range<Int>) -> Bool
 
     private let range: Range<Int>
-    /// An offset at which a piece starts (the start of a huge page), so that each covers one.
+    /// An offset at which a piece starts: on huge pages, the start of one, so that each piece
+    /// covers one.
     private let boundary: Int
     private let populate: Populate
     /// How far the writer has written, from `range`'s start.
@@ -33,7 +34,7 @@ final class PagePopulator: Sendable {
     /// How far ahead of the writer pages are made resident: a few of zstd's steps (about
     /// 2.6 MB of grid-state payload per megabyte of frame it is given).
     static let lead = 8 << 20
-    /// What one call populates: a huge page, which the writer can use as soon as it is in.
+    /// What one call populates: a huge page's worth, which the writer can use as soon as it is in.
     static let piece = ZeroedMemory.hugePageBytes
 
     /// Starts making `range` of `bytes` resident, written from its start.
