@@ -1,8 +1,13 @@
 // Sources/GraphArchive/Format/ValueTag.swift - the one-byte tags of tagged values (FORMAT.md §6)
 
 /// Tag bytes that start every tagged value. Ranges fold a small payload into the tag itself.
+///
+/// Usable from inline, with the tags the unarchiver's inlinable `decode` forms test; those are
+/// inlinable computed constants, since a stored one would be reached through its addressor
+/// from another module, a call per test.
+@usableFromInline
 enum ValueTag {
-    static let null: UInt8 = 0x00
+    @inlinable static var null: UInt8 { 0x00 }
     static let falseValue: UInt8 = 0x01
     static let trueValue: UInt8 = 0x02
     static let float32: UInt8 = 0x03
@@ -14,7 +19,7 @@ enum ValueTag {
     /// Varint length, then raw bytes.
     static let bytes: UInt8 = 0x07
     /// Varint object index.
-    static let objectReference: UInt8 = 0x08
+    @inlinable static var objectReference: UInt8 { 0x08 }
     /// Varint count, then that many tagged values.
     static let array: UInt8 = 0x09
     /// Varint count, then that many ZigZag varint deltas between successive object indexes.
@@ -25,14 +30,14 @@ enum ValueTag {
     static let valueRecord: UInt8 = 0x0C
 
     /// 0x10...0x17: a non-negative integer in 1...8 little-endian bytes.
-    static let unsignedBase: UInt8 = 0x10
+    @inlinable static var unsignedBase: UInt8 { 0x10 }
     /// 0x18...0x1F: a negative integer n stored as the unsigned ~n (= -1 - n) in 1...8 bytes.
-    static let negativeBase: UInt8 = 0x18
+    @inlinable static var negativeBase: UInt8 { 0x18 }
     /// 0x40...0x7F: the integers 0...63 in the tag itself.
-    static let smallIntegerBase: UInt8 = 0x40
+    @inlinable static var smallIntegerBase: UInt8 { 0x40 }
     static let smallIntegerLimit: UInt64 = 64
     /// 0x80...0xBF: a string of 0...63 UTF-8 bytes, the length in the tag.
-    static let shortStringBase: UInt8 = 0x80
+    @inlinable static var shortStringBase: UInt8 { 0x80 }
     static let shortStringLimit = 64
 
     /// A name for the value a tag starts, for error messages.

@@ -335,12 +335,16 @@ struct ArchiveBytesWriter: ~Copyable {
 }
 
 /// A cursor over archive bytes. Every read checks the bounds and throws `.truncated` past the end.
-struct ByteReader {
-    fileprivate let base: UnsafeRawPointer
+///
+/// Usable from inline, with its peeks: the unarchiver's inlinable `decode` forms read through it.
+@usableFromInline
+struct ByteReader: BitwiseCopyable {
+    /// Internal rather than file-private only to be usable from inline (see above).
+    @usableFromInline let base: UnsafeRawPointer
     /// Position of the next read, relative to the start of the owning `ArchiveBytes`.
-    var offset: Int
+    @usableFromInline var offset: Int
     /// One past the last readable byte.
-    let end: Int
+    @usableFromInline let end: Int
 
     fileprivate init(base: UnsafeRawPointer, offset: Int, end: Int) {
         self.base = base
@@ -457,7 +461,7 @@ struct ByteReader {
     /// The byte at the reader and the eight after it, when nine remain (nil otherwise), none
     /// of them read yet: a tag and at most eight bytes of its value, checked once rather than
     /// tag and value each.
-    @inline(__always)
+    @inlinable @inline(__always)
     func peekTagAndWord() -> (tag: UInt8, word: UInt64)? {
         guard end &- offset >= 9 else { return nil }
         return (
@@ -468,7 +472,7 @@ struct ByteReader {
 
     /// The varint of at most three bytes at the start of `word` (bytes read little-endian, as
     /// `peekTagAndWord` gives those after a tag) and its length; nil for a longer one.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func shortVarint(in word: UInt64) -> (value: Int, length: Int)? {
         let word = UInt32(truncatingIfNeeded: word)
         if word & 0x80 == 0 { return (Int(word & 0x7F), 1) }
@@ -479,7 +483,7 @@ struct ByteReader {
 
     /// The first `width` (1...8) bytes of `word` (bytes read little-endian), the rest masked
     /// off: one mask for every width, eight included (shifted by 0).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func littleEndian(_ word: UInt64, width: Int) -> UInt64 {
         word & UInt64.max &>> (UInt64(truncatingIfNeeded: 8 &- width) &* 8)
     }

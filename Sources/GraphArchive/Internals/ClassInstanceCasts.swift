@@ -52,7 +52,7 @@ func classReference<T>(at address: UInt, as _: T.Type) -> T {
 }
 
 /// Whether `object`'s class is exactly `T` (no runtime cast, no `Optional<T>` metadata).
-@inline(__always)
+@inlinable @inline(__always)
 func isInstance<T>(_ object: AnyObject, ofExactly _: T.Type) -> Bool {
     ObjectIdentifier(type(of: object)) == ObjectIdentifier(T.self)
 }
@@ -60,7 +60,7 @@ func isInstance<T>(_ object: AnyObject, ofExactly _: T.Type) -> Bool {
 /// `object` as `T`.
 ///
 /// - Precondition: `isInstance(object, ofExactly: T.self)` (checked only in debug builds).
-@inline(__always)
+@inlinable @inline(__always)
 func classInstance<T>(_ object: AnyObject, as _: T.Type) -> T {
     assert(isInstance(object, ofExactly: T.self))
     return unsafeBitCast(object, to: T.self)

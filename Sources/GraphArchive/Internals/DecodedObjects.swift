@@ -21,27 +21,30 @@
 /// The memory budget pays for the compact form up front (``compactBytes(capacity:)``, charged
 /// by the decoder before it reserves the table), and for the words when the table turns to them
 /// (`append` charges them, then gives back the compact form once it is freed).
+///
+/// Usable from inline, with its lookups: the unarchiver's inlinable `decode` forms read it.
+@usableFromInline
 struct DecodedObjects: ~Copyable {
     /// While `isCompact`: per object, (address - base) / 16, below 2^32.
-    private var compact = PlainStack<UInt32>(capacity: 1)
+    @usableFromInline private(set) var compact = PlainStack<UInt32>(capacity: 1)
     /// Otherwise: per object, its reference.
-    private var words = PlainStack<Unmanaged<AnyObject>>(capacity: 1)
-    private var isCompact = true
+    @usableFromInline private(set) var words = PlainStack<Unmanaged<AnyObject>>(capacity: 1)
+    @usableFromInline private(set) var isCompact = true
     /// Where an appended object's reference moves to become the table's (see `append`); it
     /// holds nothing in between.
     private let landing = UnsafeMutablePointer<AnyObject>.allocate(capacity: 1)
     /// Set by the first object: 32 GiB below its address (or 0).
-    private var base: UInt = 0
+    @usableFromInline private(set) var base: UInt = 0
     private var capacity = 0
-    private(set) var count = 0
+    @usableFromInline private(set) var count = 0
     /// Bit `i` set: object `i`'s table reference now belongs to a decoded array. Empty until
     /// the first hand-over.
     private var handedOver: [UInt64] = []
     /// While `handsOverFirstReferences`: bit `i` set once object `i`'s table reference went to
     /// the first reference read to it (see `handOverFirstReferences(capacity:)`).
-    private var firstTaken = PlainStack<UInt64>(capacity: 1)
+    @usableFromInline private(set) var firstTaken = PlainStack<UInt64>(capacity: 1)
     /// Whether each object's table reference goes to the first reference read to it.
-    private(set) var handsOverFirstReferences = false
+    @usableFromInline private(set) var handsOverFirstReferences = false
 
     /// How far either side of the first object a compact entry reaches (at most 32 GiB).
     private let reach: UInt
@@ -56,7 +59,14 @@ struct DecodedObjects: ~Copyable {
         self.reach = reach
     }
 
-    deinit {
+    // Inlinable, and only a call, for the same reason as `PlainList`'s.
+    @inlinable deinit {
+        releaseAll()
+    }
+
+    /// Releases the table's references, and frees its landing (see `append`).
+    @usableFromInline
+    func releaseAll() {
         landing.deallocate()
         if handsOverFirstReferences {
             releaseObjectsNotTaken()
@@ -137,7 +147,7 @@ struct DecodedObjects: ~Copyable {
     /// nil, with nothing changed, when it was taken before. One read of its mark, and neither
     /// the mark nor the entry checked again (the marks cover the capacity, at least `count`):
     /// on every reference a chain's or a tree's initializer reads.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func takeFirst(checkedAt index: Int) -> AnyObject? {
         let word = firstTaken.element(checkedAt: index &>> 6)
         let bit = Self.bit(index)
@@ -235,15 +245,15 @@ struct DecodedObjects: ~Copyable {
 
     /// The object at `index`, which the caller has just checked is below `count`, without a
     /// second check of the index or of the address (on every reference an initializer reads).
-    @inline(__always)
+    @inlinable @inline(__always)
     func object(checkedAt index: Int) -> AnyObject {
         reference(checkedAt: index).takeUnretainedValue()
     }
 
     /// The table's reference to object `index`, which the caller has just checked is below
     /// `count`: neither the index nor the address checked again.
-    @inline(__always)
-    private func reference(checkedAt index: Int) -> Unmanaged<AnyObject> {
+    @inlinable @inline(__always)
+    func reference(checkedAt index: Int) -> Unmanaged<AnyObject> {
         guard isCompact else { return words.element(checkedAt: index) }
         let address = base &+ UInt(compact.element(checkedAt: index)) << 4
         return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
@@ -280,8 +290,8 @@ struct DecodedObjects: ~Copyable {
         !handedOver.isEmpty && handedOver[index >> 6] & Self.bit(index) != 0
     }
 
-    @inline(__always)
-    private static func bit(_ index: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    static func bit(_ index: Int) -> UInt64 {
         1 << UInt64(index & 63)
     }
 }

@@ -22,28 +22,36 @@ import Darwin
 /// Two kinds of memory serve: ``PlainStack`` for the coders' container stacks and the
 /// unarchiver's tables, zeroed and looked up at random; ``GrowableBuffer`` for the encoder's
 /// append-mostly lists, grown in place.
+///
+/// Usable from inline, with its unchecked reads: the unarchiver's inlinable `decode` forms
+/// look keys and objects up in its tables.
+@usableFromInline
 struct PlainList<Element: BitwiseCopyable, Memory: PlainListMemory>: ~Copyable {
-    private var base: UnsafeMutablePointer<Element>
-    private(set) var capacity: Int
-    private(set) var count = 0
+    @usableFromInline private(set) var base: UnsafeMutablePointer<Element>
+    @usableFromInline private(set) var capacity: Int
+    @usableFromInline private(set) var count = 0
 
     init(capacity: Int = 16) {
         self.capacity = max(capacity, 1)
         base = Memory.allocate(Element.self, capacity: self.capacity)
     }
 
-    deinit {
+    // Inlinable: the setters of the unarchiver state's stored properties that are usable from
+    // inline destroy the value they replace, and the compiler (6.3.1) crashes inlining a
+    // deinitializer that is not into them.
+    @inlinable deinit {
         // Elements are trivially copyable: nothing to deinitialize.
         Memory.deallocate(base, capacity: capacity)
     }
 
+    @inlinable
     subscript(index: Int) -> Element {
         unsafeAddress { UnsafePointer(address(of: index)) }
         unsafeMutableAddress { address(of: index) }
     }
 
     /// Element `index`, which the caller has just checked is below `count`: not checked again.
-    @inline(__always)
+    @inlinable @inline(__always)
     func element(checkedAt index: Int) -> Element {
         assert(index >= 0 && index < count, "index \(index) out of range (count \(count))")
         return base[index]
@@ -51,15 +59,15 @@ struct PlainList<Element: BitwiseCopyable, Memory: PlainListMemory>: ~Copyable {
 
     /// Replaces element `index`, which the caller has just checked is below `count`: not
     /// checked again.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func setElement(_ element: Element, checkedAt index: Int) {
         assert(index >= 0 && index < count, "index \(index) out of range (count \(count))")
         base[index] = element
     }
 
     /// Where element `index` (checked) is stored.
-    @inline(__always)
-    private func address(of index: Int) -> UnsafeMutablePointer<Element> {
+    @inlinable @inline(__always)
+    func address(of index: Int) -> UnsafeMutablePointer<Element> {
         precondition(index >= 0 && index < count, "index \(index) out of range (count \(count))")
         return base + index
     }
@@ -148,7 +156,7 @@ extension PlainList where Memory == TableMemory {
 
 /// A list for stacks and tables: zeroed memory from `ZeroedMemory.allocateTable`, so a large
 /// one has pages of its own, asked to be huge, and is given back whole when freed.
-typealias PlainStack<Element: BitwiseCopyable> = PlainList<Element, TableMemory>
+@usableFromInline typealias PlainStack<Element: BitwiseCopyable> = PlainList<Element, TableMemory>
 
 /// A list for the encoder's append-mostly lists (the queue of bodies owed, each body's
 /// references and where they sit, each body's start), grown with `realloc`: a large block moves
@@ -157,6 +165,7 @@ typealias PlainStack<Element: BitwiseCopyable> = PlainList<Element, TableMemory>
 typealias GrowableBuffer<Element: BitwiseCopyable> = PlainList<Element, HeapMemory>
 
 /// Where a ``PlainList`` keeps its elements.
+@usableFromInline
 protocol PlainListMemory {
     static func allocate<Element>(_ type: Element.Type, capacity: Int) -> UnsafeMutablePointer<Element>
     /// Storage for `newCapacity` elements holding the first `count` of `memory` (which holds
@@ -171,11 +180,14 @@ protocol PlainListMemory {
 }
 
 /// Zeroed blocks from ``ZeroedMemory/allocateTable(_:count:)``, moved into a larger one to grow.
+@usableFromInline
 enum TableMemory: PlainListMemory {
+    @usableFromInline
     static func allocate<Element>(_ type: Element.Type, capacity: Int) -> UnsafeMutablePointer<Element> {
         ZeroedMemory.allocateTable(type, count: capacity)
     }
 
+    @usableFromInline
     static func reallocate<Element>(
         _ memory: UnsafeMutablePointer<Element>,
         count: Int,
@@ -188,6 +200,7 @@ enum TableMemory: PlainListMemory {
         return larger
     }
 
+    @usableFromInline
     static func deallocate<Element>(_ memory: UnsafeMutablePointer<Element>, capacity: Int) {
         ZeroedMemory.deallocate(memory, count: capacity)
     }

@@ -16,12 +16,15 @@
 ///     _modify { yield &storage.value }
 /// }
 /// ```
+///
+/// Usable from inline: `GraphUnarchiver`'s inlinable `decode` forms reach the state through it.
+@usableFromInline
 final class UncheckedStateBox<State: ~Copyable> {
     /// The state, read and written where it lies, with no run-time exclusivity check.
     ///
     /// The caller guarantees that two accesses never overlap: no method that holds the state
     /// `inout` calls anything (user code included) that reaches it again.
-    @exclusivity(unchecked) final var value: State
+    @usableFromInline @exclusivity(unchecked) final var value: State
 
     init(_ state: consuming State) {
         value = state

@@ -63,7 +63,7 @@ extension DecodingState {
     /// `Int` within the input's next nine bytes, read and finished as `locate`, `readInteger`
     /// and `finishValue` would; nil, with nothing changed, for anything else, which the caller
     /// then reads their way (for its errors).
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func nextInteger(forKey key: String) -> Int? {
         guard let (start, tag, word) = peekNextValue(forKey: key) else { return nil }
         let value: Int
@@ -232,7 +232,7 @@ extension DecodingState {
     /// most three bytes) to an object built already of exactly class `T`: read and finished as
     /// `locate`, `readObjectReference` and `finishValue` would. Nil, with nothing changed, for
     /// anything else, which the caller then reads their way (for its errors).
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func nextObject<T: AnyObject>(forKey key: String, as _: T.Type, allowingNil: Bool) -> T?? {
         guard let (start, tag, word) = peekNextValue(forKey: key) else { return nil }
         if tag == ValueTag.null && allowingNil {

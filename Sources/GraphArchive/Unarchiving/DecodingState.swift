@@ -3,23 +3,26 @@
 // Like EncodingState, one struct so each public `decode` call costs one access to the
 // unarchiver's storage.
 
-struct DecodingContainer {
+/// Usable from inline, with the fields the inlinable `decode` forms read (see
+/// `GraphUnarchiver.decode(_:forKey:)` for `Int`).
+@usableFromInline
+struct DecodingContainer: BitwiseCopyable {
     enum Kind { case top, record }
     var kind: Kind
     var shape = 0
-    var keyStart = 0
-    var keyCount = 0
+    @usableFromInline var keyStart = 0
+    @usableFromInline var keyCount = 0
     /// Index of the value expected next when keys are read in the order they were written.
-    var position = 0
+    @usableFromInline var position = 0
     /// Offset of value `position`.
-    var cursor = 0
+    @usableFromInline var cursor = 0
     /// Offset of value 0.
     var valueStart = 0
     /// Where this record's value offsets start in `DecodingState.offsets` (every value's, then
     /// the record's end), computed on the first out-of-order read; -1 until then.
     var offsetsStart = -1
     /// Value being read (for `finishValue` and error messages).
-    var current = -1
+    @usableFromInline var current = -1
     /// The object this record belongs to, or -1 for an inline value.
     var objectIndex = -1
 }
@@ -37,13 +40,16 @@ struct RecordKeys {
     var count: Int
 }
 
+/// Usable from inline, with what the inlinable `decode` forms' common case reads (see
+/// `GraphUnarchiver.decode(_:forKey:)` for `Int`).
+@usableFromInline
 struct DecodingState: ~Copyable {
-    var reader: ByteReader
+    @usableFromInline var reader: ByteReader
     let tables: ArchiveTables
     let scanner: ValueScanner
     let options: GraphUnarchiver.Options
     let objectCount: Int
-    var objects = DecodedObjects()
+    @usableFromInline var objects = DecodedObjects()
     /// Set by the one-call decode once only its root value is left to read: a reference array
     /// at the top level then takes the table's references (see `DecodedObjects`).
     var handsOverObjects = false
@@ -59,13 +65,13 @@ struct DecodingState: ~Copyable {
     /// True once the input, lent by a one-call decode, is gone (`closeInput`).
     private(set) var isInputClosed = false
     /// The class of each object in `objects` (see `ObjectClassTable`).
-    var objectClasses = ObjectClassTable()
+    @usableFromInline var objectClasses = ObjectClassTable()
     /// The object whose initializer runs (construction builds them in index order).
     var objectBeingBuilt = 0
     /// The `decodeLater` assignments waiting for objects still to be built (here rather than
     /// in the unarchiver, whose stored properties pay an exclusivity check per access).
     var pendingAssignments = PendingAssignments()
-    var container = DecodingContainer(kind: .top)
+    @usableFromInline var container = DecodingContainer(kind: .top)
     /// The enclosing containers, innermost last (a `PlainStack`: no uniqueness check per change).
     var stack = PlainStack<DecodingContainer>()
     /// Value offsets of the open records that were read out of order, innermost last: one
@@ -85,7 +91,7 @@ struct DecodingState: ~Copyable {
     /// `==` match, a caller's literal key matches by identity from then on. As many as
     /// `tables.shapeKeys`; a `PlainStack`, read without a second check of the slot where the
     /// record's own bounds have placed it (`keyBits(at:)`).
-    var shapeKeyBits: PlainStack<StringBits>
+    @usableFromInline var shapeKeyBits: PlainStack<StringBits>
     /// The strings `shapeKeyBits` were taken from, kept alive.
     var matchKeys: [String]
     /// Value types checked to match their archived names, by type id.
@@ -180,8 +186,8 @@ struct DecodingState: ~Copyable {
     }
 
     /// Whether `key` is the current record's next value stored (at `container.cursor`).
-    @inline(__always)
-    private func isNextValue(_ key: String) -> Bool {
+    @inlinable @inline(__always)
+    func isNextValue(_ key: String) -> Bool {
         let position = container.position
         // `&+`: both are below the shape table's size (checked when it was read), and the slot
         // is inside the record's keys, so inside the table (`keyBits(at:)`).
@@ -193,7 +199,7 @@ struct DecodingState: ~Copyable {
     /// (`ByteReader.peekTagAndWord`) when nine remain; nil otherwise. Changes nothing: the
     /// fast paths of `decode` start here, then read the value and `finishNextValue(end:)`, or
     /// leave it all to `locate`.
-    @inline(__always)
+    @inlinable @inline(__always)
     func peekNextValue(forKey key: String) -> (start: Int, tag: UInt8, word: UInt64)? {
         guard isNextValue(key) else { return nil }
         var peek = reader
@@ -204,7 +210,7 @@ struct DecodingState: ~Copyable {
 
     /// Finishes the record's next value stored, found by `peekNextValue(forKey:)` and read
     /// up to `end`: what `locate` and `finishValue` leave.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func finishNextValue(end: Int) {
         reader.offset = end
         container.current = container.position
@@ -214,8 +220,8 @@ struct DecodingState: ~Copyable {
     /// The words of the key at `slot` of the shape table, a slot of the current record's
     /// keys (`keyStart + i` with `i < keyCount`), which the shape table holds (checked when it
     /// was read): not checked again.
-    @inline(__always)
-    private func keyBits(at slot: Int) -> StringBits {
+    @inlinable @inline(__always)
+    func keyBits(at slot: Int) -> StringBits {
         shapeKeyBits.element(checkedAt: slot)
     }
 
@@ -303,7 +309,7 @@ struct DecodingState: ~Copyable {
 
     /// Marks the value just read as done; the reader is right after it. The top level's
     /// position and cursor are never read (it has no keys): no test of the container's kind.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func finishValue() {
         container.position = container.current &+ 1  // `current` is a key's index, or -1
         container.cursor = reader.offset
