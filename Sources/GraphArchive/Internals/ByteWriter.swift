@@ -577,11 +577,12 @@ struct ByteWriter: ~Copyable {
     ) -> Int {
         let target = UnsafeMutableRawPointer(target)
         if length <= wordCopyLimit && wordsReadable {
-            var copied = 0
-            while copied < length {
-                (target + copied).storeBytes(of: (source + copied).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                copied &+= 8
-            }
+            // All of the limit, whatever the length: a loop's trip count varies with the span,
+            // and its branch is mispredicted where spans of several lengths alternate.
+            let low = source.loadUnaligned(as: SIMD16<UInt8>.self)
+            let high = source.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self)
+            target.storeBytes(of: low, as: SIMD16<UInt8>.self)
+            target.storeBytes(of: high, toByteOffset: 16, as: SIMD16<UInt8>.self)
         } else {
             target.copyMemory(from: source, byteCount: length)
         }
