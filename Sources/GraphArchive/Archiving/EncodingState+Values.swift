@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 extension EncodingState {
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeNil() {
         out.writeByte(ValueTag.null)
     }
@@ -18,7 +18,7 @@ extension EncodingState {
     }
 
     /// Integers take the smallest form: 0...63 in the tag, else sign and 1...8 magnitude bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeInteger<T: FixedWidthInteger>(_ value: T) {
         if value >= 0 {
             writeUnsigned(UInt64(truncatingIfNeeded: value), base: ValueTag.unsignedBase, small: true)
@@ -28,8 +28,8 @@ extension EncodingState {
         }
     }
 
-    @inline(__always)
-    private mutating func writeUnsigned(_ magnitude: UInt64, base: UInt8, small: Bool) {
+    @inlinable @inline(__always)
+    mutating func writeUnsigned(_ magnitude: UInt64, base: UInt8, small: Bool) {
         if small && magnitude < ValueTag.smallIntegerLimit {
             out.writeByte(ValueTag.smallIntegerBase | UInt8(truncatingIfNeeded: magnitude))
             return

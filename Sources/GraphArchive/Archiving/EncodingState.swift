@@ -5,20 +5,24 @@
 // exclusivity check on every access).
 
 /// One keyed container being written: the top level or a record (object body or inline value).
-struct EncodingContainer {
+///
+/// Usable from inline, with the fields the archiver's inlinable `encode` forms read (see
+/// `EncodingState.writeExpectedKey(_:)`).
+@usableFromInline
+struct EncodingContainer: BitwiseCopyable {
     enum Kind { case top, record }
     var kind: Kind
     var typeID: Int = 0
     /// The shape this record is expected to repeat (the type's previous shape), or -1.
     var candidateShape: Int = -1
     /// Keys written so far.
-    var position: Int = 0
+    @usableFromInline var position: Int = 0
     /// Where the candidate's keys lie in `EncodingState.shapeKeyBits` (and `shapeKeyStrings`),
     /// looked up once a record rather than once a key.
-    var candidateKeyStart: Int = 0
-    var candidateKeyEnd: Int = 0
+    @usableFromInline var candidateKeyStart: Int = 0
+    @usableFromInline var candidateKeyEnd: Int = 0
     /// True while every key so far matches `candidateShape` in order.
-    var matching: Bool = false
+    @usableFromInline var matching: Bool = false
     /// Where this record's key ids start in `EncodingState.slowKeyIDs`, once it stopped
     /// matching its candidate (kept outside so the container stays trivially copyable).
     var slowKeysStart: Int = 0
@@ -48,11 +52,14 @@ struct EncodedShape: Hashable {
     var keyIDs: [Int]
 }
 
+/// Usable from inline, with what the common case of the archiver's inlinable `encode` forms
+/// reads and writes (see `GraphArchiver.encode(_:forKey:)` for `Int`).
+@usableFromInline
 struct EncodingState: ~Copyable {
     let maximumDepth: Int
 
     /// Where values go now: the top-level section, or the object section while bodies are written.
-    var out = ByteWriter(reservingCapacity: 1 << 12)
+    @usableFromInline var out = ByteWriter(reservingCapacity: 1 << 12)
     /// The section not being written.
     var parked = ByteWriter(reservingCapacity: 1 << 16)
     var isWritingObjects = false
@@ -73,7 +80,7 @@ struct EncodingState: ~Copyable {
     /// Shape keys flattened, the user's own strings, so the fast path compares identical storage.
     var shapeKeyStrings: [String] = []
     /// The words of each entry of `shapeKeyStrings`, the retain-free fast path of `writeKey`.
-    var shapeKeyBits: [StringBits] = []
+    @usableFromInline var shapeKeyBits: [StringBits] = []
     var shapeKeyStart: [Int] = []
     var shapeKeyCount: [Int] = []
 
@@ -149,7 +156,7 @@ struct EncodingState: ~Copyable {
     private(set) var referencesInBlocks = 0
 
     // MARK: Containers
-    var container = EncodingContainer(kind: .top)
+    @usableFromInline var container = EncodingContainer(kind: .top)
     /// The enclosing containers, innermost last (a `PlainStack`: no uniqueness check per change).
     var stack = PlainStack<EncodingContainer>()
     var topKeys: Set<Int> = []
@@ -174,21 +181,34 @@ struct EncodingState: ~Copyable {
     /// Announces the key of the next value in the current container.
     @inline(__always)
     mutating func writeKey(_ key: String) throws(GraphArchiveError) {
-        if container.matching {
-            // Positions stay below a shape's key count: `&+` cannot overflow.
-            let next = container.candidateKeyStart &+ container.position
-            if next < container.candidateKeyEnd {
-                if shapeKeyBits[next] == StringBits(key) || shapeKeyStrings[next] == key {
-                    container.position &+= 1
-                    return
-                }
-            }
-        }
+        if writeExpectedKey(key) { return }
         try writeKeySlow(key)
+    }
+
+    /// Announces `key` as `writeKey` does, and returns true, when it is the next key of the
+    /// record's expected shape and the very string stored for it (its words equal); changes
+    /// nothing and returns false otherwise, for the caller to call `writeKey`. Only a record
+    /// matches a shape: a value written after it is never at the top level.
+    @inlinable @inline(__always)
+    mutating func writeExpectedKey(_ key: String) -> Bool {
+        guard container.matching else { return false }
+        // Positions stay below a shape's key count: `&+` cannot overflow.
+        let next = container.candidateKeyStart &+ container.position
+        guard next < container.candidateKeyEnd, shapeKeyBits[next] == StringBits(key) else { return false }
+        container.position &+= 1
+        return true
     }
 
     @inline(never)
     private mutating func writeKeySlow(_ key: String) throws(GraphArchiveError) {
+        // The expected key as an equal string of other storage (a key built at run time).
+        if container.matching {
+            let next = container.candidateKeyStart &+ container.position
+            if next < container.candidateKeyEnd && shapeKeyStrings[next] == key {
+                container.position &+= 1
+                return
+            }
+        }
         let id = keyID(key)
         switch container.kind {
         case .top:
@@ -405,6 +425,23 @@ struct EncodingState: ~Copyable {
     mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) {
         let index = register(object, conditional: conditional, kind: .tagged)
         out.writeTag(ValueTag.objectReference, varint: UInt64(index))
+    }
+
+    /// ``writeReference(_:conditional:)``, not conditional: the one call of the archiver's
+    /// inlinable `encode` form for an object.
+    @usableFromInline @inline(never)
+    mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object) {
+        writeReference(object, conditional: false)
+    }
+
+    /// ``writeReference(_:)`` as a back link, as `encodeLater` writes it: the one call of the
+    /// archiver's inlinable `encodeLater` form for an object.
+    @usableFromInline @inline(never)
+    mutating func writeBackLink<Object: GraphCoding & AnyObject>(_ object: Object) {
+        let enclosing = writesBackLinks
+        writesBackLinks = true
+        writeReference(object, conditional: false)
+        writesBackLinks = enclosing
     }
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge (a back

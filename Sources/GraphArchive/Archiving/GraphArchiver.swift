@@ -53,7 +53,8 @@ public final class GraphArchiver {
     public static let rootKey = "root"
 
     public let options: Options
-    private let storage: UncheckedStateBox<EncodingState>
+    /// Usable from inline for the inlinable `encode` forms (see `encode(_:forKey:)` for `Int`).
+    @usableFromInline let storage: UncheckedStateBox<EncodingState>
     private var output: ArchiveOutput?
     /// The first error a nested value's encoding threw, kept for `finishEncoding`'s message: a
     /// caller that caught it and encoded on left the archiver inside that value.
@@ -83,7 +84,22 @@ public final class GraphArchiver {
         state.writeBool(value)
     }
 
+    // The common case of the forms an `encode(with:)` calls for every field (an integer, an
+    // object reference), the next key of the record's expected shape, is inlinable: inlined
+    // into the caller, in another module, and specialized for its class, it takes no call for
+    // an integer, and one to number an object. Their slow forms, for anything else, stay here.
+
+    @inlinable @inline(__always)
     public func encode(_ value: Int, forKey key: String) throws {
+        if storage.value.writeExpectedKey(key) {
+            storage.value.writeInteger(value)
+            return
+        }
+        try encodeInteger(value, forKey: key)
+    }
+
+    @usableFromInline @inline(never)
+    func encodeInteger(_ value: Int, forKey key: String) throws {
         try state.writeKey(key)
         state.writeInteger(value)
     }
@@ -135,7 +151,22 @@ public final class GraphArchiver {
     /// optional object (the same bytes), in one call: the general form reaches the reference
     /// through the optional's and the class's generic conformances, a few dozen instructions a
     /// reference (a chain of links pays them once per link).
+    @inlinable @inline(__always)
     public func encode<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+        // A record's key: no bodies to write after it (they are only written at the top level).
+        if storage.value.writeExpectedKey(key) {
+            // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
+            switch object {
+            case .some(let object): storage.value.writeReference(object)
+            case .none: storage.value.writeNil()
+            }
+            return
+        }
+        try encodeOptionalReference(object, forKey: key)
+    }
+
+    @usableFromInline @inline(never)
+    func encodeOptionalReference<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
         try state.writeKey(key)
         writeOptionalReference(object)
         try writeBodiesAtTop()
@@ -191,7 +222,21 @@ public final class GraphArchiver {
 
     /// Encodes a back link to `object`, or nil, as ``encodeLater(_:forKey:)-(T,_)`` does for
     /// an optional object (the same bytes), in one call (see ``encode(_:forKey:)-(T?,_)``).
+    @inlinable @inline(__always)
     public func encodeLater<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+        // As `encode(_:forKey:)` for an optional object.
+        if storage.value.writeExpectedKey(key) {
+            switch object {
+            case .some(let object): storage.value.writeBackLink(object)
+            case .none: storage.value.writeNil()
+            }
+            return
+        }
+        try encodeOptionalBackLink(object, forKey: key)
+    }
+
+    @usableFromInline @inline(never)
+    func encodeOptionalBackLink<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
         try state.writeKey(key)
         let enclosing = state.writesBackLinks
         state.writesBackLinks = true

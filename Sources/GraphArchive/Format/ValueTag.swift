@@ -4,7 +4,7 @@
 ///
 /// Usable from inline, with the tags the unarchiver's inlinable `decode` forms test; those are
 /// inlinable computed constants, since a stored one would be reached through its addressor
-/// from another module, a call per test.
+/// from another module, a call per test. The archiver's inlinable `encode` forms write some.
 @usableFromInline
 enum ValueTag {
     @inlinable static var null: UInt8 { 0x00 }
@@ -35,7 +35,7 @@ enum ValueTag {
     @inlinable static var negativeBase: UInt8 { 0x18 }
     /// 0x40...0x7F: the integers 0...63 in the tag itself.
     @inlinable static var smallIntegerBase: UInt8 { 0x40 }
-    static let smallIntegerLimit: UInt64 = 64
+    @inlinable static var smallIntegerLimit: UInt64 { 64 }
     /// 0x80...0xBF: a string of 0...63 UTF-8 bytes, the length in the tag.
     @inlinable static var shortStringBase: UInt8 { 0x80 }
     static let shortStringLimit = 64

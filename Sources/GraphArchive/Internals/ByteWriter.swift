@@ -16,6 +16,10 @@ import Darwin
 /// once and then store through the pointer. A small buffer grows with `realloc`; a large one is
 /// a mapping of its own that grows by remapping its pages (see `largeCapacity`). All multi-byte
 /// values are little endian (FORMAT.md §2).
+///
+/// Usable from inline, with its small writes: the archiver's inlinable `encode` forms write a
+/// value through it.
+@usableFromInline
 struct ByteWriter: ~Copyable {
     /// A buffer growing past `largeThreshold` jumps to `largeCapacity` at once; one growing past
     /// `largeCapacity` moves into a mapping of its own (`ZeroedMemory.growMapping`).
@@ -35,12 +39,12 @@ struct ByteWriter: ~Copyable {
     static let largeThreshold = 1 << 20
     static let largeCapacity = 64 << 20
 
-    private var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline private(set) var base: UnsafeMutablePointer<UInt8>
     /// How far writes go before `grow` is called: the end of the allocation, or while a mapping
     /// is populated, a step past the offset last reported to its populator (the mapping's size
     /// is then in its `Population`).
-    private var capacity: Int
-    private(set) var count = 0
+    @usableFromInline private(set) var capacity: Int
+    @usableFromInline private(set) var count = 0
     /// Whether `base` is a mapping of its own (a large buffer) rather than a block from `malloc`.
     private var isMapping = false
 
@@ -70,7 +74,15 @@ struct ByteWriter: ~Copyable {
         startPopulating()
     }
 
-    deinit {
+    // Inlinable, and only a call, for the same reason as `PlainList`'s: the encoding state's
+    // `out` is usable from inline.
+    @inlinable deinit {
+        freeBuffer()
+    }
+
+    /// Frees the buffer (a mapping's after its populator stops).
+    @usableFromInline
+    func freeBuffer() {
         if isMapping {
             ZeroedMemory.unmap(base, byteCount: Self.endPopulation(of: base) ?? capacity)
         } else {
@@ -79,13 +91,13 @@ struct ByteWriter: ~Copyable {
     }
 
     /// Makes room for `extra` more bytes.
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
+    @inlinable @inline(__always)
+    mutating func reserve(_ extra: Int) {
         if capacity - count < extra { grow(extra) }
     }
 
-    @inline(never)
-    private mutating func grow(_ extra: Int) {
+    @usableFromInline @inline(never)
+    mutating func grow(_ extra: Int) {
         var allocated = capacity
         if isMapping, let population = Self.population(of: base) {
             if population.allocated - count >= extra {
@@ -178,7 +190,7 @@ struct ByteWriter: ~Copyable {
     /// Whether a populator runs ahead of the writer.
     var isPopulating: Bool { isMapping && Self.population(of: base) != nil }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeByte(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
@@ -271,7 +283,7 @@ struct ByteWriter: ~Copyable {
 
     /// Writes `tag`, then the low `width` (1...8) bytes of `value`, little endian: a tagged
     /// number, with one capacity check for the two.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func writeTag(_ tag: UInt8, littleEndian value: UInt64, width: Int) {
         reserve(9)
         base[count] = tag
