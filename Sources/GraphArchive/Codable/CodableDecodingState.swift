@@ -79,9 +79,10 @@ extension CodableDecodingFrame {
 /// the prefetch of their objects and the decoding of their elements: handed out one by one by
 /// `CodableDecodingState.nextReference(in:)`.
 struct PackedReferenceBatch {
-    /// One value per reference (see `ReferenceBatchSlots`).
-    typealias Slots = ReferenceBatchSlots
-    /// References read at once.
+    /// One value per reference. Inline, so that a batch lives on its loop's stack: an array of
+    /// a few elements (an object's field) allocates nothing for it.
+    typealias Slots = InlineArray<16, Int>
+    /// References read at once: enough misses to overlap, few enough to stay in cache.
     static var size: Int { Slots.count }
     /// The object index of each reference of the batch, and where each one ends (where the
     /// next starts).

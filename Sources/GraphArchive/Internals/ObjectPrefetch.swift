@@ -53,12 +53,7 @@ func touchObjects(_ indexes: Span<Int>, count: Int, tableCount: Int, address: (I
     }
 }
 
-/// The references of a packed array both decodes read ahead of the elements they become, and
-/// prefetch together: enough misses to overlap, few enough to stay in cache. Inline, so that a
-/// batch lives where its reader does and an array of a few elements allocates nothing for it.
-typealias ReferenceBatchSlots = InlineArray<16, Int>
-
 /// The scratch's size, fixed: a scratch sized at run time kept the unarchiver's object table
 /// copied to the stack for the address closure (callgrind: a 144-byte memcpy per batch).
-/// A batch of either decode's, so that one chunk covers it.
-private let touchChunk = ReferenceBatchSlots.count
+/// Enough for a batch of either decode.
+private let touchChunk = 16

@@ -270,7 +270,7 @@ extension DecodingState {
         }
         // The class table is read per reference too (`object(at:as:)`), another miss.
         let count = referenceBatch.count
-        let classes = objectClasses.touch(referenceBatch.indexes.span, count: count)
+        let classes = objectClasses.touch(referenceBatch.indexes, count: count)
         prefetchSink ^= classes ^ objects.touch(referenceBatch.indexes.span, count: count, handingOver: handingOver)
     }
 
@@ -390,10 +390,10 @@ extension DecodingState {
 
 /// References of a packed array read ahead of the elements they become (`readReferences`).
 struct ReferenceBatch {
-    /// References read at once (see `ReferenceBatchSlots`).
-    static var size: Int { ReferenceBatchSlots.count }
-    private(set) var indexes = ReferenceBatchSlots(repeating: 0)
-    private var offsets = ReferenceBatchSlots(repeating: 0)
+    /// Enough misses to overlap, few enough to stay in cache.
+    static let size = 16
+    private(set) var indexes = [Int](repeating: 0, count: size)
+    private var offsets = [Int](repeating: 0, count: size)
     private(set) var count = 0
     private var position = 0
     /// The last index read: references are stored as deltas from it.
