@@ -422,15 +422,15 @@ struct ByteWriter: ~Copyable {
         return end &+ 1
     }
 
-    /// Appends the bytes `range` of `other`: spans of a few bytes a word at a time, where a
-    /// `memcpy` call would cost more than the copy.
+    /// Appends the bytes `range` of `other`: spans of a few bytes in fixed moves of the whole
+    /// limit, where a `memcpy` call would cost more than the copy.
     @inline(__always)
     mutating func writeBytes(of other: borrowing ByteWriter, in range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= other.count)
         guard !range.isEmpty else { return }
         guard range.count > Self.wordCopyLimit || range.lowerBound + Self.wordCopyLimit > other.capacity else {
-            // Whole words, up to the limit, which both buffers have room for: the bytes past
-            // the range are overwritten by later writes.
+            // The whole limit, which both buffers have room for: the bytes past the range are
+            // overwritten by later writes.
             reserve(Self.wordCopyLimit)
             copyShortSpan(of: other, from: range.lowerBound, count: range.count)
             return
@@ -489,7 +489,7 @@ struct ByteWriter: ~Copyable {
                 && positions.upperBound <= places.count && end <= other.count
         )
         let source = other.base
-        // A span starting at or before this offset of `other` can be read a word at a time.
+        // A span starting at or before this offset of `other` can be read in fixed moves.
         let wordsEnd = other.capacity &- Self.wordCopyLimit
         // The buffer, its length and its room in locals, stored back once: stores to `self`
         // after each step cost as much as the copy.
@@ -563,7 +563,7 @@ struct ByteWriter: ~Copyable {
     }
 
     /// Appends `length` bytes from `source`, of which at least `readable` can be read: a short
-    /// run (a key, a name) a word at a time when whole words stay within them, else `memcpy`
+    /// run (a key, a name) in fixed moves when the limit's bytes can be read, else `memcpy`
     /// (about 60 instructions a call for a 20-byte name, through its dispatch).
     @inline(__always)
     mutating func writeBytes(from source: UnsafeRawPointer, count length: Int, readable: Int) {
@@ -572,8 +572,8 @@ struct ByteWriter: ~Copyable {
     }
 
     /// Copies `length` bytes from `source` into capacity the caller reserved (at least `length`
-    /// plus ``wordCopyLimit``): whole words when the span is short and `wordsReadable` says the
-    /// spare bytes read past it exist, else `memcpy`.
+    /// plus ``wordCopyLimit``): the whole limit in fixed moves when the span is short and
+    /// `wordsReadable` says the spare bytes read past it exist, else `memcpy`.
     @inline(__always)
     private mutating func copyShortSpan(from source: UnsafeRawPointer, count length: Int, wordsReadable: Bool) {
         count &+= Self.copyShortSpan(from: source, to: base + count, count: length, wordsReadable: wordsReadable)
@@ -604,7 +604,7 @@ struct ByteWriter: ~Copyable {
     /// The most bytes a tag and a varint take.
     private static let referenceBytesLimit = 11
 
-    /// Spans up to this long are copied a word at a time.
+    /// Spans up to this long are copied as this many bytes, in two 16-byte moves.
     private static let wordCopyLimit = 32
 
     /// Appends everything `other` holds.
