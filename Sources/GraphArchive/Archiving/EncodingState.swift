@@ -191,23 +191,27 @@ struct EncodingState: ~Copyable {
     /// matches a shape: a value written after it is never at the top level.
     @inlinable @inline(__always)
     mutating func writeExpectedKey(_ key: String) -> Bool {
-        guard container.matching else { return false }
-        // Positions stay below a shape's key count: `&+` cannot overflow.
-        let next = container.candidateKeyStart &+ container.position
-        guard next < container.candidateKeyEnd, shapeKeyBits[next] == StringBits(key) else { return false }
+        guard let next = expectedKeySlot, shapeKeyBits[next] == StringBits(key) else { return false }
         container.position &+= 1
         return true
+    }
+
+    /// Where the next key of the record's expected shape sits in `shapeKeyBits` and
+    /// `shapeKeyStrings`, or nil when no shape is expected or it has no key left.
+    @inlinable @inline(__always)
+    var expectedKeySlot: Int? {
+        guard container.matching else { return nil }
+        // Positions stay below a shape's key count: `&+` cannot overflow.
+        let next = container.candidateKeyStart &+ container.position
+        return next < container.candidateKeyEnd ? next : nil
     }
 
     @inline(never)
     private mutating func writeKeySlow(_ key: String) throws(GraphArchiveError) {
         // The expected key as an equal string of other storage (a key built at run time).
-        if container.matching {
-            let next = container.candidateKeyStart &+ container.position
-            if next < container.candidateKeyEnd && shapeKeyStrings[next] == key {
-                container.position &+= 1
-                return
-            }
+        if let next = expectedKeySlot, shapeKeyStrings[next] == key {
+            container.position &+= 1
+            return
         }
         let id = keyID(key)
         switch container.kind {
@@ -420,15 +424,20 @@ struct EncodingState: ~Copyable {
 
     // MARK: - Objects
 
-    /// Numbers `object` (once) and writes a reference to it.
+    /// Numbers `object` (once) and writes a reference to it (see `register`).
     @inline(__always)
-    mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object, conditional: Bool) {
-        let index = register(object, conditional: conditional, kind: .tagged)
+    mutating func writeReference<Object: GraphCoding & AnyObject>(
+        _ object: Object,
+        conditional: Bool,
+        backLink: Bool = false
+    ) {
+        let index = register(object, conditional: conditional, backLink: backLink, kind: .tagged)
         out.writeTag(ValueTag.objectReference, varint: UInt64(index))
     }
 
     /// ``writeReference(_:conditional:)``, not conditional: the one call of the archiver's
-    /// inlinable `encode` form for an object.
+    /// inlinable `encode` form for an object. (One function taking the back link as a flag
+    /// cost a chain of links about 3 instructions a link.)
     @usableFromInline @inline(never)
     mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object) {
         writeReference(object, conditional: false)
@@ -438,18 +447,16 @@ struct EncodingState: ~Copyable {
     /// archiver's inlinable `encodeLater` form for an object.
     @usableFromInline @inline(never)
     mutating func writeBackLink<Object: GraphCoding & AnyObject>(_ object: Object) {
-        let enclosing = writesBackLinks
-        writesBackLinks = true
-        writeReference(object, conditional: false)
-        writesBackLinks = enclosing
+        writeReference(object, conditional: false, backLink: true)
     }
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge (a back
-    /// link if `conditional` or written by `encodeLater`).
+    /// link if `conditional`, `backLink` or written by `encodeLater`).
     @inline(__always)
     mutating func register<Object: GraphCoding & AnyObject>(
         _ object: Object,
         conditional: Bool,
+        backLink: Bool = false,
         kind: ReferencePlace.Kind,
         heldByArchiver: Bool = false
     ) -> Int {
@@ -476,7 +483,7 @@ struct EncodingState: ~Copyable {
         }
         if currentObject >= 0 {
             if edges.isEmpty { noteFirstEdge() }
-            edges.append(ReferenceEdge.edge(to: index, isBackLink: conditional || writesBackLinks))
+            edges.append(ReferenceEdge.edge(to: index, isBackLink: conditional || backLink || writesBackLinks))
             notePlace(kind)
             // Even a back link leaves the order here: the body could otherwise go into a block
             // (numbers fixed) before the reordering renumbers its target.

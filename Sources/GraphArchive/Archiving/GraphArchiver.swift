@@ -153,22 +153,36 @@ public final class GraphArchiver {
     /// reference (a chain of links pays them once per link).
     @inlinable @inline(__always)
     public func encode<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
-        // A record's key: no bodies to write after it (they are only written at the top level).
-        if storage.value.writeExpectedKey(key) {
-            // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
-            switch object {
-            case .some(let object): storage.value.writeReference(object)
-            case .none: storage.value.writeNil()
-            }
-            return
-        }
-        try encodeOptionalReference(object, forKey: key)
+        if writeExpectedReference(object, forKey: key, backLink: false) { return }
+        try encodeOptionalReference(object, forKey: key, backLink: false)
     }
 
+    /// The common case of the inlinable forms for an optional object: writes `object` (a back
+    /// link if `backLink`) or nil and returns true when `key` is the record's next expected
+    /// key; changes nothing and returns false otherwise.
+    @inlinable @inline(__always)
+    func writeExpectedReference<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String, backLink: Bool)
+        -> Bool
+    {
+        // A record's key: no bodies to write after it (they are only written at the top level).
+        guard storage.value.writeExpectedKey(key) else { return false }
+        // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
+        switch object {
+        case .some(let object):
+            // A constant once inlined: each form keeps its own call.
+            if backLink { storage.value.writeBackLink(object) } else { storage.value.writeReference(object) }
+        case .none: storage.value.writeNil()
+        }
+        return true
+    }
+
+    /// The slow form of the inlinable forms for an optional object: any key.
     @usableFromInline @inline(never)
-    func encodeOptionalReference<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
+    func encodeOptionalReference<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String, backLink: Bool)
+        throws
+    {
         try state.writeKey(key)
-        writeOptionalReference(object)
+        writeOptionalReference(object, backLink: backLink)
         try writeBodiesAtTop()
     }
 
@@ -182,13 +196,17 @@ public final class GraphArchiver {
         try writeBodiesAtTop()
     }
 
-    /// Writes a reference to `object` (a back link if `conditional`, or inside `encodeLater`),
-    /// or nil.
+    /// Writes a reference to `object` (a back link if `conditional`, `backLink`, or inside
+    /// `encodeLater`), or nil.
     @inline(__always)
-    private func writeOptionalReference<T: GraphCoding & AnyObject>(_ object: T?, conditional: Bool = false) {
+    private func writeOptionalReference<T: GraphCoding & AnyObject>(
+        _ object: T?,
+        conditional: Bool = false,
+        backLink: Bool = false
+    ) {
         // A `switch`, not `if let`, which retains the object (see `_encodeOptional`).
         switch object {
-        case .some(let object): state.writeReference(object, conditional: conditional)
+        case .some(let object): state.writeReference(object, conditional: conditional, backLink: backLink)
         case .none: state.writeNil()
         }
     }
@@ -224,25 +242,8 @@ public final class GraphArchiver {
     /// an optional object (the same bytes), in one call (see ``encode(_:forKey:)-(T?,_)``).
     @inlinable @inline(__always)
     public func encodeLater<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
-        // As `encode(_:forKey:)` for an optional object.
-        if storage.value.writeExpectedKey(key) {
-            switch object {
-            case .some(let object): storage.value.writeBackLink(object)
-            case .none: storage.value.writeNil()
-            }
-            return
-        }
-        try encodeOptionalBackLink(object, forKey: key)
-    }
-
-    @usableFromInline @inline(never)
-    func encodeOptionalBackLink<T: GraphCoding & AnyObject>(_ object: T?, forKey key: String) throws {
-        try state.writeKey(key)
-        let enclosing = state.writesBackLinks
-        state.writesBackLinks = true
-        writeOptionalReference(object)
-        state.writesBackLinks = enclosing
-        try writeBodiesAtTop()
+        if writeExpectedReference(object, forKey: key, backLink: true) { return }
+        try encodeOptionalReference(object, forKey: key, backLink: true)
     }
 
     /// Encodes a reference that is kept only if `object` is also encoded unconditionally
