@@ -25,8 +25,10 @@
 /// Usable from inline, with its lookups: the unarchiver's inlinable `decode` forms read it.
 @usableFromInline
 struct DecodedObjects: ~Copyable {
-    /// While `isCompact`: per object, (address - base) / 16, below 2^32.
-    @usableFromInline private(set) var compact = PlainStack<UInt32>(capacity: 1)
+    /// While `isCompact`: per object, (address - base) / 16, below 2^32. On the heap, which a
+    /// process that keeps decoding reuses, rather than pages mapped for each decode, which the
+    /// kernel zeroes as the appends first touch them: no entry is read before it is appended.
+    @usableFromInline private(set) var compact = GrowableBuffer<UInt32>(capacity: 1)
     /// Otherwise: per object, its reference.
     @usableFromInline private(set) var words = PlainStack<Unmanaged<AnyObject>>(capacity: 1)
     @usableFromInline private(set) var isCompact = true
@@ -223,7 +225,7 @@ struct DecodedObjects: ~Copyable {
         )
         words.reserveCapacity(wordCapacity)
         for index in 0..<count { words.append(reference(index)) }
-        compact = PlainStack<UInt32>(capacity: 1)
+        compact = GrowableBuffer<UInt32>(capacity: 1)
         isCompact = false
         limit = 0
         memory.release(Self.compactBytes(capacity: capacity))

@@ -20,8 +20,8 @@ import Darwin
 /// input).
 ///
 /// Two kinds of memory serve: ``PlainStack`` for the coders' container stacks and the
-/// unarchiver's tables, zeroed and looked up at random; ``GrowableBuffer`` for the encoder's
-/// append-mostly lists, grown in place.
+/// unarchiver's tables, zeroed and looked up at random; ``GrowableBuffer`` for append-mostly
+/// lists (the encoder's, the unarchiver's compact object table), grown in place.
 ///
 /// Usable from inline, with its unchecked reads: the unarchiver's inlinable `decode` forms
 /// look keys and objects up in its tables.
@@ -158,11 +158,11 @@ extension PlainList where Memory == TableMemory {
 /// one has pages of its own, asked to be huge, and is given back whole when freed.
 @usableFromInline typealias PlainStack<Element: BitwiseCopyable> = PlainList<Element, TableMemory>
 
-/// A list for the encoder's append-mostly lists (the queue of bodies owed, each body's
-/// references and where they sit, each body's start), grown with `realloc`: a large block moves
-/// by remapping its pages instead of being copied. Not zeroed: elements exist only once
-/// appended.
-typealias GrowableBuffer<Element: BitwiseCopyable> = PlainList<Element, HeapMemory>
+/// A list for append-mostly lists (the encoder's queue of bodies owed, each body's references
+/// and where they sit, each body's start; the decoders' compact object tables), grown with
+/// `realloc`: a large block moves by remapping its pages instead of being copied. Not zeroed:
+/// elements exist only once appended.
+@usableFromInline typealias GrowableBuffer<Element: BitwiseCopyable> = PlainList<Element, HeapMemory>
 
 /// Where a ``PlainList`` keeps its elements.
 @usableFromInline
@@ -207,11 +207,14 @@ enum TableMemory: PlainListMemory {
 }
 
 /// Heap blocks from `malloc`, grown by `realloc`.
+@usableFromInline
 enum HeapMemory: PlainListMemory {
+    @usableFromInline
     static func allocate<Element>(_ type: Element.Type, capacity: Int) -> UnsafeMutablePointer<Element> {
         resize(nil, to: capacity)
     }
 
+    @usableFromInline
     static func reallocate<Element>(
         _ memory: UnsafeMutablePointer<Element>,
         count: Int,
@@ -221,6 +224,7 @@ enum HeapMemory: PlainListMemory {
         resize(memory, to: newCapacity)
     }
 
+    @usableFromInline
     static func deallocate<Element>(_ memory: UnsafeMutablePointer<Element>, capacity: Int) {
         free(memory)
     }

@@ -300,9 +300,8 @@ enum ZeroedMemory {
     /// archive took a page fault per 4 KiB (1,465 for a decoder's 6 MB table of 750,000
     /// objects). Free it with `deallocate(_:count:)`.
     ///
-    /// A table of a huge page or more starts on one, so that no 4 KiB pages precede its first
-    /// huge page: decoding a chain of a million links, whose every fault was in the appends to
-    /// its 4 MB object table (perf: 5% of the decode), took half as many faults.
+    /// A table of a huge page or more starts on one, so that no 4 KiB pages, a fault each,
+    /// precede its first huge page.
     static func allocateTable<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         let byteCount = count * MemoryLayout<T>.stride
         let memory = allocate(byteCount: byteCount, onHugePage: true)
