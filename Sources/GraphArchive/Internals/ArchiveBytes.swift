@@ -380,6 +380,13 @@ struct ByteReader: BitwiseCopyable {
         return base.load(fromByteOffset: offset, as: UInt8.self)
     }
 
+    /// The next byte, or nil at the end; the reader does not move.
+    @inline(__always)
+    func nextByte() -> UInt8? {
+        guard offset < end else { return nil }
+        return base.load(fromByteOffset: offset, as: UInt8.self)
+    }
+
     /// Reads an unsigned LEB128 varint of at most 10 bytes (FORMAT.md §2.2).
     ///
     /// Up to three bytes (values below 2^21: object indexes and reference deltas of graphs up

@@ -361,6 +361,18 @@ struct DecodingState: ~Copyable {
         try scanner.readShape(&reader)
     }
 
+    /// Reads a record's shape id, as `readShape()` does, with one test when it is one byte
+    /// below `limit`: the table's shape count, or 128 when it has more (ids of 128 on take
+    /// two bytes or more).
+    @inline(__always)
+    mutating func readShape(oneByteBelow limit: Int) throws(GraphArchiveError) -> Int {
+        if let byte = reader.nextByte(), Int(byte) < limit {
+            reader.offset &+= 1
+            return Int(byte)
+        }
+        return try readShape()
+    }
+
     /// Makes the record of `shape`, whose id was just read and whose keys are `keys`, the
     /// current container (see `openRecord(objectIndex:)`): for a caller that keeps each
     /// shape's keys beside what else it needs per shape, one lookup per record.

@@ -336,9 +336,11 @@ public final class GraphUnarchiver {
         // slots); while an initializer runs, the stack is as `beginRecord` would leave it.
         if state.objectCount > 0 { try state.beginNested() }
         let lastIndex = state.objectCount - 1
+        // A one-byte shape id below this names a shape of the table: read with one test.
+        let oneByteShapes = min(builds.count, 0x80)
         for index in 0..<state.objectCount {
             if index == state.recordsRead { try state.readRecords(from: index) }
-            let shape = try state.readShape()
+            let shape = try state.readShape(oneByteBelow: oneByteShapes)
             let build = builds.element(checkedAt: shape)
             state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
             guard let type = build.type else {
