@@ -761,8 +761,8 @@ extension ByteReader {
     }
 
     /// Fills `buffer` with `count` big-endian numbers of `Number`'s width at `start` (all
-    /// readable), stopping at the first whose `value - low` is not below `span`: how many were
-    /// filled, and the position and value of that one if there was one.
+    /// readable): how many come before the first whose `value - low` is not below `span` (all,
+    /// if none is), and the position and value of that one if there is one.
     @inline(__always)
     private static func fillTable<Number: FixedWidthInteger & UnsignedInteger>(
         _ buffer: UnsafeMutableBufferPointer<UInt32>,
@@ -774,15 +774,30 @@ extension ByteReader {
     ) -> (filled: Int, outside: (position: Int, value: UInt64)?) {
         guard let table = buffer.baseAddress else { return (0, nil) }
         let width = MemoryLayout<Number>.size
+        guard span > 0 else {
+            guard count > 0 else { return (0, nil) }
+            return (0, (0, UInt64(Number(bigEndian: start.loadUnaligned(as: Number.self)))))
+        }
+        // Every number filled and checked in 32 bits, without a branch, so that the loop is
+        // vectorized (about 4 times as fast as stopping at the first number outside); that one,
+        // if any, is looked for after. The bounds fit 32 bits (`span` ≤ 2^32): a number below
+        // `low` wraps above `last`, as in 64 bits.
+        let low32 = UInt32(truncatingIfNeeded: low)
+        let last = UInt32(truncatingIfNeeded: span &- 1)
+        var outside: UInt32 = 0
         var position = 0
         while position < count {
             let number = start.loadUnaligned(fromByteOffset: position &* width, as: Number.self)
-            let value = UInt64(Number(bigEndian: number))
-            guard value &- low < span else { return (position, (position, value)) }
-            table[position] = UInt32(truncatingIfNeeded: value)
+            let value = UInt32(Number(bigEndian: number))
+            outside |= value &- low32 > last ? 1 : 0
+            table[position] = value
             position &+= 1
         }
-        return (count, nil)
+        guard outside != 0 else { return (count, nil) }
+        // At most 32 bits wide, each number is in the table as it was read.
+        position = 0
+        while UInt64(table[position]) &- low < span { position &+= 1 }
+        return (position, (position, UInt64(table[position])))
     }
 }
 
