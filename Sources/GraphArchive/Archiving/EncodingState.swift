@@ -601,7 +601,7 @@ struct EncodingState: ~Copyable {
         }
         var batchStart = positions.lowerBound
         while batchStart < positions.upperBound {
-            let batch = batchStart..<min(batchStart + Self.referenceLookAhead, positions.upperBound)
+            let batch = batchStart..<min(batchStart + ReferenceLookAhead.count, positions.upperBound)
             prefetchSink ^= array.withObjectAddresses(in: batch) { identity.touchHomeSlots(of: $0) }
             array.forEachBorrowed(in: batch) { object in
                 let index = register(
@@ -616,9 +616,6 @@ struct EncodingState: ~Copyable {
             batchStart = batch.upperBound
         }
     }
-
-    /// References whose identity-table slots are loaded together, ahead of their lookups.
-    static let referenceLookAhead = 16
 
     /// Arrays of objects at least this long are kept whole rather than each new object
     /// retained: one reference instead of one per object, for arrays large enough to make that

@@ -81,9 +81,7 @@ extension CodableDecodingFrame {
 struct PackedReferenceBatch {
     /// One value per reference. Inline, so that a batch lives on its loop's stack: an array of
     /// a few elements (an object's field) allocates nothing for it.
-    typealias Slots = InlineArray<16, Int>
-    /// References read at once: enough misses to overlap, few enough to stay in cache.
-    static var size: Int { Slots.count }
+    typealias Slots = ReferenceLookAhead.Slots
     /// The object index of each reference of the batch, and where each one ends (where the
     /// next starts).
     var indexes = Slots(repeating: 0)
@@ -543,12 +541,12 @@ struct CodableDecodingState: ~Copyable {
         return batch.indexes[slot]
     }
 
-    /// Reads the next batch of references of `batch`'s array (up to `PackedReferenceBatch.size`,
+    /// Reads the next batch of references of `batch`'s array (up to `ReferenceLookAhead.count`,
     /// and no further than its last element), each checked as one by one, and loads their
     /// objects into cache together (see `touchObjects`). A reference that cannot be read ends
     /// the batch; its error is kept in `batch.unread`.
     private mutating func readReferences(into batch: inout PackedReferenceBatch) {
-        let wanted = min(PackedReferenceBatch.size, batch.elementCount - batch.position)
+        let wanted = min(ReferenceLookAhead.count, batch.elementCount - batch.position)
         batch.count = 0
         batch.slot = 0
         while batch.count < wanted {

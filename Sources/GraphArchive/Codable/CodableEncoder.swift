@@ -121,11 +121,11 @@ final class CodableEncoder: Encoder {
         if held { state.keep(array) }
         // A held array's objects are looked up by address (see `encodeHeldObject`).
         let addresses = held ? state.batchAddresses.count : -1
-        if held { state.batchAddresses.append(repeating: 0, count: CodableEncodingState.referenceLookAhead) }
+        if held { state.batchAddresses.append(repeating: 0, count: ReferenceLookAhead.count) }
         defer { if held { state.batchAddresses.truncate(to: addresses) } }
         var start = 0
         while start < array.count {
-            let batch = start..<min(start + CodableEncodingState.referenceLookAhead, array.count)
+            let batch = start..<min(start + ReferenceLookAhead.count, array.count)
             state.touchHomeSlots(of: array, in: batch, keptFrom: addresses)
             for position in batch {
                 if held {

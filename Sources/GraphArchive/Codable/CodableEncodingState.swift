@@ -652,9 +652,6 @@ struct CodableEncodingState: ~Copyable {
         keptAlive.append(array.storageReference)
     }
 
-    /// Objects of an array whose identity-table slots are loaded together, ahead of their lookups.
-    static let referenceLookAhead = 16
-
     /// Loads the identity-table slots of the objects at `batch` of `array` (whose elements are
     /// objects) into cache together, as the native encoder does (`IdentityTable.touchHomeSlots`):
     /// their misses overlap instead of stalling one lookup after another.
@@ -671,8 +668,8 @@ struct CodableEncodingState: ~Copyable {
     }
 
     /// The addresses of the objects of the arrays being encoded by address, a batch
-    /// (`referenceLookAhead`) each: a body in an array's batch may encode an array of its own,
-    /// whose batch goes above.
+    /// (`ReferenceLookAhead.count`) each: a body in an array's batch may encode an array of its
+    /// own, whose batch goes above.
     var batchAddresses = PlainStack<UInt>()
 
     /// A reference that may close a cycle (inside an `encodeLater` value) to object

@@ -54,6 +54,16 @@ func touchObjects(_ indexes: Span<Int>, count: Int, tableCount: Int, address: (I
 }
 
 /// The scratch's size, fixed: a scratch sized at run time kept the unarchiver's object table
-/// copied to the stack for the address closure (callgrind: a 144-byte memcpy per batch).
-/// Enough for a batch of either decode.
-private let touchChunk = 16
+/// copied to the stack for the address closure (callgrind: a 144-byte memcpy per batch). A
+/// batch of either decode (`ReferenceLookAhead`) fits it.
+private var touchChunk: Int { ReferenceLookAhead.count }
+
+/// How many references the coders look at together, ahead of using them: an array's
+/// identity-table slots when encoding, its objects when decoding. Enough cache misses to
+/// overlap, few enough to stay in cache. One size for both coders and both directions.
+enum ReferenceLookAhead {
+    /// An inline array of one value per reference of a batch: a batch that lives on its
+    /// loop's stack allocates nothing.
+    typealias Slots = InlineArray<16, Int>
+    static var count: Int { Slots.count }
+}

@@ -262,7 +262,7 @@ extension DecodingState {
     /// the misses overlap (see `touchObjects`).
     mutating func readReferences(limit: Int, handingOver: Bool) throws(GraphArchiveError) {
         referenceBatch.startRefill()
-        for _ in 0..<min(limit, ReferenceBatch.size) {
+        for _ in 0..<min(limit, ReferenceLookAhead.count) {
             let offset = reader.offset
             let index = try ValueScanner.nextReferenceIndex(&reader, previous: referenceBatch.previous)
             try scanner.checkObjectIndex(UInt64(index), at: offset)
@@ -390,10 +390,8 @@ extension DecodingState {
 
 /// References of a packed array read ahead of the elements they become (`readReferences`).
 struct ReferenceBatch {
-    /// Enough misses to overlap, few enough to stay in cache.
-    static let size = 16
-    private(set) var indexes = [Int](repeating: 0, count: size)
-    private var offsets = [Int](repeating: 0, count: size)
+    private(set) var indexes = [Int](repeating: 0, count: ReferenceLookAhead.count)
+    private var offsets = [Int](repeating: 0, count: ReferenceLookAhead.count)
     private(set) var count = 0
     private var position = 0
     /// The last index read: references are stored as deltas from it.

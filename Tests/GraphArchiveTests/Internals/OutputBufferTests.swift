@@ -517,17 +517,18 @@ struct OutputBufferTests {
         }
     }
 
-    /// Lengths around the encoder's look-ahead batches (`referenceLookAhead`).
+    /// Lengths around the encoder's look-ahead batches (`ReferenceLookAhead.count`).
     static let lookAheadLengths: [Int] = {
-        let batch = EncodingState.referenceLookAhead
+        let batch = ReferenceLookAhead.count
         return [1, batch - 1, batch, batch + 1, 2 * batch, 2 * batch + 1, 5 * batch + 3, 100]
     }()
 
-    /// The encoder looks references up in batches of `referenceLookAhead`: every length around
-    /// the batch boundaries, with slots that repeat records of earlier and of the same batch.
+    /// The encoder looks references up in batches of `ReferenceLookAhead.count`: every length
+    /// around the batch boundaries, with slots that repeat records of earlier and of the same
+    /// batch.
     @Test(arguments: lookAheadLengths)
     func referenceArraysAcrossLookAheadBatches(length: Int) throws {
-        let batch = EncodingState.referenceLookAhead
+        let batch = ReferenceLookAhead.count
         let records = (0..<(3 * batch)).map { Record(name: "r\($0)", color: $0, date: "") }
         let slots = (0..<length).map { records[($0 * 7 + $0 / batch) % records.count] }
         let back = try GraphUnarchiver.unarchivedObject(

@@ -5,9 +5,9 @@ import Testing
 
 @testable import GraphArchive
 
-/// The unarchiver reads a packed reference array's references `ReferenceBatch.size` at a time,
-/// ahead of the elements it builds from them: every length, sharing pattern and place an array
-/// can be in must come back the same, and a bad reference must be reported where it is.
+/// The unarchiver reads a packed reference array's references `ReferenceLookAhead.count` at a
+/// time, ahead of the elements it builds from them: every length, sharing pattern and place an
+/// array can be in must come back the same, and a bad reference must be reported where it is.
 @Suite("Reference arrays read in batches")
 struct ReferenceBatchTests {
     /// `count` slots over `count * 3 / 4` records (at least one): the first slots in order,
