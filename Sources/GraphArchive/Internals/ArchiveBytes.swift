@@ -6,6 +6,14 @@
 // it, bounds-check every read against the reader's own end, and must never outlive the
 // `ArchiveBytes` they came from (every holder of a reader also holds its owner).
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Immutable archive bytes: a heap-allocated copy, freed when the last holder lets go, or bytes
 /// lent by a caller for the length of one call (`init(borrowing:)`).
 final class ArchiveBytes: @unchecked Sendable {
@@ -22,6 +30,9 @@ final class ArchiveBytes: @unchecked Sendable {
     /// For a slice of reserved bytes (`slice(from:count:)`): the bytes that own its pages,
     /// kept alive by it, and where in them it starts. Nil for bytes of their own.
     private let owner: (bytes: ArchiveBytes, start: Int)?
+    /// For a buffer taken over from a writer (`init(takingOver:)`): 0 if it came from `malloc`,
+    /// else the bytes of its own mapping. Nil for every other kind of bytes.
+    private let takenMappedBytes: Int?
 
     /// Refers to `bytes` without copying them. The caller keeps them valid and unchanged until
     /// nothing reads through this object or its readers any more (the one-call decodes close
@@ -34,6 +45,7 @@ final class ArchiveBytes: @unchecked Sendable {
             isLent = false
             isMapped = false
             owner = nil
+            takenMappedBytes = nil
             return
         }
         storage = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: start), count: bytes.count)
@@ -41,6 +53,7 @@ final class ArchiveBytes: @unchecked Sendable {
         isLent = true
         isMapped = false
         owner = nil
+        takenMappedBytes = nil
     }
 
     /// Copies `bytes`.
@@ -59,6 +72,7 @@ final class ArchiveBytes: @unchecked Sendable {
         isLent = false
         isMapped = false
         owner = nil
+        takenMappedBytes = nil
     }
 
     /// Allocates `count` bytes and lets `fill` write them (file reads, decompression).
@@ -81,10 +95,25 @@ final class ArchiveBytes: @unchecked Sendable {
             isLent = false
             isMapped = false
             owner = nil
+            takenMappedBytes = nil
         } catch {
             buffer.deallocate()
             throw error
         }
+    }
+
+    /// Takes over the buffer `writer` wrote (its spare capacity given back), with no copy: a
+    /// finished archive read where it was assembled (the keyed reader's transcoded archive,
+    /// which was copied into fresh pages of its size before).
+    init(takingOver writer: consuming ByteWriter) {
+        let (bytes, count, mappedBytes) = writer.takeBuffer()
+        storage = UnsafeMutableRawBufferPointer(start: bytes, count: mappedBytes > 0 ? mappedBytes : max(count, 1))
+        self.count = count
+        isLent = false
+        // Not `isMapped`: that marks reserved pages a decoder may fill and give back.
+        isMapped = false
+        owner = nil
+        takenMappedBytes = mappedBytes
     }
 
     /// Reserves `count` bytes of address space, none of it resident until `fill` writes it, for
@@ -108,6 +137,7 @@ final class ArchiveBytes: @unchecked Sendable {
         isLent = false
         isMapped = true
         owner = nil
+        takenMappedBytes = nil
         if hugePages { ZeroedMemory.adviseHugePages(memory, byteCount: count) }
     }
 
@@ -119,6 +149,7 @@ final class ArchiveBytes: @unchecked Sendable {
         isLent = false
         isMapped = true
         self.owner = (owner, start)
+        takenMappedBytes = nil
     }
 
     /// Reserves `count` bytes as `init(reservingMapped:)` does, with `room` bytes of address space
@@ -164,7 +195,14 @@ final class ArchiveBytes: @unchecked Sendable {
     }
 
     deinit {
-        if owner != nil {
+        if let takenMappedBytes {
+            // As `ByteWriter.takeBuffer()` says.
+            if takenMappedBytes > 0 {
+                ZeroedMemory.unmap(storage.baseAddress!, byteCount: takenMappedBytes)
+            } else {
+                free(storage.baseAddress!)
+            }
+        } else if owner != nil {
             // The owner's pages, unmapped with it.
         } else if isMapped {
             ZeroedMemory.unmap(storage.baseAddress!, byteCount: storage.count)

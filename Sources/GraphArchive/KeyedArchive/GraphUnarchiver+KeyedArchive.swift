@@ -189,7 +189,7 @@ extension GraphUnarchiver {
     ) throws {
         // Its payload checksum was computed while assembling it and is not computed again.
         let loaded = try LoadedArchive.load(
-            ArchiveBytes(joining: native.stored()),
+            ArchiveBytes(joiningInPlace: native.stored()),
             options: options,
             isOwnOutput: true,
             memory: memory

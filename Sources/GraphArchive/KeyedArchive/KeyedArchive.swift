@@ -183,7 +183,7 @@ public enum KeyedArchive {
             memory: &memory
         )
         let loaded = try LoadedArchive.load(
-            ArchiveBytes(joining: native.stored()),
+            ArchiveBytes(joiningInPlace: native.stored()),
             options: options,
             isOwnOutput: true,
             memory: memory
