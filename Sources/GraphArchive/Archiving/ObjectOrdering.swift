@@ -370,13 +370,19 @@ enum ObjectOrdering {
             of objects: borrowing ByteWriter,
             into writer: inout ByteWriter
         ) -> Int {
+            // One check of the range; the loop then reads both lists unchecked.
+            precondition(
+                references.lowerBound >= 0 && references.upperBound <= edges.count
+                    && references.upperBound <= places.count
+            )
             var copied = body.lowerBound
             var previous = -1
             var count = 0
             for edge in references {
-                let place = places[edge]
+                let place = places.element(checkedAt: edge)
                 let start = body.lowerBound + place.offset
-                let index = mapping.newIndex(of: ReferenceEdge.target(of: edges[edge]))
+                let old = ReferenceEdge.target(of: edges.element(checkedAt: edge))
+                let index = mapping.newIndex(of: old)
                 switch place.kind {
                 case .tagged:
                     if index >= 0 {
@@ -391,7 +397,10 @@ enum ObjectOrdering {
                         writer.writeBytes(of: objects, in: copied..<start)
                         count += ObjectOrdering.writeReference(to: index, into: &writer)
                     }
-                    copied = objects.endOfVarint(at: start + 1)
+                    // A tagged reference's varint is the old index itself.
+                    let length = ByteWriter.varintLength(UInt64(truncatingIfNeeded: old))
+                    copied = min(start &+ 1 &+ length, body.upperBound)
+                    assert(copied == objects.endOfVarint(at: start + 1), "the varint holds the reference's index")
                 case .firstInArray, .inArray:
                     if place.kind == .firstInArray { previous = -1 }
                     writer.writeBytes(
