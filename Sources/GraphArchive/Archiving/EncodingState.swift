@@ -602,16 +602,20 @@ struct EncodingState: ~Copyable {
         var batchStart = positions.lowerBound
         while batchStart < positions.upperBound {
             let batch = batchStart..<min(batchStart + ReferenceLookAhead.count, positions.upperBound)
-            prefetchSink ^= array.withObjectAddresses(in: batch) { identity.touchHomeSlots(of: $0) }
-            array.forEachBorrowed(in: batch) { object in
-                let index = register(
-                    object,
-                    conditional: false,
-                    kind: previous < 0 ? .firstInArray : .inArray,
-                    heldByArchiver: held
-                )
-                out.writeReferenceDelta(to: index, from: previous)
-                previous = index
+            array.withBorrowedObjects(in: batch) { objects in
+                prefetchSink ^= identity.touchHomeSlots(of: objects.addresses)
+                for position in 0..<objects.count {
+                    objects.withObject(at: position) { object in
+                        let index = register(
+                            object,
+                            conditional: false,
+                            kind: previous < 0 ? .firstInArray : .inArray,
+                            heldByArchiver: held
+                        )
+                        out.writeReferenceDelta(to: index, from: previous)
+                        previous = index
+                    }
+                }
             }
             batchStart = batch.upperBound
         }

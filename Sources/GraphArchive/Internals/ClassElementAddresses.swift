@@ -2,7 +2,7 @@
 
 extension Array {
     /// Calls `body` with the addresses of the objects at `positions`, read as words from the
-    /// array's storage (a class reference is its object's address): `withObjectAddresses(in:_:)`
+    /// array's storage (a class reference is its object's address): `withBorrowedObjects(in:_:)`
     /// for generic code that knows only at run time that `Element` is a class (the Codable
     /// bridge's arrays of objects).
     ///

@@ -497,19 +497,35 @@ struct OutputBufferTests {
     /// Ends `table` here, not where the optimizer would.
     private static func end(_ table: consuming IdentityTable) {}
 
-    @Test func objectAddressesAreTheArraysReferences() {
+    @Test func borrowedObjectsAreTheArraysReferences() {
         let objects = (0..<40).map { Record(name: "", color: $0, date: "") }
         for positions in [0..<0, 0..<1, 3..<19, 16..<32, 39..<40, 0..<40] {
-            let addresses = objects.withObjectAddresses(in: positions) { Array($0) }
+            let (addresses, lent) = objects.withBorrowedObjects(in: positions) { borrowed in
+                (Array(borrowed.addresses), (0..<borrowed.count).map { borrowed.withObject(at: $0) { $0 } })
+            }
             #expect(addresses == objects[positions].map { UInt(bitPattern: ObjectIdentifier($0)) }, "\(positions)")
+            #expect(lent.count == positions.count && zip(lent, objects[positions]).allSatisfy { $0 === $1 })
         }
+    }
+
+    @Test func borrowingObjectsRetainsNone() {
+        // The only strong reference to each object is the array's: one held by the borrow would
+        // keep it alive after the array goes.
+        var objects: [Record]? = (0..<20).map { Record(name: "", color: $0, date: "") }
+        let boxes = objects!.map(WeakBox.init)
+        let colors = objects!.withBorrowedObjects(in: 0..<20) { borrowed in
+            (0..<borrowed.count).map { borrowed.withObject(at: $0) { $0.color } }
+        }
+        #expect(colors == Array(0..<20))
+        objects = nil
+        #expect(boxes.allSatisfy { $0.object == nil })
     }
 
     @Test func touchingHomeSlotsChangesNothing() {
         var table = IdentityTable()
         let objects = (0..<1000).map { Record(name: "", color: $0, date: "") }
         for (index, object) in objects.prefix(500).enumerated() { _ = table.indexOrInsert(object, next: UInt32(index)) }
-        _ = objects.withObjectAddresses(in: 0..<1000) { table.touchHomeSlots(of: $0) }
+        _ = objects.withBorrowedObjects(in: 0..<1000) { table.touchHomeSlots(of: $0.addresses) }
         #expect(table.count == 500)
         for (index, object) in objects.enumerated() {
             let found = table.indexOrInsert(object, next: UInt32(index))
