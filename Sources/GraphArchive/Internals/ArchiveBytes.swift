@@ -857,10 +857,87 @@ extension ByteReader {
         )
     }
 
+    /// The `count` (0...64) bytes at `start` as eight little-endian words, zero past them, if
+    /// the reader holds 64 bytes from `start`.
+    @inline(__always)
+    func eightWords(at start: Int, count: Int) -> EightWords? {
+        guard start >= 0 && start <= end &- 64 && count >= 0 && count <= 64 else { return nil }
+        // The masks from a table: working each out took about as long as the rest of the read.
+        let mask = EightWords.masks[count]
+        func word(_ index: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start &+ 8 &* index, as: UInt64.self))
+        }
+        return EightWords(
+            word(0) & mask.words.0,
+            word(1) & mask.words.1,
+            word(2) & mask.words.2,
+            word(3) & mask.words.3,
+            word(4) & mask.words.4,
+            word(5) & mask.words.5,
+            word(6) & mask.words.6,
+            word(7) & mask.words.7
+        )
+    }
+
     /// A mask of the low `bits` bits: none for `bits` ≤ 0, all from 64.
     @inline(__always)
     static func lowBits(_ bits: Int) -> UInt64 {
         bits <= 0 ? 0 : bits >= 64 ? ~0 : (1 &<< UInt64(bits)) &- 1
+    }
+}
+
+/// 64 bytes as eight words: an instance's keys, compared and hashed whole (`KeyLayout`).
+struct EightWords: Equatable {
+    var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    init(
+        _ w0: UInt64 = 0,
+        _ w1: UInt64 = 0,
+        _ w2: UInt64 = 0,
+        _ w3: UInt64 = 0,
+        _ w4: UInt64 = 0,
+        _ w5: UInt64 = 0,
+        _ w6: UInt64 = 0,
+        _ w7: UInt64 = 0
+    ) {
+        words = (w0, w1, w2, w3, w4, w5, w6, w7)
+    }
+
+    /// For each count of bytes from 0 to 64, the words that keep that many.
+    static let masks: [EightWords] = (0...64).map { count in
+        let bits = 8 * count
+        return EightWords(
+            ByteReader.lowBits(bits),
+            ByteReader.lowBits(bits - 64),
+            ByteReader.lowBits(bits - 128),
+            ByteReader.lowBits(bits - 192),
+            ByteReader.lowBits(bits - 256),
+            ByteReader.lowBits(bits - 320),
+            ByteReader.lowBits(bits - 384),
+            ByteReader.lowBits(bits - 448)
+        )
+    }
+
+    /// Without a branch per word: equal words, the common case, are all compared anyway.
+    @inline(__always)
+    static func == (lhs: EightWords, rhs: EightWords) -> Bool {
+        let (a, b) = (lhs.words, rhs.words)
+        return (a.0 ^ b.0) | (a.1 ^ b.1) | (a.2 ^ b.2) | (a.3 ^ b.3) | (a.4 ^ b.4) | (a.5 ^ b.5) | (a.6 ^ b.6)
+            | (a.7 ^ b.7) == 0
+    }
+
+    /// Every word mixed in, starting from `seed`.
+    @inline(__always)
+    func hash(seed: UInt64) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var mixed = (seed ^ words.0) &* multiplier
+        mixed = (mixed ^ words.1) &* multiplier
+        mixed = (mixed ^ words.2) &* multiplier
+        mixed = (mixed ^ words.3) &* multiplier
+        mixed = (mixed ^ words.4) &* multiplier
+        mixed = (mixed ^ words.5) &* multiplier
+        mixed = (mixed ^ words.6) &* multiplier
+        return (mixed ^ words.7) &* multiplier
     }
 }
 

@@ -425,6 +425,41 @@ struct BPlist {
         return (words, start)
     }
 
+    /// Where the key objects of dictionary `object` lie, if it has 1 to 8 keys whose objects
+    /// start within 255 bytes after the first key's, the one that starts last is an ASCII
+    /// string's header (0x5n, or 0x5F 0x10 and a length) whose string ends within 64 bytes of
+    /// the first key's start, and the list holds 64 bytes from there (as Foundation on Linux
+    /// writes keys: each instance's anew, one after another); nil otherwise, or for a
+    /// reference out of range. Nothing is thrown.
+    @inline(__always)
+    func keyLayout(of object: BPlistObject) -> KeyLayout? {
+        let count = object.count
+        guard count >= 1 && count <= KeyLayout.maximumKeys else { return nil }
+        var keys = references(of: object)
+        guard let first = try? keys.next() else { return nil }
+        let start = Int(offsets[first])
+        var distances: UInt64 = 0
+        var last = 0
+        for position in 1..<count {
+            guard let key = try? keys.next() else { return nil }
+            let distance = Int(offsets[key]) &- start
+            guard distance >= 0 && distance < 64 else { return nil }
+            distances |= UInt64(truncatingIfNeeded: distance) &<< UInt64(8 &* position)
+            last = max(last, distance)
+        }
+        // The header of the string that starts last tells where the keys end.
+        guard let (header, _, _) = reader.paddedWords(at: start &+ last, count: 3) else { return nil }
+        var end = last &+ 1 &+ Int(truncatingIfNeeded: header & 0x0F)
+        switch header & 0xFF {
+        case 0x50..<0x5F: break
+        case 0x5F where header &>> 8 & 0xFF == UInt64(BPlistMarker.integer):
+            end = last &+ 3 &+ Int(truncatingIfNeeded: header &>> 16 & 0xFF)
+        default: return nil
+        }
+        guard let bytes = reader.eightWords(at: start, count: end) else { return nil }
+        return KeyLayout(start: start, distances: distances, length: end, bytes: bytes)
+    }
+
     /// The marker of object `index`, which must exist.
     @inline(__always)
     func marker(_ index: Int) throws(GraphArchiveError) -> UInt8 {

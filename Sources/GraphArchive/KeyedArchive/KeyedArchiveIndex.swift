@@ -437,10 +437,65 @@ struct KeyedArchiveIndex {
     /// `mutating` only so that it reads the index where it lies (see `recordValue(_:)`).
     @inline(__always)
     private mutating func templateMatch(_ object: BPlistObject) -> (keys: UInt64, classPosition: Int)? {
+        let layout = plist.keyLayout(of: object)
+        if let layout, let match = layoutMatch(layout, count: object.count) { return match }
         for template in templates.indices where templates[template].images.count == object.count {
-            if let match = keysMatch(object, template) { return match }
+            if let match = keysMatch(object, template) {
+                if let layout { remember(layout, count: object.count, match: match, template: template) }
+                return match
+            }
         }
         return nil
+    }
+
+    /// Key sets matched before, by their layout (see ``KeyLayoutMatch``): ``keyLayoutSlots``
+    /// slots, each picked by a hash of the layout and holding the latest set hashed there;
+    /// empty until one is remembered.
+    private var keyLayouts: [KeyLayoutMatch] = []
+    // Enough that the 24 orders of a class's 4 keys rarely share one (about 1 in 40).
+    private static let keyLayoutSlots = 1024
+
+    /// What `templateMatch` found for the instance whose key set was remembered in the slot of
+    /// `layout`, if `layout` is that set's and its bytes end before the offset table.
+    ///
+    /// `mutating` only so that it reads the index where it lies (see `recordValue(_:)`).
+    @inline(__always)
+    private mutating func layoutMatch(_ layout: KeyLayout, count: Int) -> (keys: UInt64, classPosition: Int)? {
+        guard !keyLayouts.isEmpty else { return nil }
+        let slot = layout.hash & (Self.keyLayoutSlots &- 1)
+        guard keyLayouts[slot].count == count, keyLayouts[slot].distances == layout.distances,
+            keyLayouts[slot].length == layout.length, layout.length <= plist.objectsEnd &- layout.start,
+            keyLayouts[slot].bytes == layout.bytes
+        else { return nil }
+        return (keyLayouts[slot].keys, keyLayouts[slot].classPosition)
+    }
+
+    /// Remembers that the instance whose keys lie as `layout` says matched `template` so, if
+    /// the layout's bytes are exactly the keys' (the string starting last ends last).
+    private mutating func remember(
+        _ layout: KeyLayout,
+        count: Int,
+        match: (keys: UInt64, classPosition: Int),
+        template: Int
+    ) {
+        var end = 0
+        for position in 0..<count {
+            let candidate = Int(truncatingIfNeeded: match.keys &>> UInt64(16 &+ 4 &* position) & 0xF)
+            let distance = Int(truncatingIfNeeded: layout.distances &>> UInt64(8 &* position) & 0xFF)
+            end = max(end, distance + templates[template].images[candidate].length)
+        }
+        guard end == layout.length else { return }
+        if keyLayouts.isEmpty {
+            keyLayouts = Array(repeating: KeyLayoutMatch(), count: Self.keyLayoutSlots)
+        }
+        keyLayouts[layout.hash & (Self.keyLayoutSlots &- 1)] = KeyLayoutMatch(
+            distances: layout.distances,
+            count: count,
+            length: layout.length,
+            bytes: layout.bytes,
+            keys: match.keys,
+            classPosition: match.classPosition
+        )
     }
 
     private mutating func keysMatch(_ object: BPlistObject, _ template: Int) -> (keys: UInt64, classPosition: Int)? {
@@ -497,7 +552,11 @@ struct KeyedArchiveIndex {
         }
         guard template.classKey >= 0 else { return }
         templatesLearned += 1
-        if templates.count == Self.maximumTemplates { templates.removeFirst() }
+        if templates.count == Self.maximumTemplates {
+            templates.removeFirst()
+            // Key sets remembered may have matched the template let go.
+            keyLayouts = []
+        }
         templates.append(template)
         instanceKeys[uid] = packed
     }
@@ -827,6 +886,39 @@ struct KeyImageMatcher {
         // `&` then `==` on each word, joined without branches: most keys differ in the second.
         (bytes.0 & masks.0 ^ image.first) | (bytes.1 & masks.1 ^ image.second) | (bytes.2 & masks.2 ^ image.third) == 0
     }
+}
+
+/// Where the key objects of an instance dictionary lie (see ``BPlist/keyLayout(of:)``).
+struct KeyLayout {
+    static let maximumKeys = 8
+    /// Where the first key's object starts.
+    var start: Int
+    /// Each key's start after the first key's, 8 bits each from the lowest, in key order.
+    var distances: UInt64
+    /// Bytes from `start` to the end of the string that starts last.
+    var length: Int
+    /// Those bytes, zero past `length`.
+    var bytes: EightWords
+
+    /// Mixes every byte: the key sets of one class differ only in their keys' order, and two
+    /// orders can share the distances and the first words.
+    var hash: Int { Int(truncatingIfNeeded: bytes.hash(seed: distances) &>> 32) }
+}
+
+/// A key set that matched a template, as laid out: key objects the same distances apart whose
+/// bytes, from the first one's start to the end of the last one, are the same hold the same
+/// strings, so an instance with such keys matches the same template the same way. (Whether a
+/// template's image matches a key is settled within the key's own bytes: images that differ
+/// from the key differ in its marker or length bytes, or within its length.)
+struct KeyLayoutMatch {
+    var distances: UInt64 = 0
+    /// Keys in the set; 0 for an empty slot.
+    var count = 0
+    var length = 0
+    var bytes = EightWords()
+    /// What `templateMatch` found: as in `instanceKeys`, and where `$class` is.
+    var keys: UInt64 = 0
+    var classPosition = 0
 }
 
 /// The element references of an array-like Foundation instance (see `arrayElements(of:)`).

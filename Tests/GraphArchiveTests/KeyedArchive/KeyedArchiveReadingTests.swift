@@ -558,6 +558,52 @@ struct KeyedArchiveReadingTests {
         }
     }
 
+    /// Instances whose key objects lie as an earlier instance's did (Foundation on Linux writes
+    /// each instance's keys anew, one after another) are matched by those bytes; one laid out
+    /// the same whose key differs in a byte is not, and teaches a template of its own.
+    @Test func instancesLaidOutLikeEarlierOnesAreMatchedByTheirBytes() throws {
+        let fixture = try keyedFixture("foundation-gridstates")
+        var changed = fixture
+        // The last "kEncodeKeyName" becomes "kEncodeKeyNamf": same length, same place.
+        let name = try #require(changed.range(of: Data("kEncodeKeyName".utf8), options: .backwards))
+        changed[name.upperBound - 1] = UInt8(ascii: "f")
+        let cases: [(data: Data, generations: [UInt64: Int])] = [(fixture, [1: 300]), (changed, [1: 299, 2: 1])]
+        for (data, expected) in cases {
+            let generations = try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) -> [UInt64: Int] in
+                var index = try KeyedArchiveIndex(
+                    plist: BPlist.scan(bytes.reader(), maximumObjectCount: 10_000),
+                    registry: gridStateRegistry
+                )
+                var generations: [UInt64: Int] = [:]
+                for uid in 0..<index.entryCount where try index.kind(of: uid) == .object {
+                    generations[index.keys(ofInstance: uid) & 0xFFFF, default: 0] += 1
+                }
+                return generations
+            }
+            #expect(generations == expected)
+        }
+    }
+
+    /// Key layouts are compared by their bytes whole: a byte changed anywhere within their
+    /// length tells two apart, one past it does not; fewer than 64 bytes left gives no words.
+    @Test func keyLayoutBytesDifferInAnyByteWithinTheirLength() {
+        let bytes = (0..<80).map { UInt8($0) }
+        let original = ArchiveBytes(copying: bytes)
+        for count in [0, 1, 7, 8, 9, 55, 63, 64] {
+            let words = original.reader().eightWords(at: 0, count: count)
+            for position in 0..<64 {
+                var changed = bytes
+                changed[position] ^= 0x20
+                let other = ArchiveBytes(copying: changed)
+                let otherWords = other.reader().eightWords(at: 0, count: count)
+                #expect((words == otherWords) == (position >= count), "count \(count), byte \(position)")
+            }
+        }
+        #expect(original.reader().eightWords(at: 16, count: 8) != nil)
+        #expect(original.reader().eightWords(at: 17, count: 8) == nil)
+        #expect(original.reader().eightWords(at: 0, count: 65) == nil)
+    }
+
     /// An instance after others with its keys is checked as thoroughly as the first.
     @Test func instancesAfterOthersWithTheirKeysAreChecked() {
         let good: PlistValue = .dictionary([
