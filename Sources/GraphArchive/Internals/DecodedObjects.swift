@@ -50,9 +50,9 @@ struct DecodedObjects: ~Copyable {
 
     /// How far either side of the first object a compact entry reaches (at most 32 GiB).
     private let reach: UInt
-    /// `2 * reach` once the base is set and while the table is compact, else 0: the offsets
-    /// from the base that the compact form holds are those below it.
-    private var limit: UInt = 0
+    /// `2 * reach / 16` once the base is set and while the table is compact, else 0: the
+    /// entries the compact form holds are those below it (see `entry(atOffset:)`).
+    private var entryLimit: UInt = 0
 
     /// - Parameter reach: How far either side of the first object a compact entry reaches;
     ///   smaller only in tests, to reach the words.
@@ -177,13 +177,21 @@ struct DecodedObjects: ~Copyable {
         landing.initialize(to: consume object)
         let reference = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(landing).load(as: UnsafeRawPointer.self))
         // Below the base, the difference wraps round past `2 * reach`.
-        let offset = UInt(bitPattern: reference.toOpaque()) &- base
-        if offset & 15 == 0 && offset < limit {
-            compact.append(UInt32(truncatingIfNeeded: offset &>> 4))
+        let entry = Self.entry(atOffset: UInt(bitPattern: reference.toOpaque()) &- base)
+        if entry < entryLimit {
+            compact.append(UInt32(truncatingIfNeeded: entry))
             count &+= 1
         } else {
             try appendSlowly(reference, memory: &memory)
         }
+    }
+
+    /// The compact entry of an object `offset` bytes past the base, if it is a multiple of 16:
+    /// `offset / 16`, below `2^60`; otherwise, with its low four bits rotated to the top, at
+    /// least `2^60`, above any `entryLimit`. One comparison then tests both.
+    @inline(__always)
+    private static func entry(atOffset offset: UInt) -> UInt {
+        offset &>> 4 | offset &<< (UInt.bitWidth &- 4)
     }
 
     /// Appends the first object, which sets the base, or one the compact form cannot hold.
@@ -194,7 +202,7 @@ struct DecodedObjects: ~Copyable {
         let address = UInt(bitPattern: reference.toOpaque())
         if isCompact && count == 0 {
             base = address > reach ? address - reach : 0
-            limit = 2 * reach
+            entryLimit = 2 * reach / 16
             let offset = address - base
             if offset & 15 == 0 {
                 compact.append(UInt32(truncatingIfNeeded: offset >> 4))
@@ -227,7 +235,7 @@ struct DecodedObjects: ~Copyable {
         for index in 0..<count { words.append(reference(index)) }
         compact = GrowableBuffer<UInt32>(capacity: 1)
         isCompact = false
-        limit = 0
+        entryLimit = 0
         memory.release(Self.compactBytes(capacity: capacity))
     }
 

@@ -26,6 +26,8 @@ struct StringBits: Equatable, Sendable, BitwiseCopyable {
         lhs.low == rhs.low && lhs.high == rhs.high
     }
 
+    /// Words no `String` has: its second word is never 0 (a small string's holds its count and
+    /// flags, a larger one's its storage), so a key never matches a slot holding these.
     static let none = StringBits(low: 0, high: 0)
 
     private init(low: UInt64, high: UInt64) {

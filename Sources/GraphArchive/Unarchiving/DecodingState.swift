@@ -14,6 +14,11 @@ struct DecodingContainer: BitwiseCopyable {
     @usableFromInline var keyCount = 0
     /// Index of the value expected next when keys are read in the order they were written.
     @usableFromInline var position = 0
+    /// Where the key of value `position` sits in `DecodingState.shapeKeyBits`, or, once every
+    /// value was read, the slot after the record's keys, which matches no key; the top level's
+    /// is slot 0, which matches none either. So a read in stored order tests its key without
+    /// testing `position` against `keyCount` first.
+    @usableFromInline var expectedSlot = 0
     /// Offset of value `position`.
     @usableFromInline var cursor = 0
     /// Offset of value 0.
@@ -88,8 +93,10 @@ struct DecodingState: ~Copyable {
     var objectSectionStart = -1
     var currentTopKey: String?
     /// Words of the key last matched at each shape position (see `StringBits`): after one
-    /// `==` match, a caller's literal key matches by identity from then on. As many as
-    /// `tables.shapeKeys`; a `PlainStack`, read without a second check of the slot where the
+    /// `==` match, a caller's literal key matches by identity from then on. Slot 0, then one
+    /// slot after each shape's keys, hold `StringBits.none`, which no key matches (see
+    /// `DecodingContainer.expectedSlot`): shape `s`'s keys start at slot `shapeKeyStart[s] + s
+    /// + 1` (`keyBitsSlot`). A `PlainStack`, read without a second check of the slot where the
     /// record's own bounds have placed it (`keyBits(at:)`).
     @usableFromInline var shapeKeyBits: PlainStack<StringBits>
     /// The strings `shapeKeyBits` were taken from, kept alive.
@@ -138,8 +145,12 @@ struct DecodingState: ~Copyable {
             maximumDepth: options.maximumDepth
         )
         self.verifiedValueTypes = Array(repeating: nil, count: tables.typeNames.count)
-        self.shapeKeyBits = PlainStack(capacity: tables.shapeKeys.count)
-        for key in tables.shapeKeys { shapeKeyBits.append(StringBits(key)) }
+        self.shapeKeyBits = PlainStack(capacity: 1 + tables.shapeKeys.count + tables.shapeKeyStart.count)
+        shapeKeyBits.append(.none)
+        for (start, count) in zip(tables.shapeKeyStart, tables.shapeKeyCount) {
+            for key in tables.shapeKeys[start..<(start + count)] { shapeKeyBits.append(StringBits(key)) }
+            shapeKeyBits.append(.none)
+        }
         self.matchKeys = tables.shapeKeys
         self.firstRead = Array(repeating: -1, count: tables.shapeKeyCount.count)
         self.readAfter = Array(repeating: -1, count: tables.shapeKeys.count)
@@ -177,7 +188,7 @@ struct DecodingState: ~Copyable {
             let predicted = Int(
                 container.current < 0 ? firstRead[container.shape] : readAfter[container.keyStart + container.current]
             )
-            if predicted >= 0 && shapeKeyBits[container.keyStart + predicted] == StringBits(key) {
+            if predicted >= 0 && shapeKeyBits[keyBitsSlot(predicted)] == StringBits(key) {
                 try locateOutOfOrder(predicted)
                 return true
             }
@@ -185,13 +196,11 @@ struct DecodingState: ~Copyable {
         return try locateSlow(key)
     }
 
-    /// Whether `key` is the current record's next value stored (at `container.cursor`).
+    /// Whether `key` is the current record's next value stored (at `container.cursor`): false
+    /// at the top level and past the record's last value, whose slots match no key.
     @inlinable @inline(__always)
     func isNextValue(_ key: String) -> Bool {
-        let position = container.position
-        // `&+`: both are below the shape table's size (checked when it was read), and the slot
-        // is inside the record's keys, so inside the table (`keyBits(at:)`).
-        return position < container.keyCount && keyBits(at: container.keyStart &+ position) == StringBits(key)
+        keyBits(at: container.expectedSlot) == StringBits(key)
     }
 
     /// Where the value for `key` starts when it is the current record's next value stored
@@ -214,12 +223,14 @@ struct DecodingState: ~Copyable {
     mutating func finishNextValue(end: Int) {
         reader.offset = end
         container.current = container.position
-        finishValue()
+        container.position &+= 1  // below `keyCount`: its key matched
+        container.expectedSlot &+= 1
+        container.cursor = end
     }
 
-    /// The words of the key at `slot` of the shape table, a slot of the current record's
-    /// keys (`keyStart + i` with `i < keyCount`), which the shape table holds (checked when it
-    /// was read): not checked again.
+    /// The words of the key at `slot` of `shapeKeyBits`, the current container's expected
+    /// slot (`DecodingContainer.expectedSlot`, inside the table by construction) or the slot
+    /// of one of its keys: not checked again.
     @inlinable @inline(__always)
     func keyBits(at slot: Int) -> StringBits {
         shapeKeyBits.element(checkedAt: slot)
@@ -253,7 +264,8 @@ struct DecodingState: ~Copyable {
         case .record:
             let bits = StringBits(key)
             let keys = container.keyStart..<(container.keyStart + container.keyCount)
-            guard let slot = keys.first(where: { shapeKeyBits[$0] == bits }) ?? learnedSlot(key, in: keys) else {
+            let matched = keys.first(where: { shapeKeyBits[keyBitsSlot($0 - container.keyStart)] == bits })
+            guard let slot = matched ?? learnedSlot(key, in: keys) else {
                 return false
             }
             let index = slot - container.keyStart
@@ -283,8 +295,15 @@ struct DecodingState: ~Copyable {
         else { return nil }
         // Hold the caller's string so its storage, and so its words, stay unique.
         matchKeys[slot] = key
-        shapeKeyBits[slot] = StringBits(key)
+        shapeKeyBits[keyBitsSlot(slot - container.keyStart)] = StringBits(key)
         return slot
+    }
+
+    /// Where the key of value `index` of the current record sits in `shapeKeyBits` (past its
+    /// slot 0 and the slot after each shape before the record's).
+    @inline(__always)
+    func keyBitsSlot(_ index: Int) -> Int {
+        container.keyStart + container.shape + 1 + index
     }
 
     /// Records where each value of the current record starts (one walk, once per record).
@@ -311,7 +330,10 @@ struct DecodingState: ~Copyable {
     /// position and cursor are never read (it has no keys): no test of the container's kind.
     @inlinable @inline(__always)
     mutating func finishValue() {
-        container.position = container.current &+ 1  // `current` is a key's index, or -1
+        let position = container.current &+ 1  // `current` is a key's index, or -1
+        // The top level's stays 0: its `current` and `position` stay -1 and 0.
+        container.expectedSlot = container.expectedSlot &- container.position &+ position
+        container.position = position
         container.cursor = reader.offset
     }
 
@@ -383,6 +405,7 @@ struct DecodingState: ~Copyable {
             shape: shape,
             keyStart: keys.start,
             keyCount: keys.count,
+            expectedSlot: keys.start &+ shape &+ 1,  // see `keyBitsSlot`: below the table's size
             cursor: reader.offset,
             valueStart: reader.offset,
             objectIndex: objectIndex

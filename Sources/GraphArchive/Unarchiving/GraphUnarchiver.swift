@@ -335,39 +335,46 @@ public final class GraphUnarchiver {
         // a push and a pop of the container per record (perf: about 5% of decoding 1M grid-state
         // slots); while an initializer runs, the stack is as `beginRecord` would leave it.
         if state.objectCount > 0 { try state.beginNested() }
-        let lastIndex = state.objectCount - 1
+        let objectCount = state.objectCount
+        let lastIndex = objectCount - 1
         // A one-byte shape id below this names a shape of the table: read with one test.
         let oneByteShapes = min(builds.count, 0x80)
-        for index in 0..<state.objectCount {
+        var index = 0
+        while index < objectCount {
             if index == state.recordsRead { try state.readRecords(from: index) }
-            let shape = try state.readShape(oneByteBelow: oneByteShapes)
-            let build = builds.element(checkedAt: shape)
-            state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
-            guard let type = build.type else {
-                throw GraphArchiveError(
-                    .corrupt,
-                    "object #\(index) has value type \(tables.typeNames[build.typeID])",
-                    offset: state.reader.offset,
-                    keyPath: state.keyPath()
-                )
-            }
-            guard state.memory.tryCharge(build.instanceCost) else {
-                throw state.memory.exceeded(
-                    build.instanceCost,
-                    "object #\(index) of \(state.objectCount) (\(tables.typeNames[build.typeID]))",
-                    offset: state.reader.offset
-                )
-            }
-            state.objectBeingBuilt = index
-            let object = try type.init(from: self)
-            try state.closeRecord()
-            try state.appendObject(consume object, typeID: build.typeID)
-            // Those waiting for the last object run after the check for trailing bytes below.
-            if index < lastIndex, !state.pendingAssignments.isIdle,
-                let queue = state.pendingAssignments.takeQueue(waitingFor: index)
-            {
-                try runPendingAssignments(queue)
-            }
+            // The records before `recordsRead` are in the input: built with no test of it per record.
+            let inputEnd = max(index + 1, min(state.recordsRead, objectCount))
+            repeat {
+                let shape = try state.readShape(oneByteBelow: oneByteShapes)
+                let build = builds.element(checkedAt: shape)
+                state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
+                guard let type = build.type else {
+                    throw GraphArchiveError(
+                        .corrupt,
+                        "object #\(index) has value type \(tables.typeNames[build.typeID])",
+                        offset: state.reader.offset,
+                        keyPath: state.keyPath()
+                    )
+                }
+                guard state.memory.tryCharge(build.instanceCost) else {
+                    throw state.memory.exceeded(
+                        build.instanceCost,
+                        "object #\(index) of \(objectCount) (\(tables.typeNames[build.typeID]))",
+                        offset: state.reader.offset
+                    )
+                }
+                state.objectBeingBuilt = index
+                let object = try type.init(from: self)
+                try state.closeRecord()
+                try state.appendObject(consume object, typeID: build.typeID)
+                // Those waiting for the last object run after the check for trailing bytes below.
+                if !state.pendingAssignments.isIdle, index < lastIndex,
+                    let queue = state.pendingAssignments.takeQueue(waitingFor: index)
+                {
+                    try runPendingAssignments(queue)
+                }
+                index &+= 1  // below `objectCount`
+            } while index < inputEnd
         }
         if state.objectCount > 0 { state.endNested() }
         isConstructing = false

@@ -238,3 +238,87 @@ struct KeyedAccessTests {
         #expect(back.map { Set($0.keys) } == keyLists.map { Set($0) })
     }
 }
+
+/// Written as three shapes, one after another in the shape table (`SlotLone`'s one key, then
+/// `SlotFollower`'s and `SlotHolder`'s), so that a record's last key sits right before another
+/// shape's first.
+final class SlotLone: GraphCoding {
+    let a: Int
+    init(a: Int) { self.a = a }
+    init(from unarchiver: GraphUnarchiver) throws {
+        a = try unarchiver.decode(Int.self, forKey: "a")
+        // Past the last key, the next shape's keys are not this record's.
+        for key in ["b", "c", "lone", "follower"] {
+            #expect(try unarchiver.decodeIfPresent(Int.self, forKey: key) == nil)
+        }
+        // Read again after the last: out of order.
+        #expect(try unarchiver.decode(Int.self, forKey: "a") == a)
+    }
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(a, forKey: "a")
+    }
+}
+
+final class SlotFollower: GraphCoding {
+    let b: Int, c: SlotLone?
+    init(b: Int, c: SlotLone?) { (self.b, self.c) = (b, c) }
+    init(from unarchiver: GraphUnarchiver) throws {
+        b = try unarchiver.decode(Int.self, forKey: "b")
+        c = try unarchiver.decode(SlotLone?.self, forKey: "c")
+        for key in ["a", "lone", "follower"] {
+            #expect(!unarchiver.containsValue(forKey: key))
+            #expect(try unarchiver.decodeIfPresent(Int.self, forKey: key) == nil)
+        }
+        // Back to the first key, then on to the second in stored order.
+        #expect(try unarchiver.decode(Int.self, forKey: "b") == b)
+        #expect(try unarchiver.decode(SlotLone?.self, forKey: "c") === c)
+    }
+    func encode(with archiver: GraphArchiver) throws {
+        try archiver.encode(b, forKey: "b")
+        try archiver.encode(c, forKey: "c")
+    }
+}
+
+final class SlotHolder: GraphCoding {
+    let lone: SlotLone, follower: SlotFollower
+    init(_ lone: SlotLone, _ follower: SlotFollower) { (self.lone, self.follower) = (lone, follower) }
+    init(from unarchiver: GraphUnarchiver) throws {
+        lone = try unarchiver.decode(SlotLone.self, forKey: "lone")
+        follower = try unarchiver.decode(SlotFollower.self, forKey: "follower")
+        #expect(try unarchiver.decodeIfPresent(Int.self, forKey: "a") == nil)
+    }
+    func encode(with archiver: GraphArchiver) throws {
+        for (key, object) in [("lone", lone), ("follower", follower)] as [(String, AnyObject)] {
+            if let object = object as? SlotLone { try archiver.encode(object, forKey: key) }
+            if let object = object as? SlotFollower { try archiver.encode(object, forKey: key) }
+        }
+    }
+}
+
+@Suite("Keys read in stored order")
+struct StoredOrderTests {
+    /// A read in stored order tests only the key at the record's expected slot: past a
+    /// record's last key that slot matches nothing, not the next shape's first key, and a key
+    /// read again or out of order finds its value the slow way.
+    @Test func readsPastTheLastKeyMatchNoOtherShapesKeys() throws {
+        let holders = (0..<20).map { SlotHolder(SlotLone(a: $0), SlotFollower(b: 100 + $0, c: SlotLone(a: -$0))) }
+        let data = try GraphArchiver.archivedData(withRootObject: holders)
+        let types: [any GraphCoding.Type] = [SlotLone.self, SlotFollower.self]
+        let back: [SlotHolder] = try GraphUnarchiver.unarchivedObject(
+            ofType: [SlotHolder].self,
+            from: data,
+            registry: GraphTypeRegistry(types)
+        )
+        #expect(back.map { $0.lone.a } == holders.map { $0.lone.a })
+        #expect(back.map { $0.follower.b } == holders.map { $0.follower.b })
+        #expect(back.map { $0.follower.c?.a } == holders.map { $0.follower.c?.a })
+    }
+
+    /// No string's words are `StringBits.none`, the words of the slots that match no key.
+    @Test func noKeyHasTheWordsOfNone() {
+        let long = String(repeating: "k", count: 40)
+        for key in ["", "a", "value", "next", "fifteen bytes!!", long, String(long.dropFirst(3)), "é"] {
+            #expect(StringBits(key) != StringBits.none)
+        }
+    }
+}
