@@ -431,7 +431,7 @@ struct EncodingState: ~Copyable {
         conditional: Bool,
         backLink: Bool = false
     ) {
-        let index = register(object, conditional: conditional, backLink: backLink, kind: .tagged)
+        let index = register(LentReference(object), conditional: conditional, backLink: backLink, kind: .tagged)
         out.writeTag(ValueTag.objectReference, varint: UInt64(index))
     }
 
@@ -454,7 +454,7 @@ struct EncodingState: ~Copyable {
     /// link if `conditional`, `backLink` or written by `encodeLater`).
     @inline(__always)
     mutating func register<Object: GraphCoding & AnyObject>(
-        _ object: Object,
+        _ object: LentReference<Object>,
         conditional: Bool,
         backLink: Bool = false,
         kind: ReferencePlace.Kind,
@@ -469,9 +469,9 @@ struct EncodingState: ~Copyable {
         let index = Int(found)
         if inserted {
             if conditional {
-                conditionalOnly[index] = object
+                conditionalOnly[index] = object.withObject { $0 }
             } else {
-                queue.append(QueuedObject(index: index, object: object))
+                queue.append(QueuedObject(index: index, lent: object))
             }
         } else if !conditional && !conditionalOnly.isEmpty,
             let waiting = conditionalOnly.removeValue(forKey: index)
@@ -605,16 +605,14 @@ struct EncodingState: ~Copyable {
             array.withBorrowedObjects(in: batch) { objects in
                 prefetchSink ^= identity.touchHomeSlots(of: objects.addresses)
                 for position in 0..<objects.count {
-                    objects.withObject(at: position) { object in
-                        let index = register(
-                            object,
-                            conditional: false,
-                            kind: previous < 0 ? .firstInArray : .inArray,
-                            heldByArchiver: held
-                        )
-                        out.writeReferenceDelta(to: index, from: previous)
-                        previous = index
-                    }
+                    let index = register(
+                        objects.lent(at: position),
+                        conditional: false,
+                        kind: previous < 0 ? .firstInArray : .inArray,
+                        heldByArchiver: held
+                    )
+                    out.writeReferenceDelta(to: index, from: previous)
+                    previous = index
                 }
             }
             batchStart = batch.upperBound

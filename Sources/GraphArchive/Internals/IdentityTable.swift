@@ -162,8 +162,19 @@ struct IdentityTable: ~Copyable {
         next: UInt32,
         heldByCaller: Bool = false
     ) -> (index: UInt32, inserted: Bool) {
+        indexOrInsert(LentReference(object), next: next, heldByCaller: heldByCaller)
+    }
+
+    /// ``indexOrInsert(_:next:heldByCaller:)`` for an object lent, which the caller keeps alive
+    /// for the call: one of an array's, borrowed without a retain.
+    @inline(__always)
+    mutating func indexOrInsert<Object: AnyObject>(
+        _ object: LentReference<Object>,
+        next: UInt32,
+        heldByCaller: Bool = false
+    ) -> (index: UInt32, inserted: Bool) {
         if isFull(adding: 1) { grow(to: count + 1) }
-        let key = UInt(bitPattern: ObjectIdentifier(object))
+        let key = object.address
         var slot = slot(for: key)
         var probes = 0
         while true {
@@ -174,7 +185,7 @@ struct IdentityTable: ~Copyable {
                     keys[slot] = key | Self.heldElsewhere
                     heldElsewhereCount &+= 1
                 } else {
-                    _ = Unmanaged.passRetained(object)
+                    object.retain()
                     keys[slot] = key
                 }
                 values[slot] = next

@@ -35,14 +35,45 @@ struct HeldReference<Object: AnyObject> {
 struct LentReference<Object: AnyObject> {
     private let lent: Unmanaged<Object>
 
+    @inline(__always)
     init(_ object: Object) {
         lent = Unmanaged.passUnretained(object)
     }
+
+    /// The object at `address`, which something else keeps alive (an array's element, see
+    /// ``BorrowedObjects``).
+    @inline(__always)
+    fileprivate init(address: UInt) {
+        // An array's element: never nil, and not checked again for each one.
+        lent = Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+    }
+
+    /// The object's address: its `ObjectIdentifier`'s bits.
+    @inline(__always)
+    var address: UInt { UInt(bitPattern: lent.toOpaque()) }
+
+    /// The object's address as a pointer.
+    @inline(__always)
+    var pointer: UnsafeRawPointer { UnsafeRawPointer(lent.toOpaque()) }
 
     /// Calls `body` with the object, not retained for the call.
     @inline(__always)
     func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
         try lent._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Adds a strong reference to the object, which its taker releases.
+    @inline(__always)
+    func retain() {
+        _ = lent.retain()
+    }
+}
+
+extension BorrowedObjects {
+    /// Object `position` (below `count`), lent: no retain.
+    @inline(__always)
+    func lent(at position: Int) -> LentReference<Object> {
+        LentReference(address: addresses[position])
     }
 }
 

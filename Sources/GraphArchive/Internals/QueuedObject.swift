@@ -19,9 +19,14 @@ struct QueuedObject {
 
     @inline(__always)
     init<Object: GraphCoding & AnyObject>(index: Int, object: Object) {
+        self.init(index: index, lent: LentReference(object))
+    }
+
+    @inline(__always)
+    init<Object: GraphCoding & AnyObject>(index: Int, lent object: LentReference<Object>) {
         self.index = index
         staticType = Object.self
-        address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        address = object.pointer
     }
 
     init(index: Int, existential object: any GraphCoding & AnyObject) {

@@ -42,11 +42,4 @@ struct BorrowedObjects<Object: AnyObject> {
     let addresses: UnsafeBufferPointer<UInt>
 
     var count: Int { addresses.count }
-
-    /// Calls `body` with object `position` (below `count`), borrowed: no retain.
-    @inline(__always)
-    func withObject<Result>(at position: Int, _ body: (Object) -> Result) -> Result {
-        let address = UnsafeRawPointer(bitPattern: addresses[position])!
-        return Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
-    }
 }

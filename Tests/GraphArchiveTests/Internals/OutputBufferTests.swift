@@ -501,7 +501,7 @@ struct OutputBufferTests {
         let objects = (0..<40).map { Record(name: "", color: $0, date: "") }
         for positions in [0..<0, 0..<1, 3..<19, 16..<32, 39..<40, 0..<40] {
             let (addresses, lent) = objects.withBorrowedObjects(in: positions) { borrowed in
-                (Array(borrowed.addresses), (0..<borrowed.count).map { borrowed.withObject(at: $0) { $0 } })
+                (Array(borrowed.addresses), (0..<borrowed.count).map { borrowed.lent(at: $0).withObject { $0 } })
             }
             #expect(addresses == objects[positions].map { UInt(bitPattern: ObjectIdentifier($0)) }, "\(positions)")
             #expect(lent.count == positions.count && zip(lent, objects[positions]).allSatisfy { $0 === $1 })
@@ -514,7 +514,7 @@ struct OutputBufferTests {
         var objects: [Record]? = (0..<20).map { Record(name: "", color: $0, date: "") }
         let boxes = objects!.map(WeakBox.init)
         let colors = objects!.withBorrowedObjects(in: 0..<20) { borrowed in
-            (0..<borrowed.count).map { borrowed.withObject(at: $0) { $0.color } }
+            (0..<borrowed.count).map { borrowed.lent(at: $0).withObject { $0.color } }
         }
         #expect(colors == Array(0..<20))
         objects = nil
