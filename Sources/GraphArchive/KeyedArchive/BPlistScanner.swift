@@ -426,7 +426,7 @@ struct BPlist {
     }
 
     /// Where the key objects of dictionary `object` lie, if it has 1 to 8 keys whose objects
-    /// start within 255 bytes after the first key's, the one that starts last is an ASCII
+    /// start less than 64 bytes after the first key's, the one that starts last is an ASCII
     /// string's header (0x5n, or 0x5F 0x10 and a length) whose string ends within 64 bytes of
     /// the first key's start, and the list holds 64 bytes from there (as Foundation on Linux
     /// writes keys: each instance's anew, one after another); nil otherwise, or for a
