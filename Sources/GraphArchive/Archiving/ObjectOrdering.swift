@@ -397,9 +397,7 @@ enum ObjectOrdering {
                         writer.writeBytes(of: objects, in: copied..<start)
                         count += ObjectOrdering.writeReference(to: index, into: &writer)
                     }
-                    // A tagged reference's varint is the old index itself.
-                    let length = ByteWriter.varintLength(UInt64(truncatingIfNeeded: old))
-                    copied = min(start &+ 1 &+ length, body.upperBound)
+                    copied = ByteWriter.endOfTaggedReference(at: start, to: old, within: body.upperBound)
                     assert(copied == objects.endOfVarint(at: start + 1), "the varint holds the reference's index")
                 case .firstInArray, .inArray:
                     if place.kind == .firstInArray { previous = -1 }

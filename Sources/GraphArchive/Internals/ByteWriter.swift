@@ -261,6 +261,13 @@ struct ByteWriter: ~Copyable {
         count &+= 1
     }
 
+    /// Where the tagged reference to object `index` whose tag is at `tag` ends, at most `end`:
+    /// its varint is the index itself, so its length needs no scan of the bytes.
+    @inline(__always)
+    static func endOfTaggedReference(at tag: Int, to index: Int, within end: Int) -> Int {
+        min(tag &+ 1 &+ varintLength(UInt64(truncatingIfNeeded: index)), end)
+    }
+
     /// The bytes `writeVarint(value)` writes.
     @inline(__always)
     static func varintLength(_ value: UInt64) -> Int {
@@ -508,7 +515,7 @@ struct ByteWriter: ~Copyable {
             // The tag and the varint after it lie inside the body, which lies inside `other`.
             precondition(start >= 0 && tag < end)
             let old = ReferenceEdge.target(of: edges.element(checkedAt: position))
-            let after = min(tag &+ 1 &+ Self.varintLength(UInt64(truncatingIfNeeded: old)), end)
+            let after = Self.endOfTaggedReference(at: tag, to: old, within: end)
             assert(after == endOfVarint(in: other, at: tag &+ 1, end: end), "the varint holds the reference's index")
             let needed = end &- start &+ (Self.wordCopyLimit &+ Self.referenceBytesLimit)
             if room &- written < needed {
