@@ -438,9 +438,19 @@ struct EncodingState: ~Copyable {
     /// ``writeReference(_:conditional:)``, not conditional: the one call of the archiver's
     /// inlinable `encode` form for an object. (One function taking the back link as a flag
     /// cost a chain of links about 3 instructions a link.)
+    ///
+    /// It takes the caller's reference: a reference just read from a stored property (a link's
+    /// `next`) comes retained, and the identity table keeps that one for a new object instead
+    /// of retaining it again while the caller releases its own (a retain and a release, both
+    /// atomic, per object of a chain).
     @usableFromInline @inline(never)
-    mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: Object) {
-        writeReference(object, conditional: false)
+    mutating func writeReference<Object: GraphCoding & AnyObject>(_ object: consuming Object) {
+        let owned = OwnedReference(object)
+        let next = identity.count
+        let index = register(owned.lent, conditional: false, kind: .tagged, keeping: .givenByCaller)
+        // Numbered now (neither met before nor waiting as conditional-only): the table took it.
+        if index == next { owned.giveUp() }
+        out.writeTag(ValueTag.objectReference, varint: UInt64(index))
     }
 
     /// ``writeReference(_:)`` as a back link, as `encodeLater` writes it: the one call of the
@@ -458,13 +468,13 @@ struct EncodingState: ~Copyable {
         conditional: Bool,
         backLink: Bool = false,
         kind: ReferencePlace.Kind,
-        heldByArchiver: Bool = false
+        keeping: IdentityTable.Keeping = .retained
     ) -> Int {
         let next = identity.count
         let (found, inserted) = identity.indexOrInsert(
             object,
             next: UInt32(truncatingIfNeeded: next),
-            heldByCaller: heldByArchiver
+            keeping: keeping
         )
         let index = Int(found)
         if inserted {
@@ -609,7 +619,7 @@ struct EncodingState: ~Copyable {
                         objects.lent(at: position),
                         conditional: false,
                         kind: previous < 0 ? .firstInArray : .inArray,
-                        heldByArchiver: held
+                        keeping: held ? .heldByCaller : .retained
                     )
                     out.writeReferenceDelta(to: index, from: previous)
                     previous = index

@@ -630,7 +630,11 @@ struct CodableEncodingState: ~Copyable {
     @inline(__always)
     mutating func discover(_ object: AnyObject, heldByArray: Bool = false) -> (discovery: Int, index: Int?) {
         let next = UInt32(truncatingIfNeeded: objectIndex.count)
-        let (found, inserted) = identity.indexOrInsert(object, next: next, heldByCaller: heldByArray)
+        let (found, inserted) = identity.indexOrInsert(
+            object,
+            next: next,
+            keeping: heldByArray ? .heldByCaller : .retained
+        )
         let discovery = Int(found)
         if inserted {
             objectIndex.append(-1)

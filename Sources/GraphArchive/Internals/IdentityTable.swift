@@ -153,25 +153,35 @@ struct IdentityTable: ~Copyable {
     private static let unitsPerBlockShift: UInt64 = 8
     private static let unitInBlock: UInt64 = (1 << unitsPerBlockShift) - 1
 
-    /// The index stored for `object`; if there is none, stores `next`, retains `object` (unless
-    /// `heldByCaller`: the caller keeps it alive until the table ends) and returns `next` with
-    /// `inserted` true. One probe sequence serves both.
+    /// How an object the table inserts stays alive until the table ends.
+    enum Keeping {
+        /// The table retains it, and releases it when it ends.
+        case retained
+        /// The caller keeps it alive by other means: neither retained nor released here.
+        case heldByCaller
+        /// The caller's own strong reference becomes the table's, released when it ends: the
+        /// caller gives it up if the object was inserted (see `OwnedReference`).
+        case givenByCaller
+    }
+
+    /// The index stored for `object`; if there is none, stores `next`, keeps `object` as
+    /// `keeping` says and returns `next` with `inserted` true. One probe sequence serves both.
     @inline(__always)
     mutating func indexOrInsert(
         _ object: AnyObject,
         next: UInt32,
-        heldByCaller: Bool = false
+        keeping: Keeping = .retained
     ) -> (index: UInt32, inserted: Bool) {
-        indexOrInsert(LentReference(object), next: next, heldByCaller: heldByCaller)
+        indexOrInsert(LentReference(object), next: next, keeping: keeping)
     }
 
-    /// ``indexOrInsert(_:next:heldByCaller:)`` for an object lent, which the caller keeps alive
+    /// ``indexOrInsert(_:next:keeping:)`` for an object lent, which the caller keeps alive
     /// for the call: one of an array's, borrowed without a retain.
     @inline(__always)
     mutating func indexOrInsert<Object: AnyObject>(
         _ object: LentReference<Object>,
         next: UInt32,
-        heldByCaller: Bool = false
+        keeping: Keeping = .retained
     ) -> (index: UInt32, inserted: Bool) {
         if isFull(adding: 1) { grow(to: count + 1) }
         let key = object.address
@@ -181,11 +191,14 @@ struct IdentityTable: ~Copyable {
             let found = keys[slot]
             if found & ~Self.heldElsewhere == key { return (values[slot], false) }
             if found == 0 {
-                if heldByCaller {
+                switch keeping {
+                case .retained:
+                    object.retain()
+                    keys[slot] = key
+                case .heldByCaller:
                     keys[slot] = key | Self.heldElsewhere
                     heldElsewhereCount &+= 1
-                } else {
-                    object.retain()
+                case .givenByCaller:
                     keys[slot] = key
                 }
                 values[slot] = next

@@ -69,6 +69,32 @@ struct LentReference<Object: AnyObject> {
     }
 }
 
+/// A strong reference its caller gave up, held as one plain word until it is given up again
+/// (to a holder that releases it later: the identity table) or, when dropped, released.
+struct OwnedReference<Object: AnyObject>: ~Copyable {
+    private let owned: Unmanaged<Object>
+
+    /// Takes `object`'s reference: with the caller's copy consumed, no retain is left.
+    @inline(__always)
+    init(_ object: consuming Object) {
+        owned = Unmanaged.passRetained(object)
+    }
+
+    /// The object, lent for as long as this holds it.
+    @inline(__always)
+    var lent: LentReference<Object> { LentReference(owned.takeUnretainedValue()) }
+
+    /// Leaves the reference to whoever took the object's address from `lent`: not released.
+    @inline(__always)
+    consuming func giveUp() {
+        discard self
+    }
+
+    deinit {
+        owned.release()
+    }
+}
+
 extension BorrowedObjects {
     /// Object `position` (below `count`), lent: no retain.
     @inline(__always)

@@ -480,7 +480,8 @@ struct OutputBufferTests {
             } else {
                 held.append(object)
             }
-            #expect(table.indexOrInsert(object, next: UInt32(index), heldByCaller: !isRetained).inserted)
+            let keeping: IdentityTable.Keeping = isRetained ? .retained : .heldByCaller
+            #expect(table.indexOrInsert(object, next: UInt32(index), keeping: keeping).inserted)
         }
         // Only the table holds the retained objects now.
         #expect(retained.allSatisfy { $0.object != nil })
