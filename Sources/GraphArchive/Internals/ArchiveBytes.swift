@@ -383,11 +383,16 @@ struct ByteReader: BitwiseCopyable {
     @usableFromInline var offset: Int
     /// One past the last readable byte.
     @usableFromInline let end: Int
+    /// The last offset with nine bytes from it readable (`end - 9`, negative when fewer are):
+    /// `peekTagAndWord`'s test is then one comparison with a field, not a subtraction and a
+    /// comparison (callgrind: about 2 instructions a peek less).
+    @usableFromInline let lastNineByteOffset: Int
 
     fileprivate init(base: UnsafeRawPointer, offset: Int, end: Int) {
         self.base = base
         self.offset = offset
         self.end = end
+        self.lastNineByteOffset = end &- 9  // `end` is at least 0: no overflow
     }
 
     /// A reader with nothing to read, for an input that is gone: every read throws, and none
@@ -508,7 +513,7 @@ struct ByteReader: BitwiseCopyable {
     /// tag and value each.
     @inlinable @inline(__always)
     func peekTagAndWord() -> (tag: UInt8, word: UInt64)? {
-        guard end &- offset >= 9 else { return nil }
+        guard offset <= lastNineByteOffset else { return nil }
         return (
             base.load(fromByteOffset: offset, as: UInt8.self),
             UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self))

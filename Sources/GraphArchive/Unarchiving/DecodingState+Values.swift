@@ -242,14 +242,24 @@ extension DecodingState {
         guard tag == ValueTag.objectReference, let (index, length) = ByteReader.shortVarint(in: word),
             index < objects.count, objectClasses.holds(ObjectIdentifier(T.self), checkedAt: index)
         else { return nil }
-        if objects.handsOverFirstReferences {
+        // The table's form picks the way with one test for a chain's or a tree's table (compact,
+        // handing objects over), tested first, and two for another, as many as a test of each
+        // flag took (the optimizer, left to itself, tested the plain compact form first).
+        let object: AnyObject
+        if _fastPath(objects.form == .compactTakingFirst) {
             // One taken already is the slow way's to report (`takenObject(at:as:offset:)`).
-            guard let object = objects.takeFirst(checkedAt: index) else { return nil }
-            finishNextValue(end: start &+ 1 &+ length)
-            return .some(classInstance(object, as: T.self))
+            guard let taken = objects.takeFirstCompact(checkedAt: index) else { return nil }
+            object = taken
+        } else if objects.form == .compact {
+            object = objects.compactObject(checkedAt: index)
+        } else if objects.handsOverFirstReferences {
+            guard let taken = objects.takeFirst(checkedAt: index) else { return nil }
+            object = taken
+        } else {
+            object = objects.object(checkedAt: index)
         }
         finishNextValue(end: start &+ 1 &+ length)
-        return .some(classInstance(objects.object(checkedAt: index), as: T.self))
+        return .some(classInstance(object, as: T.self))
     }
 
     /// Reads the next references of a packed array (FORMAT.md §6.5) into `referenceBatch`, at

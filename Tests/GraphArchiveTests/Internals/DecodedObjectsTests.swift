@@ -34,6 +34,12 @@ struct DecodedObjectsTests {
             var same = 0
             for index in objects.indices where table[index] === objects[index] { same += 1 }
             #expect(same == objects.count)
+            // The form byte says what the flags say; the compact form's own lookup agrees.
+            let form = table.form
+            #expect(form == (table.isCompact ? .compact : .words))
+            if form == .compact {
+                #expect(objects.indices.allSatisfy { table.compactObject(checkedAt: $0) === objects[$0] })
+            }
             let indexes = [0, 17, 4_999, -1, 5_000]
             _ = table.touch(indexes.span, count: indexes.count, handingOver: false)
             let handed = table.handOver(17)
@@ -64,16 +70,23 @@ struct DecodedObjectsTests {
                 weak.append(WeakCounted(object: object))
                 try table.append(object, memory: &memory)
             }
+            // The form byte says what the flags say; its compact way takes as `takeFirst` does.
+            let form = table.form
+            #expect(form == (table.isCompact ? .compactTakingFirst : .wordsTakingFirst))
             var takenBefore = 0
             for index in stride(from: 0, to: count, by: 3) {
                 if table.isTaken(index) { takenBefore += 1 }
-                taken.append(try #require(table.takeFirst(checkedAt: index) as? Counted))
+                let object =
+                    form == .compactTakingFirst
+                    ? table.takeFirstCompact(checkedAt: index) : table.takeFirst(checkedAt: index)
+                taken.append(try #require(object as? Counted))
             }
             #expect(takenBefore == 0)
             #expect(taken.map(\.value) == Array(stride(from: 0, to: count, by: 3)))
             // Taken once: nothing the second time, and still marked.
             let again = table.takeFirst(checkedAt: 0)
-            #expect(again == nil && table.isTaken(0))
+            let againCompact = form == .compactTakingFirst ? table.takeFirstCompact(checkedAt: 0) : nil
+            #expect(again == nil && againCompact == nil && table.isTaken(0))
             var marks: [Bool] = []
             for index in 0..<count { marks.append(table.isTaken(index)) }
             #expect(marks == (0..<count).map { $0 % 3 == 0 })
