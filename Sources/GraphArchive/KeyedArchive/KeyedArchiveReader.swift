@@ -64,18 +64,32 @@ struct KeyedArchiveReader: ~Copyable {
     private var writtenObjects = -1
     /// The top-level section, written after ordering but stored before the objects' records.
     private var topSection = ByteWriter()
-    /// The fields of the record being parsed, sorted by key: the first `fieldCount`.
-    private var fields = GrowableBuffer<(key: Int, value: Int)>()
+    /// The fields of the record being parsed, sorted by `fieldOrder`: the first `fieldCount`.
+    private var fields = GrowableBuffer<(key: Int, value: Int, order: Int)>()
     private var fieldCount = 0
+    /// Whether a class's fields go in the order its initializer was seen to read them
+    /// (`KeyReadOrders`) rather than by key id: for an output decoded here and now, never for
+    /// one stored, which stays the same from one process to the next.
+    private let ordersFieldsAsRead: Bool
+    /// Per native type: each key's place in the order the type's class reads its keys, for
+    /// a type with a noted order (else empty).
+    private var readPlaces: [[String: Int]] = []
 
     private static let unvisited: Int32 = -1
     private static let inProgress: Int32 = -2
     private static let expanding: UInt8 = 1
     private static let holdsNoObjects: UInt8 = 2
 
-    private init(index: KeyedArchiveIndex, options: GraphUnarchiver.Options, inputBytes: Int, memoryShare: Int) {
+    private init(
+        index: KeyedArchiveIndex,
+        options: GraphUnarchiver.Options,
+        inputBytes: Int,
+        memoryShare: Int,
+        ordersFieldsAsRead: Bool
+    ) {
         self.index = index
         self.options = options
+        self.ordersFieldsAsRead = ordersFieldsAsRead
         state = EncodingState(maximumDepth: options.maximumDepth)
         // The native form is nearly always smaller than the keyed one; reserving that much up
         // front spares the copies of growing (untouched pages cost nothing).
@@ -140,7 +154,9 @@ struct KeyedArchiveReader: ~Copyable {
     /// unarchiver reads).
     ///
     /// - Parameter isLoadedHere: The output is only loaded in this process, never stored: its
-    ///   payload checksum, which such a load does not check, is not computed (left 0).
+    ///   payload checksum, which such a load does not check, is not computed (left 0), and the
+    ///   fields of a class in `registry` go in the order its initializer was seen to read them
+    ///   (see ``KeyReadOrders``).
     static func transcode(
         _ bytes: ArchiveBytes,
         registry: GraphTypeRegistry?,
@@ -228,7 +244,8 @@ struct KeyedArchiveReader: ~Copyable {
             index: index,
             options: options,
             inputBytes: inputBytes,
-            memoryShare: memoryShare(of: &memory, inputBytes: inputBytes)
+            memoryShare: memoryShare(of: &memory, inputBytes: inputBytes),
+            ordersFieldsAsRead: isLoadedHere && registry != nil
         )
         try reader.orderObjects()
         try reader.writeTopLevel()
@@ -514,19 +531,22 @@ struct KeyedArchiveReader: ~Copyable {
         let object = try index.entryObject(uid)
         var keys = index.plist.references(of: object)
         var values = index.plist.references(of: object, from: object.count)
+        let type = nativeType(index.modelType(of: uid))
         fieldCount = 0
         for _ in 0..<object.count {
             let keyID = try index.keyID(of: keys.next())
             let reference = try values.next()
             if keyID == KeyedKey.classReference { continue }
-            let field = (key: nativeKey(keyID), value: try index.recordValue(reference))
-            // Sort by key id as we go (records have a handful of keys): key ids follow first
-            // appearance, so every instance of a class gets one shape whatever its key order.
-            // (`fields` is scratch that only grows: emptying an array costs a call per record.)
+            let key = nativeKey(keyID)
+            let field = (key: key, value: try index.recordValue(reference), order: fieldOrder(key, type: type))
+            // Sort as we go (records have a handful of keys), by an order that depends only on
+            // the key and the type, so every instance of a class gets one shape whatever its
+            // key order. (`fields` is scratch that only grows: emptying an array costs a call
+            // per record.)
             if fieldCount == fields.count { fields.append(field) }
             var insertion = fieldCount
             fieldCount += 1
-            while insertion > 0 && fields[insertion - 1].key > field.key {
+            while insertion > 0 && fields[insertion - 1].order > field.order {
                 fields[insertion] = fields[insertion - 1]
                 insertion -= 1
             }
@@ -541,7 +561,7 @@ struct KeyedArchiveReader: ~Copyable {
         }
         let start = records.count
         // 32 bits are enough: object indexes and UIDs are below 2^31 in a plist of at most 4 GiB.
-        records.append(Int32(truncatingIfNeeded: shape(type: nativeType(index.modelType(of: uid)))))
+        records.append(Int32(truncatingIfNeeded: shape(type: type)))
         for position in 0..<fieldCount { records.append(Int32(truncatingIfNeeded: fields[position].value)) }
         if instanceKeys != 0 { note(instanceKeys, modelType: index.modelType(of: uid), shape: Int(records[start])) }
         return start
@@ -572,9 +592,10 @@ struct KeyedArchiveReader: ~Copyable {
     private mutating func note(_ instanceKeys: UInt64, modelType: Int, shape: Int) {
         guard let template = index.template(generation: Int(instanceKeys & 0xFFFF)) else { return }
         var places = Array(repeating: -1, count: template.keyIDs.count)
-        let native = template.keyIDs.map { $0 == KeyedKey.classReference ? -1 : nativeKey($0) }
-        for key in places.indices where native[key] >= 0 {
-            places[key] = native.count { $0 >= 0 && $0 < native[key] }
+        let type = nativeType(modelType)
+        let orders = template.keyIDs.map { $0 == KeyedKey.classReference ? -1 : fieldOrder(nativeKey($0), type: type) }
+        for key in places.indices where orders[key] >= 0 {
+            places[key] = orders.count { $0 >= 0 && $0 < orders[key] }
         }
         var packed: UInt64 = 0
         for (key, place) in places.enumerated() {
@@ -651,11 +672,31 @@ struct KeyedArchiveReader: ~Copyable {
         while nativeTypes.count <= typeID { nativeTypes.append(-1) }
         if nativeTypes[typeID] < 0 {
             nativeTypes[typeID] = state.types.count
-            state.types.append(
-                EncodedType(name: index.typeNames[typeID], isObject: !index.typeIsValue[typeID], objectType: nil)
-            )
+            let name = index.typeNames[typeID]
+            state.types.append(EncodedType(name: name, isObject: !index.typeIsValue[typeID], objectType: nil))
+            readPlaces.append(readPlaces(ofTypeNamed: name))
         }
         return nativeTypes[typeID]
+    }
+
+    /// Where native key `key` goes among the fields of a record of native type `type`: by key
+    /// id, after the keys the type's class was seen to read, in the order it read them.
+    @inline(__always)
+    private func fieldOrder(_ key: Int, type: Int) -> Int {
+        let places = readPlaces[type]
+        guard !places.isEmpty else { return key }
+        return (places[state.keys[key]] ?? KeyReadOrders.maximumKeys) &<< 32 | key
+    }
+
+    /// The place of each key the class registered as `name` was seen to read, in order
+    /// (`KeyReadOrders`); empty unless fields go in that order.
+    private func readPlaces(ofTypeNamed name: String) -> [String: Int] {
+        guard ordersFieldsAsRead, let type = index.registry?.objectType(named: name),
+            let keys = KeyReadOrders.keys(for: type)
+        else { return [:] }
+        var places: [String: Int] = [:]
+        for (place, key) in keys.enumerated() where places[key] == nil { places[key] = place }
+        return places
     }
 
     /// Writes a dictionary value or container element: a UID or an inline scalar.

@@ -108,6 +108,9 @@ struct DecodingState: ~Copyable {
     /// first, and per shape slot, the value read after it; -1 where not learned.
     var firstRead: [Int32]
     var readAfter: [Int32]
+    /// Whether `firstRead` or `readAfter` learned anything: some record was read in another
+    /// order than stored.
+    var learnedReadOrder = false
 
     /// What decoding may still commit: charged before each object, string, array and
     /// dictionary is allocated (see ``MemoryBudget``).
@@ -277,6 +280,7 @@ struct DecodingState: ~Copyable {
                 return true
             }
             // Learned for the next record of this shape (see `locate`).
+            learnedReadOrder = true
             if container.current < 0 {
                 firstRead[container.shape] = Int32(index)
             } else {
@@ -285,6 +289,28 @@ struct DecodingState: ~Copyable {
             try locateOutOfOrder(index)
             return true
         }
+    }
+
+    /// The keys of `shape` in the order its records were read, as `firstRead` and `readAfter`
+    /// learned it: from the first value read, each one's successor (the next stored where
+    /// nothing else was learned), up to the record's end or a value met twice. Nil if its
+    /// records were read in stored order.
+    func learnedReadOrder(ofShape shape: Int) -> [String]? {
+        let start = tables.shapeKeyStart[shape]
+        let count = tables.shapeKeyCount[shape]
+        guard firstRead[shape] >= 0 || readAfter[start..<(start + count)].contains(where: { $0 >= 0 }) else {
+            return nil
+        }
+        var order: [String] = []
+        var seen = Array(repeating: false, count: count)
+        var index = firstRead[shape] >= 0 ? Int(firstRead[shape]) : 0
+        while index < count && !seen[index] {
+            seen[index] = true
+            order.append(tables.shapeKeys[start + index])
+            let after = readAfter[start + index]
+            index = after >= 0 ? Int(after) : index + 1
+        }
+        return order
     }
 
     /// The slot among `keys` whose key equals `key` (the next one stored first), which then

@@ -378,6 +378,7 @@ public final class GraphUnarchiver {
         }
         if state.objectCount > 0 { state.endNested() }
         isConstructing = false
+        if state.learnedReadOrder { noteReadOrders(classes: classes) }
         try state.finishStream()
         // Checked before the deferred assignments, which move the reader back to the values they read.
         guard state.reader.isAtEnd else {
@@ -389,6 +390,22 @@ public final class GraphUnarchiver {
         }
         if state.objectCount > 0, let queue = state.pendingAssignments.takeQueue(waitingFor: state.objectCount - 1) {
             try runPendingAssignments(queue)
+        }
+    }
+
+    /// Notes, for the keyed reader, the order each class read its records in where that was
+    /// not the stored one: per class, the longest among its shapes (the one with the most of
+    /// the keys it reads).
+    private func noteReadOrders(classes: [(any (GraphCoding & AnyObject).Type)?]) {
+        var longest: [Int: [String]] = [:]
+        for (shape, typeID) in state.tables.shapeType.enumerated() {
+            guard classes[typeID] != nil, let keys = state.learnedReadOrder(ofShape: shape),
+                keys.count > longest[typeID]?.count ?? 0
+            else { continue }
+            longest[typeID] = keys
+        }
+        for (typeID, keys) in longest {
+            if let type = classes[typeID] { KeyReadOrders.note(keys, for: type) }
         }
     }
 
