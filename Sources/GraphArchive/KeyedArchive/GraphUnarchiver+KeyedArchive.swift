@@ -34,6 +34,10 @@ extension GraphUnarchiver {
     /// Values (strings, arrays…) shared in the keyed archive are copied to each place that
     /// refers to them, up to 64 times the archive's size in all.
     ///
+    /// A keyed archive stores each object's keys in hash order. Once a class has been decoded,
+    /// the process remembers the order its initializer reads its keys in, and later keyed reads
+    /// go faster by keeping that class's fields in that order.
+    ///
     /// - Throws: `.badMagic` if `data` is not an NSKeyedArchiver archive, `.unsupportedVersion`
     ///   for a `$version` other than 100000, `.corrupt`, `.truncated` or `.badObjectReference`
     ///   for damage (a container that contains itself among them), `.limitExceeded` for a

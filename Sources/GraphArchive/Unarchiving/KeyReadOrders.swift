@@ -9,7 +9,7 @@
 /// per key, so the keyed reader writes a class's fields in the order noted here: once one
 /// archive has shown how a class reads, later keyed archives decode in stored order. Only
 /// the order of a record's values changes, never what they are.
-enum KeyReadOrders {
+package enum KeyReadOrders {
     /// At most this many classes are noted (later ones are not), and this many keys of each:
     /// an initializer that makes up its keys cannot grow the table without bound.
     static let maximumClasses = 1024
@@ -38,6 +38,12 @@ enum KeyReadOrders {
             rest = rest[(found + 1)...]
         }
         return true
+    }
+
+    /// Forgets how `type` reads, as if this process had never decoded it: for the benchmark's
+    /// row of a process's first read.
+    package static func forget(_ type: AnyObject.Type) {
+        _ = orders.withLock { $0.removeValue(forKey: ObjectIdentifier(type)) }
     }
 
     /// The keys `type` was last seen to read, in order; nil if no read of it was noted.
