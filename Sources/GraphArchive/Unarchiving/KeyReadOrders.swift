@@ -10,17 +10,26 @@
 /// archive has shown how a class reads, later keyed archives decode in stored order. Only
 /// the order of a record's values changes, never what they are.
 package enum KeyReadOrders {
-    /// At most this many classes are noted (later ones are not), and this many keys of each:
-    /// an initializer that makes up its keys cannot grow the table without bound.
+    /// At most this many classes are noted (later ones are not), and of each this many keys of
+    /// at most so many UTF-8 bytes in all: neither an initializer that makes up its keys nor an
+    /// archive's long key names (an order noted may include keys stored between those read)
+    /// can grow the table without bound.
     static let maximumClasses = 1024
     static let maximumKeys = 64
+    static let maximumKeyBytes = 4096
 
     private static let orders = Locked<[ObjectIdentifier: [String]]>([:])
 
     /// Notes that `type` read `keys`, in that order, unless the order noted already agrees
     /// (holds `keys` in the same order, and maybe more: read from records with more keys).
     static func note(_ keys: [String], for type: AnyObject.Type) {
-        let keys = Array(keys.prefix(maximumKeys))
+        var bytes = 0
+        let keys = Array(
+            keys.prefix(maximumKeys).prefix {
+                bytes += $0.utf8.count
+                return bytes <= maximumKeyBytes
+            }
+        )
         orders.withLock { orders in
             if let noted = orders[ObjectIdentifier(type)] {
                 guard !isSubsequence(keys, of: noted) else { return }

@@ -112,7 +112,7 @@ struct KeyReadOrderTests {
         #expect(try transcodedShapeKeys(data, registry: registry, isLoadedHere: true) == [["z", "a"]])
     }
 
-    @Test("the noted order is capped in keys")
+    @Test("the noted order is capped in keys and bytes")
     func cappedKeys() throws {
         final class ManyKeys: GraphCoding {
             init() {}
@@ -121,5 +121,8 @@ struct KeyReadOrderTests {
         }
         KeyReadOrders.note((0..<100).map { "k\($0)" }, for: ManyKeys.self)
         #expect(KeyReadOrders.keys(for: ManyKeys.self)?.count == KeyReadOrders.maximumKeys)
+        let long = String(repeating: "x", count: KeyReadOrders.maximumKeyBytes / 2)
+        KeyReadOrders.note(["a", long, long, "b"], for: ManyKeys.self)
+        #expect(KeyReadOrders.keys(for: ManyKeys.self) == ["a", long])
     }
 }
