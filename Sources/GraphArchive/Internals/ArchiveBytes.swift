@@ -866,9 +866,17 @@ extension ByteReader {
     /// the reader holds 64 bytes from `start`.
     @inline(__always)
     func eightWords(at start: Int, count: Int) -> EightWords? {
+        eightWords(at: start, count: count, masks: EightWords.masks)
+    }
+
+    /// ``eightWords(at:count:)`` with ``EightWords/masks`` passed in: a caller that reads many
+    /// keeps the table, as the global's every use checks that it was made (`swift_once`,
+    /// callgrind: once per instance dictionary matched).
+    @inline(__always)
+    func eightWords(at start: Int, count: Int, masks: [EightWords]) -> EightWords? {
         guard start >= 0 && start <= end &- 64 && count >= 0 && count <= 64 else { return nil }
         // The masks from a table: working each out took about as long as the rest of the read.
-        let mask = EightWords.masks[count]
+        let mask = masks[count]
         func word(_ index: Int) -> UInt64 {
             UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start &+ 8 &* index, as: UInt64.self))
         }

@@ -431,8 +431,9 @@ struct BPlist {
     /// the first key's start, and the list holds 64 bytes from there (as Foundation on Linux
     /// writes keys: each instance's anew, one after another); nil otherwise, or for a
     /// reference out of range. Nothing is thrown.
+    /// `masks` is ``EightWords/masks``, which the caller keeps.
     @inline(__always)
-    func keyLayout(of object: BPlistObject) -> KeyLayout? {
+    func keyLayout(of object: BPlistObject, masks: [EightWords]) -> KeyLayout? {
         let count = object.count
         guard count >= 1 && count <= KeyLayout.maximumKeys else { return nil }
         var keys = references(of: object)
@@ -456,7 +457,7 @@ struct BPlist {
             end = last &+ 3 &+ Int(truncatingIfNeeded: header &>> 16 & 0xFF)
         default: return nil
         }
-        guard let bytes = reader.eightWords(at: start, count: end) else { return nil }
+        guard let bytes = reader.eightWords(at: start, count: end, masks: masks) else { return nil }
         return KeyLayout(start: start, distances: distances, length: end, bytes: bytes)
     }
 

@@ -437,7 +437,7 @@ struct KeyedArchiveIndex {
     /// `mutating` only so that it reads the index where it lies (see `recordValue(_:)`).
     @inline(__always)
     private mutating func templateMatch(_ object: BPlistObject) -> (keys: UInt64, classPosition: Int)? {
-        let layout = plist.keyLayout(of: object)
+        let layout = plist.keyLayout(of: object, masks: layoutMasks)
         if let layout, let match = layoutMatch(layout, count: object.count) { return match }
         for template in templates.indices where templates[template].images.count == object.count {
             if let match = keysMatch(object, template) {
@@ -452,6 +452,9 @@ struct KeyedArchiveIndex {
     /// slots, each picked by a hash of the layout and holding the latest set hashed there;
     /// empty until one is remembered.
     private var keyLayouts: [KeyLayoutMatch] = []
+    /// ``EightWords/masks``, kept here: read through the global, it was checked to be made
+    /// for every instance.
+    private let layoutMasks = EightWords.masks
     // Enough that the 24 orders of a class's 4 keys rarely share one (about 1 in 40).
     private static let keyLayoutSlots = 1024
 
@@ -888,7 +891,7 @@ struct KeyImageMatcher {
     }
 }
 
-/// Where the key objects of an instance dictionary lie (see ``BPlist/keyLayout(of:)``).
+/// Where the key objects of an instance dictionary lie (see ``BPlist/keyLayout(of:masks:)``).
 struct KeyLayout {
     static let maximumKeys = 8
     /// Where the first key's object starts.
