@@ -850,7 +850,10 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Writes the ASCII string whose `count` bytes start at `start` as a string value.
+    @inline(__always)
     private mutating func writeASCII(from start: Int, count: Int) throws(GraphArchiveError) {
+        // Inlined into `writeRecord`, where two of a grid state's three values are strings: as
+        // a call it saved and restored four registers and reloaded the writer each time.
         // Copied as they are: ASCII is UTF-8, and the unarchiver validates every string it
         // reads, so a stray high byte still ends as `.invalidUTF8`.
         try spend(count)
