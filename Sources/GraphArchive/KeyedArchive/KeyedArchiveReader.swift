@@ -307,15 +307,14 @@ struct KeyedArchiveReader: ~Copyable {
     ) throws(GraphArchiveError) {
         position[uid] = Self.inProgress
         let start = edges.count
-        let record = try parseRecord(uid)
+        let (record, holdsEntries) = try parseRecord(uid)
         recordStart[uid] = Int32(truncatingIfNeeded: record)
-        var holdsEntries = false
+        // A record of plain values only refers to nothing: numbered now, with no frame (and
+        // its values not looked at again).
+        guard holdsEntries else { return try number(uid, recordEnd: nil) }
         for position in (record + 1)..<records.count where records[position] < 0 {
-            holdsEntries = true
             try collectObjects(inEntry: -1 - Int(records[position]), into: &edges, depth: 0)
         }
-        // A record of plain values only refers to nothing: numbered now, with no frame.
-        guard holdsEntries else { return try number(uid, recordEnd: nil) }
         stack.append((uid, start, start, records.count))
     }
 
@@ -516,8 +515,9 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Parses the dictionary of instance `uid` onto `records`: its shape, then its value
-    /// objects in the shape's key order. Returns where it starts.
-    private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> Int {
+    /// objects in the shape's key order. Returns where it starts, and whether a value is an
+    /// entry that needs classifying (one below 0).
+    private mutating func parseRecord(_ uid: Int) throws(GraphArchiveError) -> (start: Int, holdsEntries: Bool) {
         let instanceKeys = index.keys(ofInstance: uid)
         if instanceKeys != 0 {
             let modelType = index.modelType(of: uid)
@@ -533,12 +533,15 @@ struct KeyedArchiveReader: ~Copyable {
         var values = index.plist.references(of: object, from: object.count)
         let type = nativeType(index.modelType(of: uid))
         fieldCount = 0
+        // The values OR-ed: negative if any is.
+        var anyValue = 0
         for _ in 0..<object.count {
             let keyID = try index.keyID(of: keys.next())
             let reference = try values.next()
             if keyID == KeyedKey.classReference { continue }
             let key = nativeKey(keyID)
             let field = (key: key, value: try index.recordValue(reference), order: fieldOrder(key, type: type))
+            anyValue |= field.value
             // Sort as we go (records have a handful of keys), by an order that depends only on
             // the key and the type, so every instance of a class gets one shape whatever its
             // key order. (`fields` is scratch that only grows: emptying an array costs a call
@@ -564,7 +567,7 @@ struct KeyedArchiveReader: ~Copyable {
         records.append(Int32(truncatingIfNeeded: shape(type: type)))
         for position in 0..<fieldCount { records.append(Int32(truncatingIfNeeded: fields[position].value)) }
         if instanceKeys != 0 { note(instanceKeys, modelType: index.modelType(of: uid), shape: Int(records[start])) }
-        return start
+        return (start, anyValue < 0)
     }
 
     /// What parsing an instance of a template's keys takes: its shape, and each template key's
@@ -617,7 +620,7 @@ struct KeyedArchiveReader: ~Copyable {
     /// values are read in the same order and checked the same way, and placed where note
     /// `note` says, with no key resolved or sorted.
     private mutating func parseRecord(_ object: BPlistObject, keys: UInt64, like note: Int)
-        throws(GraphArchiveError) -> Int
+        throws(GraphArchiveError) -> (start: Int, holdsEntries: Bool)
     {
         let start = records.count
         let template = notes[note]
@@ -629,16 +632,18 @@ struct KeyedArchiveReader: ~Copyable {
         var values = index.plist.references(of: object, from: object.count)
         // Which template key each position holds, 4 bits each from the lowest.
         var held = keys &>> 16
+        // The values OR-ed: negative if any is.
+        var anyValue = 0
         for _ in 0..<object.count {
             let reference = try values.next()
             let place = places &>> ((held & 0xF) &* 4) & 0xF
             held &>>= 4
             if place == Self.classPlace { continue }
-            records[start &+ 1 &+ Int(truncatingIfNeeded: place)] = Int32(
-                truncatingIfNeeded: try index.recordValue(reference)
-            )
+            let value = try index.recordValue(reference)
+            anyValue |= value
+            records[start &+ 1 &+ Int(truncatingIfNeeded: place)] = Int32(truncatingIfNeeded: value)
         }
-        return start
+        return (start, anyValue < 0)
     }
 
     /// The shape of the record whose keys are in `fields`, reusing the type's last one.
@@ -728,7 +733,7 @@ struct KeyedArchiveReader: ~Copyable {
             try enter(uid, depth: depth)
             state.out.writeByte(ValueTag.valueRecord)
             // Parsed at the end of `records` and dropped once written.
-            let start = try parseRecord(uid)
+            let start = try parseRecord(uid).start
             try writeRecord(at: start, depth: depth + 1)
             records.truncate(to: start)
             flags[uid] &= ~Self.expanding
