@@ -268,7 +268,12 @@ struct KeyedArchiveIndex {
     func modelType(of uid: Int) -> Int { Int(details[uid]) }
 
     private mutating func classify(_ uid: Int) throws(GraphArchiveError) -> KeyedEntryKind {
-        let object = try entryObject(uid)
+        let object: BPlistObject
+        if let container = plist.smallContainer(entryIndex(uid)) {
+            object = container
+        } else {
+            object = try entryObject(uid)
+        }
         let kind: KeyedEntryKind
         switch object.type {
         case BPlistMarker.dictionary:
