@@ -245,7 +245,7 @@ struct KeyedArchiveReader: ~Copyable {
             options: options,
             inputBytes: inputBytes,
             memoryShare: memoryShare(of: &memory, inputBytes: inputBytes),
-            ordersFieldsAsRead: isLoadedHere && registry != nil
+            ordersFieldsAsRead: isLoadedHere
         )
         try reader.orderObjects()
         try reader.writeTopLevel()

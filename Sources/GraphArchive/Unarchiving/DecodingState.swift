@@ -110,7 +110,7 @@ struct DecodingState: ~Copyable {
     var readAfter: [Int32]
     /// Whether `firstRead` or `readAfter` learned anything: some record was read in another
     /// order than stored.
-    var learnedReadOrder = false
+    var readRecordsOutOfOrder = false
 
     /// What decoding may still commit: charged before each object, string, array and
     /// dictionary is allocated (see ``MemoryBudget``).
@@ -280,7 +280,7 @@ struct DecodingState: ~Copyable {
                 return true
             }
             // Learned for the next record of this shape (see `locate`).
-            learnedReadOrder = true
+            readRecordsOutOfOrder = true
             if container.current < 0 {
                 firstRead[container.shape] = Int32(index)
             } else {

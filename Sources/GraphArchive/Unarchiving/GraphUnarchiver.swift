@@ -378,7 +378,7 @@ public final class GraphUnarchiver {
         }
         if state.objectCount > 0 { state.endNested() }
         isConstructing = false
-        if state.learnedReadOrder { noteReadOrders(classes: classes) }
+        if state.readRecordsOutOfOrder { noteReadOrders(classes: classes) }
         try state.finishStream()
         // Checked before the deferred assignments, which move the reader back to the values they read.
         guard state.reader.isAtEnd else {
@@ -397,16 +397,14 @@ public final class GraphUnarchiver {
     /// not the stored one: per class, the longest among its shapes (the one with the most of
     /// the keys it reads).
     private func noteReadOrders(classes: [(any (GraphCoding & AnyObject).Type)?]) {
-        var longest: [Int: [String]] = [:]
+        var longest: [Int: (type: AnyObject.Type, keys: [String])] = [:]
         for (shape, typeID) in state.tables.shapeType.enumerated() {
-            guard classes[typeID] != nil, let keys = state.learnedReadOrder(ofShape: shape),
-                keys.count > longest[typeID]?.count ?? 0
+            guard let type = classes[typeID], let keys = state.learnedReadOrder(ofShape: shape),
+                keys.count > longest[typeID]?.keys.count ?? 0
             else { continue }
-            longest[typeID] = keys
+            longest[typeID] = (type, keys)
         }
-        for (typeID, keys) in longest {
-            if let type = classes[typeID] { KeyReadOrders.note(keys, for: type) }
-        }
+        for learned in longest.values { KeyReadOrders.note(learned.keys, for: learned.type) }
     }
 
     /// What building an object of one shape takes (see `constructObjects`).
