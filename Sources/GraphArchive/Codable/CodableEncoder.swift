@@ -123,6 +123,9 @@ final class CodableEncoder: Encoder {
         let addresses = held ? state.batchAddresses.count : -1
         if held { state.batchAddresses.append(repeating: 0, count: ReferenceLookAhead.count) }
         defer { if held { state.batchAddresses.truncate(to: addresses) } }
+        // The encoder as the bodies' `encode(to:)` takes it, made once for the array: made per
+        // body, it cost a retain and a release (about 60 instructions an object, callgrind).
+        let asEncoder: any Encoder = self
         var start = 0
         while start < array.count {
             let batch = start..<min(start + ReferenceLookAhead.count, array.count)
@@ -130,7 +133,7 @@ final class CodableEncoder: Encoder {
             for position in batch {
                 if held {
                     let address = state.batchAddresses[addresses + position - batch.lowerBound]
-                    try encodeHeldObject(Element.self, address: address, in: frame, serial: serial)
+                    try encodeHeldObject(Element.self, address: address, in: frame, serial: serial, as: asEncoder)
                 } else {
                     try encodeElement(array[position], in: frame, serial: serial)
                 }
@@ -154,7 +157,10 @@ final class CodableEncoder: Encoder {
         key: @autoclosure () -> CodingPathComponent
     ) throws -> Int {
         let (discovery, known) = withClassInstance(value) { state.discover($0) }
-        return try encodeDiscovered(value, discovery: discovery, known: known, position: position, key: key())
+        if let index = try indexOfDiscovered(value, discovery: discovery, known: known, key: key()) { return index }
+        let index = try encodeBody(of: value, discovery: discovery, position: position, key: key(), as: self)
+        state.referenceCount += 1
+        return index
     }
 
     /// The element of an array of `Element`s at `address`, an object that the array (kept, see
@@ -163,38 +169,48 @@ final class CodableEncoder: Encoder {
     /// without a copy of the element (a retain and a release: writes to an object that may have
     /// left the cache long ago). A new one is taken from its address too: reading it from the
     /// array went through the standard library's unspecialized subscript (callgrind: about 57
-    /// instructions an object).
+    /// instructions an object). `encoder` is this encoder, as bodies' `encode(to:)` take it.
     private func encodeHeldObject<Element: Encodable>(
         _: Element.Type,
         address: UInt,
         in frame: Int,
-        serial: Int
+        serial: Int,
+        as encoder: any Encoder
     ) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let (discovery, known) = withObject(at: address) { state.discover($0, heldByArray: true) }
             let position = state.frames[frame].count
-            let index = try encodeDiscovered(
+            if let index = try indexOfDiscovered(
                 classReference(at: address, as: Element.self),
                 discovery: discovery,
                 known: known,
-                position: position,
                 key: .index(position)
+            ) {
+                state.addReferenceElement(index, to: frame)
+                return
+            }
+            let index = try encodeBody(
+                of: classReference(at: address, as: Element.self),
+                discovery: discovery,
+                position: position,
+                key: .index(position),
+                as: encoder
             )
+            state.referenceCount += 1
             state.addReferenceElement(index, to: frame)
         }
     }
 
-    /// `encodeObject` once `value` was looked up (`CodableEncodingState.discover`); `value` is
-    /// asked for only if its body is not written yet. `position` is the element index where it
-    /// was met (which `key` says too), or -1.
+    /// `encodeObject` once `value` was looked up (`CodableEncodingState.discover`): its index,
+    /// or nil when it is new and its body is to be written now (`encodeBody`, then counted as
+    /// a reference). `value` is asked for only if its body is not written yet.
     @inline(__always)
-    private func encodeDiscovered<T: Encodable>(
+    private func indexOfDiscovered<T: Encodable>(
         _ value: @autoclosure () -> T,
         discovery: Int,
         known: Int?,
-        position: Int = -1,
         key: @autoclosure () -> CodingPathComponent
-    ) throws -> Int {
+    ) throws -> Int? {
         if let known {
             if known >= 0 {
                 state.referenceCount += 1
@@ -205,9 +221,7 @@ final class CodableEncoder: Encoder {
         if state.laterDepth > 0 {
             return state.forwardReference(to: value(), discovery: discovery, isNew: true, key: key())
         }
-        let index = try encodeBody(of: value(), discovery: discovery, position: position, key: key())
-        state.referenceCount += 1
-        return index
+        return nil
     }
 
     /// `encodeObject` for an object met before whose body is not written: being written (a
@@ -223,19 +237,21 @@ final class CodableEncoder: Encoder {
         guard index == CodableEncodingState.queued else { throw cycle(value, discovery: discovery, key: key) }
         // Queued by encodeLater, and now needed at once by a plain reference.
         state.objectIndex[discovery] = CodableEncodingState.beingWritten
-        let written = try encodeBody(of: value, discovery: discovery, key: key)
+        let written = try encodeBody(of: value, discovery: discovery, key: key, as: self)
         state.referenceCount += 1
         return written
     }
 
     /// Writes the body of object `value` (discovery number `discovery`, marked `beingWritten`)
-    /// and returns its index. `position`: see `encodeDiscovered`.
+    /// and returns its index. `position` is the element index where it was met (which `key`
+    /// says too), or -1; `encoder` is this encoder, as `encode(to:)` takes it.
     @inline(__always)
     private func encodeBody<T: Encodable>(
         of value: T,
         discovery: Int,
         position: Int = -1,
-        key: @autoclosure () -> CodingPathComponent
+        key: @autoclosure () -> CodingPathComponent,
+        as encoder: any Encoder
     ) throws -> Int {
         // The body goes after what is being written, in the same buffer (see
         // CodableEncodingState.swift): no buffer of its own to switch to and back.
@@ -247,7 +263,7 @@ final class CodableEncoder: Encoder {
             position >= 0
             ? state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, step: .index(position))
             : state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
-        try value.encode(to: self)
+        try value.encode(to: encoder)
         try closeSlot(slot)
         return state.finishObject(discovery, bodyStart: start)
     }
@@ -258,7 +274,7 @@ final class CodableEncoder: Encoder {
     /// recursion. Bodies that meet more such objects add to the queue.
     private func writeLaterObjects() throws {
         while let (object, discovery) = state.nextLaterObject() {
-            _ = try encodeBody(of: object, discovery: discovery, key: .none)
+            _ = try encodeBody(of: object, discovery: discovery, key: .none, as: self)
         }
     }
 
