@@ -67,8 +67,11 @@ final class CodableDecoder: CodableContainerSource {
             lending: true,
             frame: frame,
             serial: serial
-        ) {
-            KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(place: $0))
+        ) { reference in
+            guard let place = reference.lentPlace else {
+                return KeyedDecodingContainer(CodableKeyedDecodingContainer<Key>(place: reference))
+            }
+            return KeyedDecodingContainer(CodableLentKeyedDecodingContainer<Key>(place: place))
         }
     }
 

@@ -398,41 +398,49 @@ extension PrimitiveValueDecoding {
 // MARK: - Keyed container
 
 /// A keyed container of `CodableDecoder`: every call goes to the decoder with the frame of
-/// the container's place, which it holds or which the decoder's cache lends it (see
-/// `CodableKeyedPlaceReference`).
-struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let place: CodableKeyedPlaceReference<CodableDecoder>
+/// the container's place (`withFrame`). Two types adopt it, which differ only in how they
+/// refer to that place: `CodableLentKeyedDecodingContainer`, the one the decoder's cache hands
+/// out, and `CodableKeyedDecodingContainer`, any other.
+///
+/// The calls are inlined into each type's witnesses, where the place is read directly.
+protocol CodableKeyedDecoding: KeyedDecodingContainerProtocol {
+    /// Calls `body` with the decoder and the place's frame and serial.
+    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R
+}
 
-    var codingPath: [any CodingKey] { place.withFrame { decoder, frame, _ in decoder.state.codingPath(to: frame) } }
-    var allKeys: [Key] { place.withFrame { $0.keys(in: $1, serial: $2) }.compactMap { Key(stringValue: $0) } }
+extension CodableKeyedDecoding {
+    var codingPath: [any CodingKey] { withFrame { decoder, frame, _ in decoder.state.codingPath(to: frame) } }
+    var allKeys: [Key] { withFrame { $0.keys(in: $1, serial: $2) }.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { place.withFrame { $0.keys(in: $1, serial: $2) }.contains(key.stringValue) }
+    func contains(_ key: Key) -> Bool { withFrame { $0.keys(in: $1, serial: $2) }.contains(key.stringValue) }
 
+    @inline(__always)
     func decodeNil(forKey key: Key) throws -> Bool {
-        try place.withFrame { try $0.decodeNil(forKey: key, in: $1, serial: $2) }
+        try withFrame { try $0.decodeNil(forKey: key, in: $1, serial: $2) }
     }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
+    @inline(__always) func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(type, key) }
+    @inline(__always) func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(type, key) }
+    @inline(__always) func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, key) }
 
+    @inline(__always)
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try place.withFrame { try $0.decode(type, forKey: key, in: $1, serial: $2) }
+        try withFrame { try $0.decode(type, forKey: key, in: $1, serial: $2) }
     }
 
     @inline(__always)
     private func primitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
-        try place.withFrame { try $0.decodePrimitive(type, forKey: key, in: $1, serial: $2) }
+        try withFrame { try $0.decodePrimitive(type, forKey: key, in: $1, serial: $2) }
     }
 
     // One lookup instead of the protocol's default contains + decodeNil + decode.
@@ -454,18 +462,18 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     @inline(__always)
     private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
-        try place.withFrame { try $0.decodeIfPresent(type, forKey: key, in: $1, serial: $2) }
+        try withFrame { try $0.decodeIfPresent(type, forKey: key, in: $1, serial: $2) }
     }
 
     @inline(__always)
     private func optionalPrimitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
-        try place.withFrame { try $0.decodePrimitiveIfPresent(type, forKey: key, in: $1, serial: $2) }
+        try withFrame { try $0.decodePrimitiveIfPresent(type, forKey: key, in: $1, serial: $2) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        try place.withFrame { decoder, frame, serial in
+        try withFrame { decoder, frame, serial in
             let (nested, nestedSerial) = try decoder.nestedContainer(.keyed, forKey: key, in: frame, serial: serial)
             return KeyedDecodingContainer(
                 CodableKeyedDecodingContainer<NestedKey>(decoder: decoder, frame: nested, serial: nestedSerial)
@@ -474,18 +482,28 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try place.withFrame { decoder, frame, serial in
+        try withFrame { decoder, frame, serial in
             let (nested, nestedSerial) = try decoder.nestedContainer(.unkeyed, forKey: key, in: frame, serial: serial)
             return CodableUnkeyedDecodingContainer(decoder: decoder, frame: nested, serial: nestedSerial)
         }
     }
 
     func superDecoder() throws -> any Decoder {
-        try place.withFrame { try $0.superDecoder(forKey: GraphArchiveCodingKey.superKey, in: $1, serial: $2) }
+        try withFrame { try $0.superDecoder(forKey: GraphArchiveCodingKey.superKey, in: $1, serial: $2) }
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try place.withFrame { try $0.superDecoder(forKey: key, in: $1, serial: $2) }
+        try withFrame { try $0.superDecoder(forKey: key, in: $1, serial: $2) }
+    }
+}
+
+/// A keyed container that holds its place (see `CodableKeyedPlaceReference`).
+struct CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedDecoding {
+    let place: CodableKeyedPlaceReference<CodableDecoder>
+
+    @inline(__always)
+    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
+        try place.withFrame(body)
     }
 }
 
@@ -493,6 +511,22 @@ extension CodableKeyedDecodingContainer {
     /// A container that holds its own place, over `frame` of `decoder`.
     init(decoder: CodableDecoder, frame: Int, serial: Int) {
         place = CodableKeyedPlaceReference(owning: decoder, frame: frame, serial: serial)
+    }
+}
+
+/// A keyed container whose place the decoder's cache holds, and past the decode `LentObjects`
+/// (see `CodableKeyedContainerCache.release()`): one plain word, with no reference of its own.
+///
+/// The standard library's box copies its container and destroys the copy around every call,
+/// through the container's value witnesses; for a type of plain words those are a move and
+/// nothing, where `CodableKeyedDecodingContainer`'s optional owner cost a retain and a release
+/// of nil and the witness calls around them (callgrind: about 37 instructions a value decoded).
+struct CodableLentKeyedDecodingContainer<Key: CodingKey>: CodableKeyedDecoding {
+    let place: LentReference<CodableKeyedPlace<CodableDecoder>>
+
+    @inline(__always)
+    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
+        try place.withObject { try body($0.coder, $0.frame, $0.serial) }
     }
 }
 

@@ -174,6 +174,9 @@ struct CodableKeyedPlaceReference<Coder: AnyObject> {
         owner = nil
     }
 
+    /// The place, when the coder's cache holds it (`init(lending:)`); nil when this holds it.
+    var lentPlace: LentReference<CodableKeyedPlace<Coder>>? { owner == nil ? place : nil }
+
     /// Calls `body` with the coder and the place's frame and serial.
     @inline(__always)
     func withFrame<R>(_ body: (_ coder: Coder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
