@@ -220,41 +220,30 @@ extension CodableDecoder {
     /// References are read a batch at a time, once (see `nextReference(in:)`): a reference that
     /// cannot be read ends its batch, and the elements before it are decoded first, as one by one.
     ///
-    /// Objects of class `Element` are collected as `[AnyObject]`, reinterpreted at the end:
-    /// `decodeElement` per element ran unspecialized over `Element` (the array's type is known
-    /// only at run time) and grew the result with the standard library's unspecialized
-    /// `append`, whereas the code for an array of class references is specialized. Any other
-    /// element (an optional or a wrapper around an object, see `decodeReference`) is decoded
-    /// by its initializer and appended as an `Element`.
+    /// Objects of class `Element` are built or looked up as such; any other element (an
+    /// optional or a wrapper around an object, see `decodeReference`) is decoded by its
+    /// initializer. Either way each is moved into the array as it comes (`Array.moving`):
+    /// `Element` is known only at run time, where `append` ran the standard library's
+    /// unspecialized code and copied each element.
     func decodePackedElements<Element: Decodable>(of _: Element.Type, in frame: Int, capacity: Int) throws
         -> [Element]
     {
         let areObjects = if case .object = state.kinds.kind(of: Element.self) { true } else { false }
-        var objects: [AnyObject] = []
-        var elements: [Element] = []
-        var batch = PackedReferenceBatch(state.frames[frame])
+        var producer = PackedElements<Element>(
+            decoder: self,
+            frame: frame,
+            areObjects: areObjects,
+            batch: PackedReferenceBatch(state.frames[frame])
+        )
+        let elements: [Element]
         do {
-            // Two loops, not one with a branch: the branch kept the compiler from hoisting the
-            // metadata of `[Element]` out of the loop (callgrind: one request per element).
-            if areObjects {
-                objects.reserveCapacity(capacity)
-                while let reference = try state.nextReference(in: &batch) {
-                    let element = try object(reference, as: Element.self, step: .index(batch.position), parent: frame)
-                    objects.append(classInstance(element))
-                }
-            } else {
-                elements.reserveCapacity(capacity)
-                while let reference = try state.nextReference(in: &batch) {
-                    let step = CodingPathStep.index(batch.position)
-                    elements.append(try decodeReference(Element.self, index: reference, step: step, parent: frame))
-                }
-            }
+            elements = try [Element].moving(capacity: capacity, from: &producer)
         } catch {
-            state.frames[frame].index = batch.position
+            state.frames[frame].index = producer.batch.position
             throw elementError(error, in: frame, expected: Element.self, valueOffset: -1)
         }
-        state.finishElements(in: frame, readBy: batch)
-        return areObjects ? objects.reinterpreted(asInstancesOf: Element.self) : elements
+        state.finishElements(in: frame, readBy: producer.batch)
+        return elements
     }
 
     /// True (and the element consumed) if the next element is nil.
@@ -587,5 +576,37 @@ struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer, Primit
 
     func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
         try decoder.decodeSingle(type, in: frame, serial: serial)
+    }
+}
+
+/// The elements of a packed reference array, made one by one for `decodePackedElements`.
+struct PackedElements<Element: Decodable>: ArrayElementProducer {
+    let decoder: CodableDecoder
+    let frame: Int
+    /// `Element` is a class: its elements are objects, not wrappers around them.
+    let areObjects: Bool
+    var batch: PackedReferenceBatch
+    /// The object the next element refers to.
+    private var reference = -1
+
+    init(decoder: CodableDecoder, frame: Int, areObjects: Bool, batch: PackedReferenceBatch) {
+        self.decoder = decoder
+        self.frame = frame
+        self.areObjects = areObjects
+        self.batch = batch
+    }
+
+    @inline(__always)
+    mutating func hasNext() throws -> Bool {
+        guard let next = try decoder.state.nextReference(in: &batch) else { return false }
+        reference = next
+        return true
+    }
+
+    @inline(__always)
+    mutating func next() throws -> Element {
+        let step = CodingPathStep.index(batch.position)
+        if areObjects { return try decoder.object(reference, as: Element.self, step: step, parent: frame) }
+        return try decoder.decodeReference(Element.self, index: reference, step: step, parent: frame)
     }
 }
