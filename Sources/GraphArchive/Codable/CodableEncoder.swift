@@ -117,12 +117,40 @@ final class CodableEncoder: Encoder {
             return
         }
         state.reserveObjects(array.count)
-        let held = array.count >= EncodingState.arrayKeptAliveMinimum
-        if held { state.keep(array) }
-        // A held array's objects are looked up by address (see `encodeHeldObject`).
-        let addresses = held ? state.batchAddresses.count : -1
-        if held { state.batchAddresses.append(repeating: 0, count: ReferenceLookAhead.count) }
-        defer { if held { state.batchAddresses.truncate(to: addresses) } }
+        // The class as one constrained to classes: its instances are then single references
+        // to the compiler, copied with a plain retain rather than through value witnesses
+        // (callgrind: about 60 instructions a new object). Checked once an array.
+        if array.count >= EncodingState.arrayKeptAliveMinimum,
+            let objectType = Element.self as? any (AnyObject & Encodable).Type
+        {
+            try encodeHeldObjects(array, as: objectType, in: frame, serial: serial)
+        } else {
+            var start = 0
+            while start < array.count {
+                let batch = start..<min(start + ReferenceLookAhead.count, array.count)
+                state.touchHomeSlots(of: array, in: batch)
+                for position in batch {
+                    try encodeElement(array[position], in: frame, serial: serial)
+                }
+                start = batch.upperBound
+            }
+        }
+        try closeSlot(slot)
+    }
+
+    /// Writes `array`'s elements, instances of `Object` (`Element` itself), as the elements of
+    /// unkeyed `frame`, keeping the array (see `CodableEncodingState.keep`) so that its objects
+    /// are looked up by address (see `encodeHeldObject`).
+    private func encodeHeldObjects<Element, Object: AnyObject & Encodable>(
+        _ array: [Element],
+        as _: Object.Type,
+        in frame: Int,
+        serial: Int
+    ) throws {
+        state.keep(array)
+        let addresses = state.batchAddresses.count
+        state.batchAddresses.append(repeating: 0, count: ReferenceLookAhead.count)
+        defer { state.batchAddresses.truncate(to: addresses) }
         // The encoder as the bodies' `encode(to:)` takes it, made once for the array: made per
         // body, it cost a retain and a release (about 60 instructions an object, callgrind).
         let asEncoder: any Encoder = self
@@ -131,16 +159,11 @@ final class CodableEncoder: Encoder {
             let batch = start..<min(start + ReferenceLookAhead.count, array.count)
             state.touchHomeSlots(of: array, in: batch, keptFrom: addresses)
             for position in batch {
-                if held {
-                    let address = state.batchAddresses[addresses + position - batch.lowerBound]
-                    try encodeHeldObject(Element.self, address: address, in: frame, serial: serial, as: asEncoder)
-                } else {
-                    try encodeElement(array[position], in: frame, serial: serial)
-                }
+                let address = state.batchAddresses[addresses + position - batch.lowerBound]
+                try encodeHeldObject(Object.self, address: address, in: frame, serial: serial, as: asEncoder)
             }
             start = batch.upperBound
         }
-        try closeSlot(slot)
     }
 
     /// Writes the body of object `value` if it is new and returns its index.
@@ -170,7 +193,7 @@ final class CodableEncoder: Encoder {
     /// left the cache long ago). A new one is taken from its address too: reading it from the
     /// array went through the standard library's unspecialized subscript (callgrind: about 57
     /// instructions an object). `encoder` is this encoder, as bodies' `encode(to:)` take it.
-    private func encodeHeldObject<Element: Encodable>(
+    private func encodeHeldObject<Element: AnyObject & Encodable>(
         _: Element.Type,
         address: UInt,
         in frame: Int,
