@@ -212,13 +212,9 @@ final class CodableEncoder: Encoder {
                 state.addReferenceElement(index, to: frame)
                 return
             }
-            let index = try encodeBody(
-                of: classReference(at: address, as: Element.self),
-                discovery: discovery,
-                position: position,
-                key: .index(position),
-                as: encoder
-            )
+            let index = try withObject(at: address, as: Element.self) { object in
+                try encodeBody(of: object, discovery: discovery, position: position, key: .index(position), as: encoder)
+            }
             state.referenceCount += 1
             state.addReferenceElement(index, to: frame)
         }

@@ -39,6 +39,21 @@ func withObject<Result>(at address: UInt, _ body: (AnyObject) throws -> Result) 
     return try Unmanaged<AnyObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
 }
 
+/// Calls `body` with the object at `address` as a `T`, an instance of class `T` or of a
+/// subclass of it, lent: ``withObject(at:_:)`` for a class-constrained `T`, whose object
+/// ``classReference(at:as:)`` would retain for the call and release after.
+///
+/// - Precondition: something else holds the object for the whole call.
+@inline(__always)
+func withObject<T: AnyObject, Result>(at address: UInt, as _: T.Type, _ body: (T) throws -> Result) rethrows
+    -> Result
+{
+    guard let pointer = UnsafeRawPointer(bitPattern: address) else {
+        preconditionFailure("an object's address is never 0")
+    }
+    return try Unmanaged<T>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+}
+
 /// A new reference, as `T`, to the object at `address`, an instance of class `T` or of a
 /// subclass of it (an element of a `[T]`, whose address `Array.withClassElementAddresses` read).
 ///
