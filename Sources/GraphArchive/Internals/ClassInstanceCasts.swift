@@ -6,18 +6,9 @@
 // the Codable encode of a million records; `object as? T` pays a dynamic cast as well. A
 // class instance already is a single reference, so these reinterpret it instead.
 
-/// `value` as `AnyObject`.
-///
-/// - Precondition: `T` is a class type (checked only in debug builds).
-@inline(__always)
-func classInstance<T>(_ value: T) -> AnyObject {
-    assert(T.self is AnyClass, "\(T.self) is not a class")
-    return unsafeBitCast(value, to: AnyObject.self)
-}
-
-/// Calls `body` with `value` as `AnyObject`, lent rather than copied: `classInstance(_:)`
-/// makes a new reference, a retain and a release (atomic, and a write to the object's header)
-/// around a use that needs none, such as looking the object up or reading its class.
+/// Calls `body` with `value` as `AnyObject`, lent rather than copied: a new reference would be
+/// a retain and a release (atomic, and a write to the object's header) around a use that needs
+/// none, such as looking the object up or reading its class.
 ///
 /// - Precondition: `T` is a class type (checked only in debug builds).
 @inline(__always)
@@ -93,17 +84,5 @@ extension Array {
             "\(Element.self) is not \(Other.self)"
         )
         return unsafeBitCast(self, to: [Other].self)
-    }
-}
-
-extension Array where Element == AnyObject {
-    /// The array as `[T]`, a class every element is an instance of: an array of class
-    /// references has the same layout whatever the class, so no copy and no cast per element.
-    ///
-    /// - Precondition: `T` is a class type and every element is a `T` (checked only in debug builds).
-    @inline(__always)
-    func reinterpreted<T>(asInstancesOf _: T.Type) -> [T] {
-        assert(T.self is AnyClass && allSatisfy { $0 is T }, "not every element is \(T.self)")
-        return unsafeBitCast(self, to: [T].self)
     }
 }
