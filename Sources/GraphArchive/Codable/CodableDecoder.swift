@@ -281,15 +281,17 @@ final class CodableDecoder: CodableContainerSource {
     /// Builds object `index` from its record as `T` (or a registered subclass) and caches it.
     private func construct<T: Decodable>(_ index: Int, as _: T.Type, step: CodingPathStep, parent: Int) throws -> T {
         let resume = state.engine.reader.offset
-        let (shape, typeID) = try state.readObjectShape(index)
+        let shape = try state.readObjectShape(index)
         var subclass: (any (AnyObject & Decodable).Type)? = nil
-        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self) {
-            subclass = try registeredSubclass(of: T.self, typeID: typeID)
+        let layout: KnownObjectShape
+        if let known = state.knownObjectShape(shape, as: ObjectIdentifier(T.self)) {
+            layout = known
+        } else {
+            (layout, subclass) = try checkObjectShape(shape, of: index, as: T.self)
         }
-        let source = CodableValueSource(offset: state.engine.reader.offset, objectIndex: index, shape: shape)
-        let instance = state.instanceCost(of: typeID, as: subclass ?? T.self)
-        try state.engine.charge(instance, for: "object #\(index) (\(T.self))", at: state.engine.reader.offset)
-        let slot = try state.pushObjectSlot(source, parent: parent, step: step)
+        let start = state.engine.reader.offset
+        try state.engine.charge(layout.instanceCost, for: "object #\(index) (\(T.self))", at: start)
+        let slot = try state.pushObjectSlot(index, layout: layout, start: start, parent: parent, step: step)
         do {
             let value: T
             if let subclass {
@@ -305,6 +307,22 @@ final class CodableDecoder: CodableContainerSource {
             state.abandonObjectSlot(slot)
             throw error
         }
+    }
+
+    /// Checks that object `index`'s record, of `shape`, can be built as a `T`: what the shape
+    /// holds, with what an instance costs, and the registered subclass to build, if not `T`.
+    @inline(never)
+    private func checkObjectShape<T>(_ shape: Int, of index: Int, as _: T.Type) throws(GraphArchiveError) -> (
+        KnownObjectShape, subclass: (any (AnyObject & Decodable).Type)?
+    ) {
+        var (layout, typeID) = try state.objectShape(index, shape: shape)
+        var subclass: (any (AnyObject & Decodable).Type)? = nil
+        if state.verifiedClasses[typeID] != ObjectIdentifier(T.self) {
+            subclass = try registeredSubclass(of: T.self, typeID: typeID)
+        }
+        layout.instanceCost = state.instanceCost(of: typeID, as: subclass ?? T.self)
+        if subclass == nil { state.remember(layout, as: ObjectIdentifier(T.self)) }
+        return (layout, subclass)
     }
 
     /// An instance of registered `subclass`, which must be a `T`.

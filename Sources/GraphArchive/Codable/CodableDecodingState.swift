@@ -44,6 +44,31 @@ struct CodableDecodingFrame {
     var end = -1
 }
 
+extension CodableDecodingFrame {
+    /// A slot whose keyed container, once opened, reads `record`.
+    init(
+        serial: Int,
+        parent: Int,
+        step: CodingPathStep,
+        source: CodableValueSource,
+        enclosingSlot: Int,
+        record: DecodingContainer
+    ) {
+        self.init(serial: serial, parent: parent, step: step, source: source, enclosingSlot: enclosingSlot)
+        self.record = record
+    }
+}
+
+/// What the Codable decoder learned of an object record's shape: where its keys are and, once
+/// known, what an instance of the class built for it costs and which class that is.
+struct KnownObjectShape {
+    var shape = -1
+    var keyStart = 0
+    var keyCount = 0
+    var instanceCost = 0
+    var type: ObjectIdentifier?
+}
+
 // Each change of a frame in `frames` is one access (one uniqueness check of the array, which
 // callgrind counted about 19 times per decoded object when every field was set on its own).
 extension CodableDecodingFrame {
@@ -140,6 +165,8 @@ struct CodableDecodingState: ~Copyable {
     var verifiedClasses: [ObjectIdentifier?]
     /// Per type id, what an instance of the class built for it costs the memory budget; 0 until known.
     private var instanceCosts: [Int]
+    /// The shape of the last object built as its record's own class (see `knownObjectShape`).
+    private var lastObjectShape = KnownObjectShape()
     let rootOffset: Int?
 
     var frames = PlainStack<CodableDecodingFrame>()
@@ -256,13 +283,7 @@ struct CodableDecodingState: ~Copyable {
         -> Int
     {
         // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
-        guard slotDepth < engine.options.maximumDepth else {
-            throw GraphArchiveError(
-                .limitExceeded,
-                "values nest deeper than maximumDepth (\(engine.options.maximumDepth))",
-                offset: source.offset
-            )
-        }
+        guard slotDepth < engine.options.maximumDepth else { throw tooDeep(at: source.offset) }
         slotDepth += 1
         let slot = frames.count
         nextSerial &+= 1
@@ -277,6 +298,15 @@ struct CodableDecodingState: ~Copyable {
         )
         currentSlot = slot
         return slot
+    }
+
+    @inline(never)
+    private func tooDeep(at offset: Int) -> GraphArchiveError {
+        GraphArchiveError(
+            .limitExceeded,
+            "values nest deeper than maximumDepth (\(engine.options.maximumDepth))",
+            offset: offset
+        )
     }
 
     /// Ends slot `slot` and everything opened in it; returns where its value ends (found by
@@ -336,13 +366,12 @@ struct CodableDecodingState: ~Copyable {
     /// container yet, in one step: the container every object's `init(from:)` asks for first.
     /// False for anything else (no slot, another kind of value, a second container), which
     /// `openContainer(_:slot:)` handles (callgrind: its layers of calls cost about 100
-    /// instructions a decoded object).
+    /// instructions a decoded object). The slot's record is set up already (`pushObjectSlot`).
     @inline(__always)
     mutating func openObjectRecord(_ slot: Int) -> Bool {
-        guard slot >= 0 && frames[slot].kind == .pending else { return false }
-        let source = frames[slot].source
-        guard source.objectIndex >= 0 else { return false }
-        startRecord(in: slot, shape: source.shape, at: source.offset, objectIndex: source.objectIndex)
+        guard slot >= 0 && frames[slot].kind == .pending && frames[slot].source.objectIndex >= 0 else {
+            return false
+        }
         frames[slot].kind = .keyed
         return true
     }
@@ -596,12 +625,43 @@ struct CodableDecodingState: ~Copyable {
         }
     }
 
-    /// Opens the slot of object `source.objectIndex` and marks the object as being built.
-    mutating func pushObjectSlot(_ source: CodableValueSource, parent: Int, step: CodingPathStep)
-        throws(GraphArchiveError) -> Int
-    {
-        let slot = try pushSlot(source, parent: parent, step: step)
-        objects.mark(source.objectIndex)
+    /// Opens the slot of object `index`, whose record of `shape` (`layout`) has its values at
+    /// `start`, and marks the object as being built.
+    ///
+    /// The slot's keyed container is set up here, for `openObjectRecord` to open (a record's
+    /// fields are written once either way, as the defaults of a slot that has none).
+    @inline(__always)
+    mutating func pushObjectSlot(
+        _ index: Int,
+        layout: KnownObjectShape,
+        start: Int,
+        parent: Int,
+        step: CodingPathStep
+    ) throws(GraphArchiveError) -> Int {
+        // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
+        guard slotDepth < engine.options.maximumDepth else { throw tooDeep(at: start) }
+        slotDepth += 1
+        let slot = frames.count
+        nextSerial &+= 1
+        var record = DecodingContainer(kind: .record)
+        record.shape = layout.shape
+        record.keyStart = layout.keyStart
+        record.keyCount = layout.keyCount
+        record.cursor = start
+        record.valueStart = start
+        record.objectIndex = index
+        frames.append(
+            CodableDecodingFrame(
+                serial: nextSerial,
+                parent: parent,
+                step: step,
+                source: CodableValueSource(offset: start, objectIndex: index, shape: layout.shape),
+                enclosingSlot: currentSlot,
+                record: record
+            )
+        )
+        currentSlot = slot
+        objects.mark(index)
         return slot
     }
 
@@ -612,11 +672,7 @@ struct CodableDecodingState: ~Copyable {
         let index = frames[slot].source.objectIndex
         let needsEnd = objectOffsets.count == index + 1
         let end = try closeSlot(slot, needsEnd: needsEnd)
-        if handingOver {
-            objects.handOver(object, at: index)
-        } else {
-            objects[index] = object
-        }
+        objects.replaceMark(at: index, with: object, handingOver: handingOver)
         if needsEnd { objectOffsets.append(end) }
     }
 
@@ -691,20 +747,48 @@ struct CodableDecodingState: ~Copyable {
         }
     }
 
-    /// Reads an object record's shape at its start and checks it belongs to an object type.
-    mutating func readObjectShape(_ index: Int) throws(GraphArchiveError) -> (shape: Int, typeID: Int) {
+    /// Reads the shape at the start of object `index`'s record, leaving the reader on its first value.
+    @inline(__always)
+    mutating func readObjectShape(_ index: Int) throws(GraphArchiveError) -> Int {
         engine.reader.offset = try locateObject(index)
-        let shapeOffset = engine.reader.offset
-        let shape = try engine.scanner.readShape(&engine.reader)
+        return try engine.scanner.readShape(&engine.reader)
+    }
+
+    /// What the last object built as exactly the class asked for showed of `shape`, if it had
+    /// that shape and `type` was that class: its record's type is then an object type, `type`
+    /// is its class, and no subclass stands in. An object of a large graph mostly follows one
+    /// of its shape, and this skips the checks of its record's type that `objectShape` makes
+    /// (four table lookups and the class's). One shape, not a table of them: nothing to charge
+    /// to the memory budget.
+    @inline(__always)
+    func knownObjectShape(_ shape: Int, as type: ObjectIdentifier) -> KnownObjectShape? {
+        lastObjectShape.shape == shape && lastObjectShape.type == type ? lastObjectShape : nil
+    }
+
+    /// Checks that object `index`'s record, of `shape`, has an object type, and returns that
+    /// type's id with what `shape` holds. `instanceCost` is left 0.
+    mutating func objectShape(_ index: Int, shape: Int) throws(GraphArchiveError) -> (KnownObjectShape, typeID: Int) {
         let typeID = engine.tables.shapeType[shape]
         guard engine.tables.typeIsObject[typeID] else {
             throw GraphArchiveError(
                 .corrupt,
                 "object #\(index) is recorded with the value type \(engine.tables.typeNames[typeID])",
-                offset: shapeOffset
+                offset: objectOffsets[index]
             )
         }
-        return (shape, typeID)
+        let layout = KnownObjectShape(
+            shape: shape,
+            keyStart: engine.tables.shapeKeyStart[shape],
+            keyCount: engine.tables.shapeKeyCount[shape]
+        )
+        return (layout, typeID)
+    }
+
+    /// Remembers `layout` (with its instance cost) as what objects of its shape built as
+    /// exactly `type` show (see `knownObjectShape`).
+    mutating func remember(_ layout: KnownObjectShape, as type: ObjectIdentifier) {
+        lastObjectShape = layout
+        lastObjectShape.type = type
     }
 
     /// After the root value: checks the records nothing referred to and that nothing follows them.

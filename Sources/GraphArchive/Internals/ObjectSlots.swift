@@ -25,8 +25,10 @@
 struct ObjectSlots: ~Copyable {
     private let base: UnsafeMutablePointer<AnyObject?>
     let count: Int
-    /// Bit `i` set: slot `i` holds its object without a reference. Empty until the first hand-over.
-    private var handedOver: [UInt64] = []
+    /// Bit `i` set: slot `i` holds its object without a reference. Empty until the first
+    /// hand-over. Not an `Array`, whose write checked its buffer's uniqueness, a runtime call,
+    /// for every object handed over.
+    private var handedOver = PlainStack<UInt64>(capacity: 1)
     /// What a marked slot holds, and its address.
     private let markObject: AnyObject
     private let markAddress: UnsafeMutableRawPointer
@@ -95,13 +97,33 @@ struct ObjectSlots: ~Copyable {
     @inline(__always)
     mutating func handOver(_ object: AnyObject, at index: Int) {
         precondition(index >= 0 && index < count, "object \(index) out of range (count \(count))")
-        if handedOver.isEmpty { handedOver = Array(repeating: 0, count: (count + 63) / 64) }
         empty(index)
+        storeHandedOver(object, at: index)
+    }
+
+    /// Puts `object` in empty slot `index` without retaining it (see ``handOver(_:at:)``).
+    @inline(__always)
+    private mutating func storeHandedOver(_ object: AnyObject, at index: Int) {
+        if handedOver.isEmpty { handedOver.append(repeating: 0, count: (count + 63) / 64) }
         UnsafeMutableRawPointer(base + index).storeBytes(
             of: Unmanaged.passUnretained(object).toOpaque(),
             as: UnsafeMutableRawPointer.self
         )
         handedOver[index >> 6] |= 1 << UInt64(index & 63)
+    }
+
+    /// Puts `object` in slot `index` in place of the mark: retained, or handed over (see
+    /// ``handOver(_:at:)``) when `handingOver` is true.
+    @inline(__always)
+    mutating func replaceMark(at index: Int, with object: AnyObject, handingOver: Bool) {
+        precondition(isMarked(index), "object \(index) is not marked")
+        // The slot held the mark, so `marked` is at least 1.
+        marked &-= 1
+        if handingOver {
+            storeHandedOver(object, at: index)
+        } else {
+            (base + index).initialize(to: object)
+        }
     }
 
     @inline(__always)
