@@ -311,21 +311,26 @@ struct CodableDecodingState: ~Copyable {
 
     /// Ends slot `slot` and everything opened in it; returns where its value ends (found by
     /// skipping it when no container read it to the end), or -1 when `needsEnd` is false.
+    @inline(__always)
     mutating func closeSlot(_ slot: Int, needsEnd: Bool = true) throws(GraphArchiveError) -> Int {
         var end = frames[slot].end
-        if end < 0 && needsEnd {
-            let source = frames[slot].source
-            var walker = engine.reader
-            walker.offset = source.offset
-            if source.objectIndex >= 0 {
-                for _ in 0..<engine.tables.shapeKeyCount[source.shape] { try engine.scanner.skipValue(&walker) }
-            } else if source.referenceElement < 0 {
-                try engine.scanner.skipValue(&walker)
-            }
-            end = walker.offset
-        }
+        if end < 0 && needsEnd { end = try skippedValueEnd(of: slot) }
         abandonSlot(slot)
         return end
+    }
+
+    /// Where the value of slot `slot` ends, found by skipping it: no container read it to its end.
+    @inline(never)
+    private func skippedValueEnd(of slot: Int) throws(GraphArchiveError) -> Int {
+        let source = frames[slot].source
+        var walker = engine.reader
+        walker.offset = source.offset
+        if source.objectIndex >= 0 {
+            for _ in 0..<engine.tables.shapeKeyCount[source.shape] { try engine.scanner.skipValue(&walker) }
+        } else if source.referenceElement < 0 {
+            try engine.scanner.skipValue(&walker)
+        }
+        return walker.offset
     }
 
     /// Drops slot `slot` and everything opened in it, as after a thrown error.
@@ -602,8 +607,15 @@ struct CodableDecodingState: ~Copyable {
     }
 
     /// Where object `index`'s record starts, scanning forward over records not met yet.
+    @inline(__always)
     mutating func locateObject(_ index: Int) throws(GraphArchiveError) -> Int {
         if index < objectOffsets.count { return objectOffsets[index] }
+        return try locateObjectAhead(index)
+    }
+
+    /// Where object `index`, past those met so far, starts: found by skipping the records before it.
+    @inline(never)
+    private mutating func locateObjectAhead(_ index: Int) throws(GraphArchiveError) -> Int {
         var walker = engine.reader
         walker.offset = objectOffsets[objectOffsets.count - 1]
         while objectOffsets.count <= index {
