@@ -320,6 +320,21 @@ struct EncodingState: ~Copyable {
         restoreContainer()
     }
 
+    /// Opens a record of `typeID` in place of the current container, for one of a run of
+    /// records whose enclosing container the caller saved once (`saveContainer`), as the
+    /// queue's bodies are: no push and pop per record.
+    @inline(__always)
+    mutating func beginRecordInRun(typeID: Int) {
+        openRecord(typeID: typeID)
+    }
+
+    /// Closes a record that `beginRecordInRun` opened; it stays the container until the next
+    /// record of the run replaces it or the caller restores the saved one (`restoreContainer`).
+    @inline(__always)
+    mutating func endRecordInRun() {
+        closeRecord()
+    }
+
     /// Pushes the current container, one level deeper (at most `maximumDepth`). Every nested
     /// value and record starts so; object bodies written one after another (the queue) save it
     /// once for the whole run, and each body then replaces the last with `openRecord` and

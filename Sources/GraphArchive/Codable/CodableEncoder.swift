@@ -154,16 +154,30 @@ final class CodableEncoder: Encoder {
         // The encoder as the bodies' `encode(to:)` takes it, made once for the array: made per
         // body, it cost a retain and a release (about 60 instructions an object, callgrind).
         let asEncoder: any Encoder = self
+        // The array's engine container, saved once for the run of its bodies, as the native
+        // encoder saves it for its queue: each body's record then opens and closes in place
+        // (callgrind: about 80 instructions an object for the push and the pop). Not where a
+        // body would nest too deep: each one then saves it and throws as before.
+        let isInRun = state.engine.stack.count < state.engine.maximumDepth
+        if isInRun { try state.engine.saveContainer() }
         var start = 0
         while start < array.count {
             let batch = start..<min(start + ReferenceLookAhead.count, array.count)
             state.touchHomeSlots(of: array, in: batch, keptFrom: addresses)
             for position in batch {
                 let address = state.batchAddresses[addresses + position - batch.lowerBound]
-                try encodeHeldObject(Object.self, address: address, in: frame, serial: serial, as: asEncoder)
+                try encodeHeldObject(
+                    Object.self,
+                    address: address,
+                    in: frame,
+                    serial: serial,
+                    as: asEncoder,
+                    isInRun: isInRun
+                )
             }
             start = batch.upperBound
         }
+        if isInRun { state.engine.restoreContainer() }
     }
 
     /// Writes the body of object `value` if it is new and returns its index.
@@ -192,13 +206,16 @@ final class CodableEncoder: Encoder {
     /// without a copy of the element (a retain and a release: writes to an object that may have
     /// left the cache long ago). A new one is taken from its address too: reading it from the
     /// array went through the standard library's unspecialized subscript (callgrind: about 57
-    /// instructions an object). `encoder` is this encoder, as bodies' `encode(to:)` take it.
+    /// instructions an object). `encoder` is this encoder, as bodies' `encode(to:)` take it;
+    /// `isInRun`: the array's container is saved for the run of bodies (see
+    /// `CodableEncodingFrame.isInRun`).
     private func encodeHeldObject<Element: AnyObject & Encodable>(
         _: Element.Type,
         address: UInt,
         in frame: Int,
         serial: Int,
-        as encoder: any Encoder
+        as encoder: any Encoder,
+        isInRun: Bool
     ) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let (discovery, known) = withObject(at: address) { state.discover($0, heldByArray: true) }
@@ -213,7 +230,14 @@ final class CodableEncoder: Encoder {
                 return
             }
             let index = try withObject(at: address, as: Element.self) { object in
-                try encodeBody(of: object, discovery: discovery, position: position, key: .index(position), as: encoder)
+                try encodeBody(
+                    of: object,
+                    discovery: discovery,
+                    position: position,
+                    key: .index(position),
+                    as: encoder,
+                    isInRun: isInRun
+                )
             }
             state.referenceCount += 1
             state.addReferenceElement(index, to: frame)
@@ -263,14 +287,16 @@ final class CodableEncoder: Encoder {
 
     /// Writes the body of object `value` (discovery number `discovery`, marked `beingWritten`)
     /// and returns its index. `position` is the element index where it was met (which `key`
-    /// says too), or -1; `encoder` is this encoder, as `encode(to:)` takes it.
+    /// says too), or -1; `encoder` is this encoder, as `encode(to:)` takes it; `isInRun`: see
+    /// `CodableEncodingFrame.isInRun`.
     @inline(__always)
     private func encodeBody<T: Encodable>(
         of value: T,
         discovery: Int,
         position: Int = -1,
         key: @autoclosure () -> CodingPathComponent,
-        as encoder: any Encoder
+        as encoder: any Encoder,
+        isInRun: Bool = false
     ) throws -> Int {
         // The body goes after what is being written, in the same buffer (see
         // CodableEncodingState.swift): no buffer of its own to switch to and back.
@@ -280,7 +306,13 @@ final class CodableEncoder: Encoder {
         let valueType: Any.Type = withClassInstance(value) { type(of: $0) }
         let slot =
             position >= 0
-            ? state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, step: .index(position))
+            ? state.pushSlot(
+                valueType: valueType,
+                isObjectBody: true,
+                isInRun: isInRun,
+                object: discovery,
+                step: .index(position)
+            )
             : state.pushSlot(valueType: valueType, isObjectBody: true, object: discovery, key: key())
         try value.encode(to: encoder)
         try closeSlot(slot)

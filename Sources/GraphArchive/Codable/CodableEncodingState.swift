@@ -36,6 +36,10 @@ struct CodableEncodingFrame {
     var valueType: Any.Type
     /// An object's body: a record without a value tag; other container kinds sit under "$value".
     let isObjectBody: Bool
+    /// An object's body written in a run (`CodableEncoder.encodeHeldObjects`), whose enclosing
+    /// engine container the run saved once: its record opens and closes in place
+    /// (`EncodingState.beginRecordInRun`), without a push and a pop of its own.
+    let isInRun: Bool
     /// For an object's body, its discovery number (to name the path of a cycle); else -1.
     let object: Int
     /// For a value slot, the slot that was current before it.
@@ -277,7 +281,13 @@ struct CodableEncodingState: ~Copyable {
     /// caller: an element index, which then needs no `CodingPathComponent`. That enum holds an
     /// existential, so each one made and matched is copied and destroyed through its value
     /// witnesses (callgrind: about 50 instructions an object of an array).
-    mutating func pushSlot(valueType: Any.Type, isObjectBody: Bool, object: Int = -1, step: CodingPathStep) -> Int {
+    mutating func pushSlot(
+        valueType: Any.Type,
+        isObjectBody: Bool,
+        isInRun: Bool = false,
+        object: Int = -1,
+        step: CodingPathStep
+    ) -> Int {
         let slot = frames.count
         nextSerial &+= 1
         frames.append(
@@ -290,6 +300,7 @@ struct CodableEncodingState: ~Copyable {
                 parkedIndex: -1,
                 valueType: valueType,
                 isObjectBody: isObjectBody,
+                isInRun: isInRun,
                 object: object,
                 enclosingSlot: currentSlot
             )
@@ -313,6 +324,7 @@ struct CodableEncodingState: ~Copyable {
                 parkedIndex: parkContainer(),
                 valueType: valueType,
                 isObjectBody: false,
+                isInRun: false,
                 object: -1,
                 enclosingSlot: currentSlot
             )
@@ -350,7 +362,7 @@ struct CodableEncodingState: ~Copyable {
     mutating func open(_ kind: CodableEncodingFrame.Kind, frame: Int) throws(GraphArchiveError) {
         let isObjectBody = frames[frame].isObjectBody
         if isObjectBody {
-            try engine.beginRecord(typeID: typeID(for: frames[frame].valueType, isObject: true))
+            try beginBodyRecord(frame)
             if kind != .keyed { try engine.writeKey(Self.valueKey) }
         }
         switch kind {
@@ -392,7 +404,7 @@ struct CodableEncodingState: ~Copyable {
             // What every object's `encode(to:)` asks for first, opened without `openOnce`'s
             // layers (callgrind: about 60 instructions an object).
             do {
-                try engine.beginRecord(typeID: typeID(for: frames[slot].valueType, isObject: true))
+                try beginBodyRecord(slot)
             } catch {
                 return failedToOpen(slot, error)
             }
@@ -559,7 +571,7 @@ struct CodableEncodingState: ~Copyable {
         let frame = frames[slot]
         // A keyed container, what most values and every object of a Codable class open: its
         // record ends here, without `closeLevel`'s other cases.
-        if frame.kind == .keyed { engine.endRecord() } else { try closeLevel(slot) }
+        if frame.kind == .keyed { endBodyOrValueRecord(frame) } else { try closeLevel(slot) }
         current = frame.parent
         currentSlot = frame.enclosingSlot
         // `removeLastFrame` without its parked-container case, which a slot never has (it
@@ -574,7 +586,7 @@ struct CodableEncodingState: ~Copyable {
         if frames[frame].kind == .pending {
             // A super encoder nothing was encoded into: an empty record, as JSONEncoder writes {}.
             switchBuffer(to: frames[frame].buffer)
-            try writeEmptyRecord(type: EmptySuperValue.self, isObject: false)
+            try writeEmptyRecord(type: EmptySuperValue.self)
         } else {
             pushLevel(of: frame)
             try closeLevel(frame)
@@ -597,10 +609,15 @@ struct CodableEncodingState: ~Copyable {
         switch frames[frame].kind {
         case .pending:
             // The value encoded nothing: an empty record, as JSONEncoder writes {}.
-            try writeEmptyRecord(type: frames[frame].valueType, isObject: isObjectBody)
+            if isObjectBody {
+                try beginBodyRecord(frame)
+                endBodyOrValueRecord(frames[frame])
+            } else {
+                try writeEmptyRecord(type: frames[frame].valueType)
+            }
             return
         case .keyed:
-            engine.endRecord()
+            endBodyOrValueRecord(frames[frame])
             return
         case .unkeyed:
             let placeholder = frames[frame].countPlaceholder
@@ -608,15 +625,34 @@ struct CodableEncodingState: ~Copyable {
             engine.out.patchVarint(frames[frame].count, atPlaceholder: placeholder)
             engine.endNested()
         case .single:
-            if !frames[frame].hasValue { try writeEmptyRecord(type: frames[frame].valueType, isObject: false) }
+            if !frames[frame].hasValue { try writeEmptyRecord(type: frames[frame].valueType) }
             engine.endNested()
         }
-        if isObjectBody { engine.endRecord() }
+        if isObjectBody { endBodyOrValueRecord(frames[frame]) }
     }
 
-    private mutating func writeEmptyRecord(type: Any.Type, isObject: Bool) throws(GraphArchiveError) {
-        if !isObject { engine.out.writeByte(ValueTag.valueRecord) }
-        try engine.beginRecord(typeID: typeID(for: type, isObject: isObject))
+    /// Opens the record of object body `frame`: in place, in a run (see
+    /// `CodableEncodingFrame.isInRun`).
+    @inline(__always)
+    private mutating func beginBodyRecord(_ frame: Int) throws(GraphArchiveError) {
+        let typeID = typeID(for: frames[frame].valueType, isObject: true)
+        if frames[frame].isInRun {
+            engine.beginRecordInRun(typeID: typeID)
+        } else {
+            try engine.beginRecord(typeID: typeID)
+        }
+    }
+
+    /// Closes the record of `frame`, an object's body or a keyed value: in place, in a run.
+    @inline(__always)
+    private mutating func endBodyOrValueRecord(_ frame: CodableEncodingFrame) {
+        if frame.isInRun { engine.endRecordInRun() } else { engine.endRecord() }
+    }
+
+    /// An empty record as a value (an object's is `beginBodyRecord` and `endBodyOrValueRecord`).
+    private mutating func writeEmptyRecord(type: Any.Type) throws(GraphArchiveError) {
+        engine.out.writeByte(ValueTag.valueRecord)
+        try engine.beginRecord(typeID: typeID(for: type, isObject: false))
         engine.endRecord()
     }
 
