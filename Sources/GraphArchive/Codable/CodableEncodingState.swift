@@ -681,7 +681,12 @@ struct CodableEncodingState: ~Copyable {
 
     /// Makes room for `count` more objects, so a large array of them grows the tables once.
     mutating func reserveObjects(_ count: Int) {
-        identity.reserve(objectIndex.count + count)
+        let total = objectIndex.count + count
+        identity.reserve(total)
+        // Geometrically, as reserving the exact size for each small array of a tree would copy
+        // the whole list at almost every object. Grown by its appends instead, the list was
+        // copied a dozen times for 75,000 objects (callgrind: about 28 instructions an object).
+        if total > objectIndex.capacity { objectIndex.reserveCapacity(max(total, objectIndex.capacity * 2)) }
     }
 
     /// Keeps `array` (of objects) until the encoder ends, so that `discover` need not retain
