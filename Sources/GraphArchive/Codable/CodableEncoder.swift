@@ -160,6 +160,10 @@ final class CodableEncoder: Encoder {
         // body would nest too deep: each one then saves it and throws as before.
         let isInRun = state.engine.stack.count < state.engine.maximumDepth
         if isInRun { try state.engine.saveContainer() }
+        // Every body leaves `frame` current again (`closeSlot`) or throws, so the elements do
+        // not enter it one by one (callgrind: about 20 instructions an element); entered once
+        // here, where a container that failed to open throws as the first element did.
+        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {}
         var start = 0
         while start < array.count {
             let batch = start..<min(start + ReferenceLookAhead.count, array.count)
@@ -170,7 +174,6 @@ final class CodableEncoder: Encoder {
                     Object.self,
                     address: address,
                     in: frame,
-                    serial: serial,
                     as: asEncoder,
                     isInRun: isInRun
                 )
@@ -206,18 +209,18 @@ final class CodableEncoder: Encoder {
     /// without a copy of the element (a retain and a release: writes to an object that may have
     /// left the cache long ago). A new one is taken from its address too: reading it from the
     /// array went through the standard library's unspecialized subscript (callgrind: about 57
-    /// instructions an object). `encoder` is this encoder, as bodies' `encode(to:)` take it;
+    /// instructions an object). `frame` is current (see `writeInCurrentFrame`). `encoder` is
+    /// this encoder, as bodies' `encode(to:)` take it;
     /// `isInRun`: the array's container is saved for the run of bodies (see
     /// `CodableEncodingFrame.isInRun`).
     private func encodeHeldObject<Element: AnyObject & Encodable>(
         _: Element.Type,
         address: UInt,
         in frame: Int,
-        serial: Int,
         as encoder: any Encoder,
         isInRun: Bool
     ) throws {
-        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
+        try writeInCurrentFrame(frame, key: nextIndexKey(frame)) {
             let (discovery, known) = withObject(at: address) { state.discover($0, heldByArray: true) }
             let position = state.frames[frame].count
             if let index = try indexOfDiscovered(
@@ -364,6 +367,19 @@ final class CodableEncoder: Encoder {
         } catch {
             let path = self.path(frame, key())
             throw state.fail(converting: error, path: path)
+        }
+    }
+
+    /// `write(in:serial:key:_:)` where `frame` is current, and usable (no failure so far).
+    @inline(__always)
+    private func writeInCurrentFrame<R>(_ frame: Int, key: @autoclosure () -> (any CodingKey)?, _ body: () throws -> R)
+        throws -> R
+    {
+        assert(frame == state.current && state.failure == nil)
+        do {
+            return try body()
+        } catch {
+            throw state.fail(converting: error, path: path(frame, key()))
         }
     }
 
