@@ -22,6 +22,7 @@ extension Bool: CodablePrimitive {
 }
 
 extension String: CodablePrimitive {
+    @inline(__always)
     func writeTagged(to state: inout EncodingState) { state.writeString(self) }
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> String {
         try state.readString()
@@ -65,6 +66,7 @@ extension Array: CodablePrimitive where Element == UInt8 {
 protocol CodableIntegerPrimitive: FixedWidthInteger, CodablePrimitive {}
 
 extension CodableIntegerPrimitive {
+    @inline(__always)
     func writeTagged(to state: inout EncodingState) { state.writeInteger(self) }
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Self {
         try state.readInteger(Self.self)
