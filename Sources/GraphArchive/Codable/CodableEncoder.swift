@@ -99,7 +99,9 @@ final class CodableEncoder: Encoder {
 
     /// Closes `slot` once its value's `encode(to:)` returned, unless the encoder failed
     /// meanwhile (an error was caught and ignored inside it): frames of the value that threw are
-    /// still open then, so the encoder stops instead of closing what it cannot trust.
+    /// still open then, so the encoder stops instead of closing what it cannot trust. Inlined,
+    /// as `CodableEncodingState.closeSlot` inlines its common case.
+    @inline(__always)
     private func closeSlot(_ slot: Int) throws {
         if state.failure != nil { throw state.errorAfterFailure(at: state.current) }
         try state.closeSlot(slot)

@@ -583,7 +583,27 @@ struct CodableEncodingState: ~Copyable {
 
     /// Finishes value slot `slot` (current) once its `encode(to:)` returned: splices in its
     /// own-buffer descendants, closes its container and makes its parent current again.
+    ///
+    /// Inlined for the keyed body of an object in a run (see `CodableEncodingFrame.isInRun`)
+    /// with no frame above it, what a held array's objects leave: its record closes in place
+    /// (callgrind: about 20 instructions an object for the call).
+    @inline(__always)
     mutating func closeSlot(_ slot: Int) throws(GraphArchiveError) {
+        if frames.count - 1 == slot && frames[slot].isInRun && frames[slot].kind == .keyed {
+            // Such a body sits at an element index, not under a key: no key of `pathKeys` to drop.
+            assert(frames[slot].step.kind == .index)
+            engine.endRecordInRun()
+            current = frames[slot].parent
+            currentSlot = frames[slot].enclosingSlot
+            frames.truncate(to: slot)
+            return
+        }
+        try closeSlotChecked(slot)
+    }
+
+    /// ``closeSlot(_:)`` but for a body in a run with no frame above it.
+    @inline(never)
+    private mutating func closeSlotChecked(_ slot: Int) throws(GraphArchiveError) {
         while frames.count - 1 > slot {
             try finishOwnBufferFrame(frames.count - 1)
         }
@@ -784,7 +804,8 @@ struct CodableEncodingState: ~Copyable {
     }
 
     /// Moves the finished body at the end of the active buffer, from `start` on, to the object
-    /// section and numbers it.
+    /// section and numbers it. Inlined into its one caller, `CodableEncoder.encodeBody`.
+    @inline(__always)
     mutating func finishObject(_ discovery: Int, bodyStart start: Int) -> Int {
         // A body of a few words is copied a word at a time, without a `memcpy` call.
         objects.writeBytes(of: engine.out, in: start..<engine.out.count)
