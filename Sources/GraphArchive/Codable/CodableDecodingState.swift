@@ -59,6 +59,21 @@ extension CodableDecodingFrame {
     }
 }
 
+extension DecodingContainer {
+    /// Sets up this keyed container (as made, `kind` `.record`) for a record of `shape` whose
+    /// values start at `start`. Field by field: the rest keep the values of a container not
+    /// read yet.
+    @inline(__always)
+    mutating func open(shape: Int, keyStart: Int, keyCount: Int, start: Int, objectIndex: Int) {
+        self.shape = shape
+        self.keyStart = keyStart
+        self.keyCount = keyCount
+        cursor = start
+        valueStart = start
+        self.objectIndex = objectIndex
+    }
+}
+
 /// What the Codable decoder learned of an object record's shape: where its keys are and, once
 /// known, what an instance of the class built for it costs and which class that is.
 struct KnownObjectShape {
@@ -74,13 +89,7 @@ struct KnownObjectShape {
 extension CodableDecodingFrame {
     /// Sets up the keyed container of a record of `shape` whose values start at `start`.
     mutating func openRecord(shape: Int, keyStart: Int, keyCount: Int, start: Int, objectIndex: Int) {
-        // Field by field: assigning a whole container would release and retain its offsets array.
-        record.shape = shape
-        record.keyStart = keyStart
-        record.keyCount = keyCount
-        record.cursor = start
-        record.valueStart = start
-        record.objectIndex = objectIndex
+        record.open(shape: shape, keyStart: keyStart, keyCount: keyCount, start: start, objectIndex: objectIndex)
     }
 
     /// The keyed value being read ends at `offset`.
@@ -278,10 +287,15 @@ struct CodableDecodingState: ~Copyable {
 
     // MARK: - Frames
 
-    /// Opens a slot for a value about to be decoded by its initializer and makes it current.
-    mutating func pushSlot(_ source: CodableValueSource, parent: Int, step: CodingPathStep) throws(GraphArchiveError)
-        -> Int
-    {
+    /// Opens a slot for a value about to be decoded by its initializer and makes it current;
+    /// `record`: what its keyed container, once opened, reads, when already known (an object's).
+    @inline(__always)
+    mutating func pushSlot(
+        _ source: CodableValueSource,
+        parent: Int,
+        step: CodingPathStep,
+        record: DecodingContainer = DecodingContainer(kind: .record)
+    ) throws(GraphArchiveError) -> Int {
         // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
         guard slotDepth < engine.options.maximumDepth else { throw tooDeep(at: source.offset) }
         slotDepth += 1
@@ -293,7 +307,8 @@ struct CodableDecodingState: ~Copyable {
                 parent: parent,
                 step: step,
                 source: source,
-                enclosingSlot: currentSlot
+                enclosingSlot: currentSlot,
+                record: record
             )
         )
         currentSlot = slot
@@ -650,29 +665,20 @@ struct CodableDecodingState: ~Copyable {
         parent: Int,
         step: CodingPathStep
     ) throws(GraphArchiveError) -> Int {
-        // Decoding recurses once per slot (nested values and objects), so this bounds the stack.
-        guard slotDepth < engine.options.maximumDepth else { throw tooDeep(at: start) }
-        slotDepth += 1
-        let slot = frames.count
-        nextSerial &+= 1
         var record = DecodingContainer(kind: .record)
-        record.shape = layout.shape
-        record.keyStart = layout.keyStart
-        record.keyCount = layout.keyCount
-        record.cursor = start
-        record.valueStart = start
-        record.objectIndex = index
-        frames.append(
-            CodableDecodingFrame(
-                serial: nextSerial,
-                parent: parent,
-                step: step,
-                source: CodableValueSource(offset: start, objectIndex: index, shape: layout.shape),
-                enclosingSlot: currentSlot,
-                record: record
-            )
+        record.open(
+            shape: layout.shape,
+            keyStart: layout.keyStart,
+            keyCount: layout.keyCount,
+            start: start,
+            objectIndex: index
         )
-        currentSlot = slot
+        let slot = try pushSlot(
+            CodableValueSource(offset: start, objectIndex: index, shape: layout.shape),
+            parent: parent,
+            step: step,
+            record: record
+        )
         objects.mark(index)
         return slot
     }
