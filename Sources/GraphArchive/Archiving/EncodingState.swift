@@ -34,6 +34,22 @@ struct EncodingContainer: BitwiseCopyable {
     var isCandidateShape: Bool {
         @inline(__always) get { matching && candidateKeyStart &+ position == candidateKeyEnd }
     }
+
+    /// The byte a record's shape placeholder is written with when opened: its candidate's id if
+    /// that fits one byte (the id the record most likely closes with), else 0.
+    var shapeIDByte: UInt8 {
+        @inline(__always) get {
+            candidateShape >= 0 && candidateShape < 0x80 ? UInt8(truncatingIfNeeded: candidateShape) : 0
+        }
+    }
+
+    /// Whether a record of `typeID` can be opened by resetting this container (see
+    /// `EncodingState.reopenRecord()`): it is a record of that type that closed, or would close,
+    /// as its candidate shape, so it left no key ids in `slowKeyIDs`.
+    @inline(__always)
+    func isReopenable(as typeID: Int) -> Bool {
+        kind == .record && self.typeID == typeID && isCandidateShape
+    }
 }
 
 struct EncodedType {
@@ -357,8 +373,15 @@ struct EncodingState: ~Copyable {
 
     /// Opens a record of `typeID` in place of the current container (which `beginRecord`, or
     /// for a run of object bodies `saveContainer`, saved).
+    ///
+    /// The placeholder holds the candidate's shape id from the start when it fits one byte, so
+    /// that a record of its candidate shape needs no patch when it closes.
     @inline(__always)
     private mutating func openRecord(typeID: Int) {
+        if container.isReopenable(as: typeID) {
+            reopenRecord()
+            return
+        }
         let candidate = types[typeID].lastShape
         container = EncodingContainer(
             kind: .record,
@@ -370,16 +393,29 @@ struct EncodingState: ~Copyable {
             slowKeysStart: slowKeyIDs.count,
             placeholder: out.count
         )
-        out.writeByte(0)  // shape id placeholder, patched in closeRecord
+        out.writeByte(container.shapeIDByte)
     }
 
-    /// Patches the current record's shape id in; the container stays until replaced. Inlined
-    /// for the common case, a record of its type's last shape whose id fits the placeholder.
+    /// Opens the next record in place of the current one, a record of the same type that was its
+    /// candidate shape (a run of bodies of one class, each of its last shape): the container
+    /// holds what `openRecord` would put in it but the position and the placeholder. Its
+    /// candidate is the one its type's records had then; if a record nested in it changed the
+    /// type's last shape since, the candidate is only a guess that no longer matches first,
+    /// which changes no byte (`closeRecordSlow` finds the shape by its keys).
+    @inline(__always)
+    private mutating func reopenRecord() {
+        assert(container.slowKeysStart == slowKeyIDs.count, "a record of its candidate shape left key ids")
+        container.position = 0
+        container.placeholder = out.count
+        out.writeByte(container.shapeIDByte)
+    }
+
+    /// Patches the current record's shape id in, unless the placeholder holds it already; the
+    /// container stays until replaced. Inlined for the common case, a record of its type's last
+    /// shape whose id fits the placeholder (written there when the record was opened).
     @inline(__always)
     private mutating func closeRecord() {
-        if container.isCandidateShape && container.candidateShape < 0x80 {
-            out.setByte(UInt8(truncatingIfNeeded: container.candidateShape), at: container.placeholder)
-        } else {
+        if !(container.isCandidateShape && container.candidateShape < 0x80) {
             closeRecordSlow()
         }
     }
