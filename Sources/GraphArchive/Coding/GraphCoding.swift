@@ -154,6 +154,11 @@ public protocol GraphCoding: GraphValue {
     /// followed recursively, so a subclass may list its own subclasses. Alternatively, put the
     /// subclasses in the ``GraphTypeRegistry`` passed to the decode.
     static var archivedSubclasses: [any GraphCoding.Type] { get }
+
+    /// Writes the body of the instance at `object`, which the archiver keeps alive: calls its
+    /// `encode(with:)`. Engine plumbing with a default; do not implement it.
+    @_documentation(visibility: internal)
+    static func _encodeBody(of object: _QueuedObjectAddress, with archiver: GraphArchiver) throws
 }
 
 extension GraphCoding {

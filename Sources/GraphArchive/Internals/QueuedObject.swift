@@ -56,16 +56,11 @@ struct QueuedObject {
 
     /// Runs the object's `encode(with:)`, borrowing the object (no retain).
     func encodeBody(with archiver: GraphArchiver) throws {
-        try staticType.encodeBody(at: address, with: archiver)
+        try staticType._encodeBody(of: _QueuedObjectAddress(address), with: archiver)
     }
 }
 
 extension GraphCoding where Self: AnyObject {
-    /// Runs `encode(with:)` of the instance at `address`, which something else keeps alive.
-    fileprivate static func encodeBody(at address: UnsafeRawPointer, with archiver: GraphArchiver) throws {
-        try Unmanaged<Self>.fromOpaque(address)._withUnsafeGuaranteedRef { try $0.encode(with: archiver) }
-    }
-
     /// The class of the instance at `address` (`Self` or a subclass). Not forced inline: the
     /// release build with `-enable-testing` (scripts/fuzz) then trips a compiler assertion in
     /// cross-module optimization (`value_metatype` of the opened instance).
