@@ -362,14 +362,10 @@ final class CodableEncoder: Encoder {
         -> R
     {
         let previous = try state.enter(frame, serial: serial)
-        do {
-            let result = try body()
-            if state.current != previous { state.leave(to: previous) }
-            return result
-        } catch {
-            let path = self.path(frame, key())
-            throw state.fail(converting: error, path: path)
-        }
+        // Entered: `frame` is current and nothing has failed.
+        let result = try writeInCurrentFrame(frame, key: key(), body)
+        if state.current != previous { state.leave(to: previous) }
+        return result
     }
 
     /// `write(in:serial:key:_:)` where `frame` is current, and usable (no failure so far).
