@@ -68,6 +68,10 @@ extension DecodingContainer {
         self.shape = shape
         self.keyStart = keyStart
         self.keyCount = keyCount
+        // Value 0 next, as `DecodingState.openRecord` has it: `locate`, which this record's
+        // reads turn to for a key not next, tests the key of `expectedSlot` first.
+        firstSlot = keyStart &+ shape &+ 1
+        expectedSlot = firstSlot
         cursor = start
         valueStart = start
         self.objectIndex = objectIndex

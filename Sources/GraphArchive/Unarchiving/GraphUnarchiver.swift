@@ -704,12 +704,6 @@ public final class GraphUnarchiver {
     ) throws {
         let offset = state.reader.offset
         try state.charge(MemoryBudget.deferredAssignment, for: "a deferred assignment", at: offset)
-        let place = DeferredPlace(
-            shape: Int32(truncatingIfNeeded: state.container.shape),
-            key: Int32(truncatingIfNeeded: state.container.current),
-            object: Int32(truncatingIfNeeded: state.container.objectIndex),
-            owner: Int32(truncatingIfNeeded: state.objectBeingBuilt)
-        )
         let (awaited, end, referenced) = objectAwaited(byValueAt: offset)
         var copy: CopiedValue?
         var target = referenced
@@ -735,6 +729,14 @@ public final class GraphUnarchiver {
             }
         }
         state.finishValue()
+        // Taken once the value is finished, which keeps `current` (the value's key): the
+        // container's fields are then at hand rather than kept across the calls above.
+        let place = DeferredPlace(
+            shape: Int32(truncatingIfNeeded: state.container.shape),
+            key: Int32(truncatingIfNeeded: state.container.current),
+            object: Int32(truncatingIfNeeded: state.container.objectIndex),
+            owner: Int32(truncatingIfNeeded: state.objectBeingBuilt)
+        )
         state.pendingAssignments.add(
             after: awaited,
             isBeingBuilt: awaited == state.objectBeingBuilt,
