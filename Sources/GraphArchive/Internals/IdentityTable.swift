@@ -142,17 +142,26 @@ struct IdentityTable: ~Copyable {
     /// The home slot of `key`, from its address bits only (not the `heldElsewhere` bit).
     @inline(__always)
     private func slot(for key: UInt) -> Int {
+        scrambles ? Self.scrambledSlot(for: key, mask: mask) : Self.plainSlot(for: key, mask: mask)
+    }
+
+    /// The home slot of `key` under the address-order mapping, in a table of `mask + 1` slots.
+    @inline(__always)
+    private static func plainSlot(for key: UInt, mask: Int) -> Int {
+        Int(truncatingIfNeeded: key >> 4) & mask
+    }
+
+    /// The home slot of `key` under the scrambled mapping, in a table of `mask + 1` slots.
+    @inline(__always)
+    private static func scrambledSlot(for key: UInt, mask: Int) -> Int {
         let address = UInt64(key >> 4)
-        if scrambles {
-            // The 512-byte block hashed to any slot, the 16-byte unit inside it added (see the
-            // type's comment). Not to a slot a multiple of 32: blocks whose objects sit at
-            // the same places in them (a model allocated in a pattern) would all claim the same
-            // slots of the blocks' shared stretch, in runs that grow with the graph.
-            let block = (address >> Self.unitsPerBlockShift) &* 0x9E37_79B9_7F4A_7C15
-            let spread = (block >> 32) &+ (address & Self.unitInBlock)
-            return Int(truncatingIfNeeded: spread) & mask
-        }
-        return Int(truncatingIfNeeded: address) & mask
+        // The 512-byte block hashed to any slot, the 16-byte unit inside it added (see the
+        // type's comment). Not to a slot a multiple of 32: blocks whose objects sit at the same
+        // places in them (a model allocated in a pattern) would all claim the same slots of the
+        // blocks' shared stretch, in runs that grow with the graph.
+        let block = (address >> unitsPerBlockShift) &* 0x9E37_79B9_7F4A_7C15
+        let spread = (block >> 32) &+ (address & unitInBlock)
+        return Int(truncatingIfNeeded: spread) & mask
     }
 
     /// 16-byte units in a block of the scrambled mapping (32: 512 bytes), as a shift and a mask.
@@ -273,7 +282,17 @@ struct IdentityTable: ~Copyable {
         if oldCapacity >= Self.inPlaceMinimum && !remapsOnGrowth {
             keys = ZeroedMemory.resize(oldKeys, count: oldCapacity, to: capacity)
             values = ZeroedMemory.resize(oldValues, count: oldCapacity, to: capacity)
-            Self.rehashInPlace(keys, values, from: oldCapacity, to: capacity) { slot(for: $0) }
+            // One loop per mapping: the mapping is fixed during the move.
+            let mask = mask
+            if scrambles {
+                Self.rehashInPlace(keys, values, from: oldCapacity, to: capacity) {
+                    Self.scrambledSlot(for: $0, mask: mask)
+                }
+            } else {
+                Self.rehashInPlace(keys, values, from: oldCapacity, to: capacity) {
+                    Self.plainSlot(for: $0, mask: mask)
+                }
+            }
             return
         }
         remapsOnGrowth = false
