@@ -70,7 +70,7 @@ extension DecodingContainer {
         self.keyCount = keyCount
         // Value 0 next, as `DecodingState.openRecord` has it: `locate`, which this record's
         // reads turn to for a key not next, tests the key of `expectedSlot` first.
-        firstSlot = keyStart &+ shape &+ 1
+        firstSlot = Self.firstSlot(keyStart: keyStart, shape: shape)
         expectedSlot = firstSlot
         cursor = start
         valueStart = start

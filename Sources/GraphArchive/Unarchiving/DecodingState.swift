@@ -51,6 +51,14 @@ struct DecodingContainer: BitwiseCopyable {
         get { position &- currentLag }
         set { currentLag = position &- newValue }
     }
+
+    /// The `firstSlot` of a record of `shape` whose keys start at `keyStart` (see
+    /// `DecodingState.keyBitsSlot`), below the key table's size: where both kinds of record,
+    /// the engine's and the Codable bridge's, start reading.
+    @inline(__always)
+    static func firstSlot(keyStart: Int, shape: Int) -> Int {
+        keyStart &+ shape &+ 1
+    }
 }
 
 /// Whether a decode whose object table hands each object to its first reference met an
@@ -449,13 +457,14 @@ struct DecodingState: ~Copyable {
     /// shape's keys beside what else it needs per shape, one lookup per record.
     @inline(__always)
     mutating func openRecord(shape: Int, keys: RecordKeys, objectIndex: Int) {
+        let firstSlot = DecodingContainer.firstSlot(keyStart: keys.start, shape: shape)
         container = DecodingContainer(
             kind: .record,
             shape: shape,
             keyStart: keys.start,
             keyCount: keys.count,
-            expectedSlot: keys.start &+ shape &+ 1,  // see `keyBitsSlot`: below the table's size
-            firstSlot: keys.start &+ shape &+ 1,
+            expectedSlot: firstSlot,
+            firstSlot: firstSlot,
             cursor: reader.offset,
             valueStart: reader.offset,
             objectIndex: objectIndex
