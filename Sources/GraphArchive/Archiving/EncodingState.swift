@@ -35,12 +35,22 @@ struct EncodingContainer: BitwiseCopyable {
         @inline(__always) get { matching && candidateKeyStart &+ position == candidateKeyEnd }
     }
 
+    /// Whether the record has a candidate whose id fits the one-byte placeholder (one unsigned
+    /// comparison: no candidate is -1).
+    var candidateFitsPlaceholder: Bool {
+        @inline(__always) get { UInt(bitPattern: candidateShape) < 0x80 }
+    }
+
     /// The byte a record's shape placeholder is written with when opened: its candidate's id if
     /// that fits one byte (the id the record most likely closes with), else 0.
     var shapeIDByte: UInt8 {
-        @inline(__always) get {
-            candidateShape >= 0 && candidateShape < 0x80 ? UInt8(truncatingIfNeeded: candidateShape) : 0
-        }
+        @inline(__always) get { candidateFitsPlaceholder ? UInt8(truncatingIfNeeded: candidateShape) : 0 }
+    }
+
+    /// Whether the placeholder already holds the id the record closes with: it is its candidate
+    /// shape, whose id `shapeIDByte` wrote there when it opened.
+    var placeholderHoldsShape: Bool {
+        @inline(__always) get { isCandidateShape && candidateFitsPlaceholder }
     }
 
     /// Whether a record of `typeID` can be opened by resetting this container (see
@@ -415,7 +425,7 @@ struct EncodingState: ~Copyable {
     /// shape whose id fits the placeholder (written there when the record was opened).
     @inline(__always)
     private mutating func closeRecord() {
-        if !(container.isCandidateShape && container.candidateShape < 0x80) {
+        if !container.placeholderHoldsShape {
             closeRecordSlow()
         }
     }
