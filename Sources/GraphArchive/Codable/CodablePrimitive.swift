@@ -21,9 +21,12 @@ extension Bool: CodablePrimitive {
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Bool { try state.readBool() }
 }
 
+// The reads are inlined like the writes: a keyed container's `decode(_:forKey:)` for a String or
+// an integer (every field of a typical model) then reads its value without a call.
 extension String: CodablePrimitive {
     @inline(__always)
     func writeTagged(to state: inout EncodingState) { state.writeString(self) }
+    @inline(__always)
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> String {
         try state.readString()
     }
@@ -68,6 +71,7 @@ protocol CodableIntegerPrimitive: FixedWidthInteger, CodablePrimitive {}
 extension CodableIntegerPrimitive {
     @inline(__always)
     func writeTagged(to state: inout EncodingState) { state.writeInteger(self) }
+    @inline(__always)
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Self {
         try state.readInteger(Self.self)
     }
