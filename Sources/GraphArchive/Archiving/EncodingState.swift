@@ -123,6 +123,11 @@ struct EncodingState: ~Copyable {
     /// check per append, and no copy when a large one grows.
     var queue = GrowableBuffer<QueuedObject>()
     var queueHead = 0
+    /// The object owed a body that was queued while `queue` had none waiting, held here rather
+    /// than in `queue` until another is queued behind it (which moves it there first, so the
+    /// order stays first come, first written): a chain's link, each body meeting one new
+    /// object, then never goes through the queue's memory. Nil whenever `queue` has any waiting.
+    private var soleQueued: QueuedObject?
     /// Objects numbered by conditional references only, so far: each gets a body (and leaves
     /// this table) if it is also encoded unconditionally.
     var conditionalOnly: [Int: any GraphCoding & AnyObject] = [:]
@@ -542,12 +547,12 @@ struct EncodingState: ~Copyable {
             if conditional {
                 conditionalOnly[index] = object.withObject { $0 }
             } else {
-                queue.append(QueuedObject(index: index, lent: object))
+                enqueue(QueuedObject(index: index, lent: object))
             }
         } else if !conditional && !conditionalOnly.isEmpty,
             let waiting = conditionalOnly.removeValue(forKey: index)
         {
-            queue.append(QueuedObject(index: index, existential: waiting))
+            enqueue(QueuedObject(index: index, existential: waiting))
         }
         if !conditional {
             referenceCount += 1
@@ -562,6 +567,22 @@ struct EncodingState: ~Copyable {
             if index <= currentObject { bodyReferencesPointForward = false }
         }
         return index
+    }
+
+    /// Owes `object` a body, after every object owed one before it (see `soleQueued`).
+    @inline(__always)
+    private mutating func enqueue(_ object: QueuedObject) {
+        guard queueHead == queue.count else {
+            queue.append(object)
+            return
+        }
+        // None waits in the queue: the object waits alone in `soleQueued`, or behind the one there.
+        if let waiting = soleQueued.take() {
+            queue.append(waiting)
+            queue.append(object)
+        } else {
+            soleQueued = object
+        }
     }
 
     /// Before the first reference from a body is recorded: starts `edgeStart`, unless that body
@@ -708,11 +729,17 @@ struct EncodingState: ~Copyable {
     /// cost about 20 instructions (callgrind, a chain).
     @inline(__always)
     mutating func beginNextObject() throws(GraphArchiveError) -> QueuedObject? {
-        guard queueHead < queue.count else { return nil }
-        let next = queue[queueHead]
+        let next: QueuedObject
+        if queueHead < queue.count {
+            next = queue[queueHead]
+            queueHead &+= 1
+            if queueHead == queue.count && queueHead >= 1 << 12 { restartQueue() }
+        } else {
+            // The only object owed a body, if any (see `soleQueued`).
+            guard let sole = soleQueued.take() else { return nil }
+            next = sole
+        }
         let index = next.index
-        queueHead &+= 1
-        if queueHead == queue.count && queueHead >= 1 << 12 { restartQueue() }
         if !isWritingObjects { switchToObjects() }
         if index != bodyCount { noteBodyOutOfOrder() }
         currentBodyStart = out.count
@@ -825,7 +852,7 @@ struct EncodingState: ~Copyable {
     }
 
     var isAtTop: Bool { container.kind == .top && stack.isEmpty }
-    var hasQueuedObjects: Bool { queueHead < queue.count }
+    var hasQueuedObjects: Bool { soleQueued != nil || queueHead < queue.count }
 }
 
 /// Where a reference written by a body sits in it: the offset from the body's start of its tag
