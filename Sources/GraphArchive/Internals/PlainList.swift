@@ -146,6 +146,22 @@ struct PlainList<Element: BitwiseCopyable, Memory: PlainListMemory>: ~Copyable {
     }
 }
 
+extension PlainList {
+    /// A table of `count` places, left as allocated, for a caller that writes each before it
+    /// reads it (`setElement(_:checkedAt:)`) and counts what it wrote itself.
+    init(unwrittenCount count: Int) {
+        self.init(capacity: count)
+        self.count = count
+    }
+
+    /// Grows a table of unwritten places (`init(unwrittenCount:)`) to `newCount`, keeping
+    /// what it holds.
+    mutating func extend(unwrittenTo newCount: Int) {
+        reserveCapacity(newCount)
+        count = max(count, newCount)
+    }
+}
+
 extension PlainList where Memory == TableMemory {
     /// `count` elements whose bytes are all zero (an `Int` 0), as a fixed table.
     init(zeros count: Int) {

@@ -75,13 +75,16 @@ struct XXH64 {
         var v2 = lane2
         var v3 = lane3
         var v4 = lane4
-        while input.count - position >= 32 {
+        // Wrapping arithmetic against the last stripe's start: the checked `count - position`
+        // and `position + 32` took 6 of the loop's 29 instructions a stripe (callgrind).
+        let lastStripeStart = input.count &- 32
+        while position <= lastStripeStart {
             let stripe = start + position
             v1 = Self.round(v1, Self.load64(stripe, 0))
             v2 = Self.round(v2, Self.load64(stripe, 8))
             v3 = Self.round(v3, Self.load64(stripe, 16))
             v4 = Self.round(v4, Self.load64(stripe, 24))
-            position += 32
+            position &+= 32
         }
         lane1 = v1
         lane2 = v2

@@ -76,7 +76,7 @@ extension DecodingState {
     /// start.
     func objectTypeNames(of indexes: [Int]) -> [Int: String] {
         var names: [Int: String] = [:]
-        for index in indexes where index >= 0 && index < objectClasses.count {
+        for index in indexes where index >= 0 && index < objects.count {
             names[index] = tables.typeNames[objectClasses.typeID(of: index)]
         }
         let wanted = Set(indexes.filter { names[$0] == nil })

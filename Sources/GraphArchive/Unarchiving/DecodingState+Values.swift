@@ -280,7 +280,7 @@ extension DecodingState {
         }
         // The class table is read per reference too (`object(at:as:)`), another miss.
         let count = referenceBatch.count
-        let classes = objectClasses.touch(referenceBatch.indexes, count: count)
+        let classes = objectClasses.touch(referenceBatch.indexes, count: count, tableCount: objects.count)
         prefetchSink ^= classes ^ objects.touch(referenceBatch.indexes.span, count: count, handingOver: handingOver)
     }
 
@@ -323,13 +323,14 @@ extension DecodingState {
         return classInstance(object, as: T.self)
     }
 
-    /// Throws when object `index` was taken by a reference read before (see
-    /// `DecodedObjects.handOverFirstReferences(capacity:)`): the table no longer holds it, and
-    /// whoever took it may have dropped it. Noted in `handOverConflict`, for the one-call decode
-    /// to decode again without taking, even if an initializer catches the error.
+    /// Throws when object `index` (checked by the caller: below the objects built) was taken by
+    /// a reference read before (see `DecodedObjects.handOverFirstReferences()`): the table no
+    /// longer holds it, and whoever took it may have dropped it. Noted in `handOverConflict`,
+    /// for the one-call decode to decode again without taking, even if an initializer catches
+    /// the error.
     @inline(__always)
     mutating func checkNotTaken(_ index: Int, offset: Int) throws(GraphArchiveError) {
-        guard objects.handsOverFirstReferences && objects.isTaken(index) else { return }
+        guard objects.handsOverFirstReferences && objects.isTaken(checkedAt: index) else { return }
         throw noteHandOverConflict(index, offset: offset)
     }
 
@@ -352,12 +353,12 @@ extension DecodingState {
         as _: T.Type,
         offset: Int
     ) throws(GraphArchiveError) -> LentObject<T> {
-        if !objectClasses.holds(ObjectIdentifier(T.self), at: index) {
+        if !objectClasses.holds(ObjectIdentifier(T.self), at: index, below: objects.count) {
             // Past the objects built, or of a subclass of `T` or another class.
             _ = try object(at: index, as: T.self, offset: offset)
         }
         try checkNotTaken(index, offset: offset)
-        return objects.lent(index, as: T.self)
+        return objects.lent(checkedAt: index, as: T.self)
     }
 
     /// The object at `index`, whose class is not exactly `T`: an instance of a subclass of `T`

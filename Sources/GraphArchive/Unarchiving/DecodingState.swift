@@ -62,7 +62,7 @@ struct DecodingContainer: BitwiseCopyable {
 }
 
 /// Whether a decode whose object table hands each object to its first reference met an
-/// object referenced again (see `DecodedObjects.handOverFirstReferences(capacity:)`): the
+/// object referenced again (see `DecodedObjects.handOverFirstReferences()`): the
 /// one-call decode then decodes again, retaining as usual.
 final class HandOverConflict {
     var happened = false
@@ -471,6 +471,19 @@ struct DecodingState: ~Copyable {
         )
     }
 
+    /// `openRecord(shape:keys:objectIndex:)` for a record of the shape of the one just closed
+    /// in the container by `closeRecord(endSlot:)`, which left it no offsets: its shape and
+    /// keys stay, and only what reading it moved is set back (callgrind: 5 instructions an
+    /// object of a run of one shape less).
+    @inline(__always)
+    mutating func reopenRecord(objectIndex: Int) {
+        container.expectedSlot = container.firstSlot
+        container.cursor = reader.offset
+        container.valueStart = reader.offset
+        container.currentLag = 1
+        container.objectIndex = objectIndex
+    }
+
     /// Moves past the values of the current record the initializer did not read.
     @inline(__always)
     mutating func closeRecord() throws(GraphArchiveError) {
@@ -485,6 +498,20 @@ struct DecodingState: ~Copyable {
             }
         }
         releaseOffsets()
+    }
+
+    /// `closeRecord()` for a caller that knows where the record's keys end, `endSlot` (its
+    /// `firstSlot` plus its `keyCount`): a record read wholly in stored order, the common case,
+    /// closes with one test of the position and one of the offsets, instead of the position
+    /// worked out from two fields first (callgrind: 2 instructions an object less).
+    @inline(__always)
+    mutating func closeRecord(endSlot: Int) throws(GraphArchiveError) {
+        guard container.expectedSlot == endSlot && container.offsetsStart < 0 else {
+            try closeRecord()
+            container.offsetsStart = -1  // as `reopenRecord` expects
+            return
+        }
+        reader.offset = container.cursor
     }
 
     /// Gives the offsets table's slots that the current record took (`computeOffsets`) back

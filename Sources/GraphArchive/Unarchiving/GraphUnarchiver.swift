@@ -129,7 +129,7 @@ public final class GraphUnarchiver {
     struct RootRequest {
         let requested: any GraphValue.Type
         /// Set when the decode may hand each object to its first reference, and can decode
-        /// again if that fails (see `DecodedObjects.handOverFirstReferences(capacity:)`).
+        /// again if that fails (see `DecodedObjects.handOverFirstReferences()`).
         var handOverConflict: HandOverConflict?
 
         init<T: GraphValue>(_: T.Type, handOverConflict: HandOverConflict? = nil) {
@@ -185,12 +185,7 @@ public final class GraphUnarchiver {
             // a tree), and its first reference can take the table's (no retain, and no release at
             // the end, each a cache miss on a large graph once construction has passed it).
             if let conflict = root?.handOverConflict, objectCount > 0, header.referenceCount == UInt64(objectCount) {
-                try state.charge(
-                    DecodedObjects.firstTakenBytes(capacity: objectCount),
-                    for: "marking the objects handed to their first references",
-                    at: state.reader.offset
-                )
-                state.objects.handOverFirstReferences(capacity: objectCount)
+                state.objects.handOverFirstReferences()
                 state.handOverConflict = conflict
             }
             try constructObjects(classes: registeredClasses(registry, root: root, loaded: loaded))
@@ -317,12 +312,14 @@ public final class GraphUnarchiver {
         var builds = PlainStack<ShapeBuild>(capacity: tables.shapeType.count)
         for shape in tables.shapeType.indices {
             let typeID = tables.shapeType[shape]
+            let keys = RecordKeys(start: tables.shapeKeyStart[shape], count: tables.shapeKeyCount[shape])
             builds.append(
                 ShapeBuild(
                     type: classes[typeID],
                     instanceCost: classes[typeID].map { MemoryBudget.instance(classInstanceSize($0)) } ?? 0,
                     typeID: typeID,
-                    keys: RecordKeys(start: tables.shapeKeyStart[shape], count: tables.shapeKeyCount[shape])
+                    keys: keys,
+                    endSlot: DecodingContainer.firstSlot(keyStart: keys.start, shape: shape) + keys.count
                 )
             )
         }
@@ -344,10 +341,18 @@ public final class GraphUnarchiver {
             if index == state.recordsRead { try state.readRecords(from: index) }
             // The records before `recordsRead` are in the input: built with no test of it per record.
             let inputEnd = max(index + 1, min(state.recordsRead, objectCount))
+            // The shape of the record last closed in the container, which the next record of that
+            // shape reopens (-1: none, or deferred assignments ran since).
+            var closedShape = -1
             repeat {
                 let shape = try state.readShape(oneByteBelow: oneByteShapes)
                 let build = builds.element(checkedAt: shape)
-                state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
+                if shape == closedShape {
+                    state.reopenRecord(objectIndex: index)
+                } else {
+                    state.openRecord(shape: shape, keys: build.keys, objectIndex: index)
+                    closedShape = shape
+                }
                 guard let type = build.type else {
                     throw GraphArchiveError(
                         .corrupt,
@@ -365,13 +370,14 @@ public final class GraphUnarchiver {
                 }
                 state.objectBeingBuilt = index
                 let object = try type.init(from: self)
-                try state.closeRecord()
+                try state.closeRecord(endSlot: build.endSlot)
                 try state.appendObject(consume object, typeID: build.typeID)
                 // Those waiting for the last object run after the check for trailing bytes below.
                 if !state.pendingAssignments.isIdle, index < lastIndex,
                     let queue = state.pendingAssignments.takeQueue(waitingFor: index)
                 {
                     try runPendingAssignments(queue)
+                    closedShape = -1
                 }
                 index &+= 1  // below `objectCount`
             } while index < inputEnd
@@ -415,6 +421,9 @@ public final class GraphUnarchiver {
         let typeID: Int
         /// The shape's keys, for opening its records.
         let keys: RecordKeys
+        /// Where its records' keys end in `DecodingState.shapeKeyBits`, for closing them.
+        let endSlot: Int
+
     }
 
     /// Runs the `decodeLater` assignments of a queue taken for an object just built, from its
@@ -978,7 +987,7 @@ public final class GraphUnarchiver {
         let registry = registry.including(T.self)
         return try ArchiveBytes.lending(data) { bytes in
             // First handing each object to its first reference; if one is referenced again, once
-            // more without (see `DecodedObjects.handOverFirstReferences(capacity:)`).
+            // more without (see `DecodedObjects.handOverFirstReferences()`).
             let conflict = HandOverConflict()
             do {
                 let root = try decodeRoot(T.self, of: bytes, registry: registry, options: options, conflict: conflict)

@@ -26,7 +26,8 @@ struct ObjectClassTable: ~Copyable {
     @usableFromInline let soleClass: UInt
     @usableFromInline private(set) var narrow = PlainStack<UInt8>(capacity: 1)
     @usableFromInline private(set) var wide = PlainStack<UInt32>(capacity: 1)
-    private(set) var count = 0
+    // No count of its own: the object table's, which grows with it, bounds its lookups (one
+    // counter less to keep an object: callgrind, an instruction).
 
     /// A table for an archive whose type ids have the classes `classes` (nil for value types
     /// and types not registered), able to hold `capacity` objects without growing.
@@ -73,30 +74,18 @@ struct ObjectClassTable: ~Copyable {
                 wide.append(UInt32(truncatingIfNeeded: typeID))
             }
         }
-        count &+= 1  // below the objects' count, an Int
     }
 
-    /// The class of object `index` (a valid index).
+    /// Whether object `index` is of exactly the class `id`; false at or past `count`, the
+    /// object table's count.
     @inline(__always)
-    subscript(index: Int) -> ObjectIdentifier {
-        switch width {
-        case 0:
-            precondition(index >= 0 && index < count, "object \(index) out of range (count \(count))")
-            return only
-        case 1: return classes[Int(narrow[index])]
-        default: return classes[Int(wide[index])]
-        }
-    }
-
-    /// Whether object `index` is of exactly the class `id`; false past the table's end. The
-    /// exact match of a typed lookup, without the subscript's second check of `index`.
-    @inline(__always)
-    func holds(_ id: ObjectIdentifier, at index: Int) -> Bool {
-        index >= 0 && index < count && holds(id, checkedAt: index)
+    func holds(_ id: ObjectIdentifier, at index: Int, below count: Int) -> Bool {
+        // Unsigned, so that one comparison also keeps out a negative index.
+        UInt(bitPattern: index) < UInt(bitPattern: count) && holds(id, checkedAt: index)
     }
 
     /// Whether object `index`, which the caller has just checked is below the object table's
-    /// count (this table's, which grows with it), is of exactly the class `id`: for one class,
+    /// count (which this table grows with), is of exactly the class `id`: for one class,
     /// a comparison alone, with no check of `index` (nothing is read at it); for the other
     /// widths, the entry's read checks it.
     @inlinable @inline(__always)
@@ -108,23 +97,23 @@ struct ObjectClassTable: ~Copyable {
         return classes[Int(wide[index])] == id
     }
 
-    /// The archive's type id of object `index` (a valid index).
+    /// The archive's type id of object `index`, which the caller has checked is below the
+    /// object table's count.
     func typeID(of index: Int) -> Int {
         switch width {
-        case 0:
-            precondition(index >= 0 && index < count, "object \(index) out of range (count \(count))")
-            return onlyTypeID
+        case 0: return onlyTypeID
         case 1: return Int(narrow[index])
         default: return Int(wide[index])
         }
     }
 
-    /// Reads the entries of the objects at `indexes[..<count]` (below `self.count`) so that
-    /// they are in cache when looked up; returns a value the caller keeps, so the loads stay.
-    func touch(_ indexes: [Int], count: Int) -> UInt {
+    /// Reads the entries of the objects at `indexes[..<count]` (those below `tableCount`, the
+    /// object table's count) so that they are in cache when looked up; returns a value the
+    /// caller keeps, so the loads stay.
+    func touch(_ indexes: [Int], count: Int, tableCount: Int) -> UInt {
         guard width != 0 else { return 0 }
         var sink: UInt = 0
-        for position in 0..<min(count, indexes.count) where indexes[position] >= 0 && indexes[position] < self.count {
+        for position in 0..<min(count, indexes.count) where indexes[position] >= 0 && indexes[position] < tableCount {
             sink ^= width == 1 ? UInt(narrow[indexes[position]]) : UInt(wide[indexes[position]])
         }
         return sink

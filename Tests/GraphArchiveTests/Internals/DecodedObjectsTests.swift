@@ -61,7 +61,7 @@ struct DecodedObjectsTests {
         do {
             var table = DecodedObjects(reach: reach)
             var memory = MemoryBudget(limit: 1 << 30, source: "a test budget")
-            table.handOverFirstReferences(capacity: count)
+            table.handOverFirstReferences()
             table.reserveCapacity(count)
             let handsOver = table.handsOverFirstReferences
             #expect(handsOver)
@@ -95,6 +95,40 @@ struct DecodedObjectsTests {
         #expect(weak.indices.allSatisfy { (weak[$0].object == nil) == ($0 % 3 != 0) })
         taken = []
         #expect(weak.allSatisfy { $0.object == nil })
+    }
+
+    /// An object taken while the table is compact stays taken when the table turns to words
+    /// (within no distance of the first object, the second turns it), and is not released.
+    @Test func anObjectTakenBeforeTheTableTurnsToWordsStaysTaken() throws {
+        var weak: [WeakCounted] = []
+        var taken: Counted?
+        do {
+            var table = DecodedObjects(reach: 0)
+            var memory = MemoryBudget(limit: 1 << 30, source: "a test budget")
+            table.handOverFirstReferences()
+            table.reserveCapacity(3)
+            let first = Counted(0)
+            weak.append(WeakCounted(object: first))
+            try table.append(first, memory: &memory)
+            let form = table.form
+            #expect(form == .compactTakingFirst)
+            taken = try #require(table.takeFirstCompact(checkedAt: 0) as? Counted)
+            for value in 1..<3 {
+                let object = Counted(value)
+                weak.append(WeakCounted(object: object))
+                try table.append(object, memory: &memory)
+            }
+            let turned = table.form
+            #expect(turned == .wordsTakingFirst)
+            #expect(table.isTaken(0) && !table.isTaken(1) && table.takeFirst(checkedAt: 0) == nil)
+            let second = try #require(table.takeFirst(checkedAt: 1) as? Counted)
+            #expect(second.value == 1 && table.isTaken(1))
+        }
+        // The table released the one it kept; the first lives on with its taker.
+        #expect(weak[0].object != nil && weak[1].object == nil && weak[2].object == nil)
+        #expect(taken?.value == 0)
+        taken = nil
+        #expect(weak[0].object == nil)
     }
 
     /// The compact table is charged by the decoder before it is reserved; turning to words
