@@ -1,4 +1,4 @@
-// Sources/CPages/pages.h - page calls Swift cannot make directly, imported as CPages
+// Sources/CPages/pages.h - page and cache calls Swift cannot make directly, imported as CPages
 #ifndef GRIDSTORE_CPAGES_H
 #define GRIDSTORE_CPAGES_H
 
@@ -25,5 +25,11 @@ static inline int gridstore_populate_writable(void *address, size_t length) {
     return madvise(address, length, 23 /* MADV_POPULATE_WRITE */);
 }
 #endif
+
+/// Asks the processor to bring the cache line holding `address` in, for writing, without
+/// waiting for it: a hint, which never faults (any address will do) and may do nothing.
+static inline void gridstore_prefetch_for_write(const void *address) {
+    __builtin_prefetch(address, 1, 3);
+}
 
 #endif

@@ -1,5 +1,7 @@
 // Sources/GraphArchive/Internals/IdentityTable.swift - object identity → object index
 
+internal import CPages
+
 /// An open-addressing hash map from an object to its index in the archive, which also keeps
 /// every object it numbered alive (so no address is reused while the archive is written).
 ///
@@ -51,6 +53,10 @@ struct IdentityTable: ~Copyable {
     /// True while the next growth changes the mapping (to the scrambled one): every key then
     /// moves anywhere, and is copied to a new table rather than rehashed in place.
     private var remapsOnGrowth = false
+    /// The block (`prefetchNextStretch`) of the last key inserted while scrambled, and the step
+    /// from it to the block expected next: 1 or -1 (wrapping), the last one seen.
+    private var lastInsertedBlock: UInt64 = 0
+    private var blockStep: UInt64 = 1
     /// Probes beyond which the address-order mapping is abandoned.
     private static let longProbe = 48
 
@@ -159,9 +165,39 @@ struct IdentityTable: ~Copyable {
         // type's comment). Not to a slot a multiple of 32: blocks whose objects sit at the same
         // places in them (a model allocated in a pattern) would all claim the same slots of the
         // blocks' shared stretch, in runs that grow with the graph.
-        let block = (address >> unitsPerBlockShift) &* 0x9E37_79B9_7F4A_7C15
-        let spread = (block >> 32) &+ (address & unitInBlock)
+        let spread = stretchStart(ofBlock: address >> unitsPerBlockShift) &+ (address & unitInBlock)
         return Int(truncatingIfNeeded: spread) & mask
+    }
+
+    /// Where the stretch of slots of a 512-byte block (`address >> 4 >> unitsPerBlockShift`)
+    /// starts under the scrambled mapping, before masking.
+    @inline(__always)
+    private static func stretchStart(ofBlock block: UInt64) -> UInt64 {
+        (block &* 0x9E37_79B9_7F4A_7C15) >> 32
+    }
+
+    /// Asks for the cache lines of the stretch of slots that the next block of addresses
+    /// claims under the scrambled mapping, once an insertion reaches a new block.
+    ///
+    /// Each block's stretch lies at random in the table, so the first object met in a block
+    /// misses the cache on its key and its value. Inserting one object after another, each
+    /// found in the body of the one before (a chain), the processor cannot start the next miss
+    /// early, and waits out each in turn: in the benchmark suite, where a freed graph leaves
+    /// the chain's links in runs over 580 MB and the table scrambled, that made its encode
+    /// 67 ms against 44 ms run alone. The run's direction (objects allocated one after another
+    /// ascend; a freed heap is often reused from the top down) says which block comes next;
+    /// its lines load while this block's objects are inserted.
+    @inline(__always)
+    private mutating func prefetchNextStretch(after key: UInt) {
+        let block = UInt64(key >> 4) >> Self.unitsPerBlockShift
+        if block == lastInsertedBlock { return }
+        let step = block &- lastInsertedBlock
+        if step == 1 || step == UInt64.max { blockStep = step }
+        lastInsertedBlock = block
+        let start = Int(truncatingIfNeeded: Self.stretchStart(ofBlock: block &+ blockStep))
+        // 32 slots from any 8-byte boundary: keys over up to 5 cache lines, values up to 3.
+        for slot in [0, 8, 16, 24, 31] { gridstore_prefetch_for_write(keys + ((start &+ slot) & mask)) }
+        for slot in [0, 16, 31] { gridstore_prefetch_for_write(values + ((start &+ slot) & mask)) }
     }
 
     /// 16-byte units in a block of the scrambled mapping (32: 512 bytes), as a shift and a mask.
@@ -218,6 +254,7 @@ struct IdentityTable: ~Copyable {
                 }
                 values[slot] = next
                 count += 1
+                if scrambles { prefetchNextStretch(after: key) }
                 if probes > Self.longProbe && !scrambles {
                     scrambles = true
                     remapsOnGrowth = true
