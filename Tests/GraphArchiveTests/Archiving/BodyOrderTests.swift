@@ -5,24 +5,6 @@ import Testing
 
 @testable import GraphArchive
 
-/// A node of a tree: its branches are plain references, each to an object met after it.
-final class Waypoint: GraphCoding {
-    let label: Int
-    var branches: [Waypoint] = []
-
-    init(label: Int) { self.label = label }
-
-    func encode(with archiver: GraphArchiver) throws {
-        try archiver.encode(label, forKey: "label")
-        try archiver.encode(branches, forKey: "branches")
-    }
-
-    init(from unarchiver: borrowing GraphUnarchiver) throws {
-        label = try unarchiver.decode(Int.self, forKey: "label")
-        branches = try unarchiver.decode([Waypoint].self, forKey: "branches")
-    }
-}
-
 @Suite("Body order")
 struct BodyOrderTests {
     /// Bodies that meet one new object while none waits, two, one while another waits, and
@@ -31,20 +13,21 @@ struct BodyOrderTests {
     /// all point forward takes), and comes back whole.
     @Test func bodiesAreWrittenInTheOrderTheirObjectsWereMet() throws {
         let branches = [[1], [2, 3], [4], [], [5, 6], [7], [8], [], []]
-        let places = branches.indices.map(Waypoint.init(label:))
-        for (place, targets) in zip(places, branches) { place.branches = targets.map { places[$0] } }
+        // Nodes without heirs: each body references only its children.
+        let places = branches.indices.map(OwningNode.init(label:))
+        for (place, targets) in zip(places, branches) { place.children = targets.map { places[$0] } }
         let data = try GraphArchiver.archivedData(withRootObject: places[0])
         let graph = try ArchiveGraph(data: data)
         var stored: [ArchiveValue?] = []
         try graph.forEachObject { stored.append($0["label"]) }
         #expect(stored == branches.indices.reversed().map { .integer(Int64($0)) })
-        let back = try GraphUnarchiver.unarchivedObject(ofType: Waypoint.self, from: data)
+        let back = try GraphUnarchiver.unarchivedObject(ofType: OwningNode.self, from: data)
         var pending = [back]
         var visited = 0
         while let copy = pending.popLast() {
             visited += 1
-            #expect(copy.branches.map(\.label) == branches[copy.label], "branches of \(copy.label)")
-            pending += copy.branches
+            #expect(copy.children.map(\.label) == branches[copy.label], "branches of \(copy.label)")
+            pending += copy.children
         }
         #expect(visited == places.count)
     }
