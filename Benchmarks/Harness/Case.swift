@@ -39,6 +39,8 @@ struct Trial {
     /// The operation already ran once at this size on these inputs while setting up (a peer's
     /// reference archive and its check, or a pilot run): that run is its warm-up.
     var isWarmedUp = false
+    /// New memory that run took, run and check together (``FreshPages``); 0 if none ran.
+    var freshBytes = 0
     var run: () throws -> Void
     var check: () throws -> Void
 }

@@ -36,6 +36,8 @@ struct Settings: Equatable, Sendable {
     var seed: UInt64 = 1
     /// The heap every timed run starts from.
     var heap = HeapState.warm
+    /// Touch as much new memory as a row's last run took before each of its timed runs (``FreshPages``).
+    var pretouch = true
     /// Where the keyed workload keeps NSKeyedArchiver's archives between runs, if anywhere.
     var keyedInputDirectory: String?
 }
@@ -69,6 +71,10 @@ enum CommandLineSyntax {
           --heap STATE       the heap every timed run starts from: warm (freed memory kept by the
                              process, as in one that keeps coding graphs) or cold (given back to
                              the system first, as a process's first decode finds it) (default warm)
+          --pretouch on|off  before each timed run, map, touch and unmap as much new memory as
+                             the row's last run took, so that a run's new pages cost what the
+                             kernel charges, not what a VM host adds for memory it took back
+                             (default on)
           --sweep            also time gridstore and its floors at N = 10k, 100k, 1M, 10M
                      (memory allowing)
           --json PATH        write every figure to PATH (schema: docs/BENCHMARKS.md)
@@ -129,6 +135,12 @@ enum CommandLineSyntax {
                     throw UsageError(message: "--heap needs warm or cold, not \"\(text)\"")
                 }
                 settings.heap = state
+            case "--pretouch":
+                let text = try value(of: argument)
+                guard text == "on" || text == "off" else {
+                    throw UsageError(message: "--pretouch needs on or off, not \"\(text)\"")
+                }
+                settings.pretouch = text == "on"
             case "--sweep":
                 settings.sweep = true
             case "--json":

@@ -22,7 +22,7 @@ enum MarkdownReport {
         return """
             Run of \(report.date), \(report.build) build\(report.zstdInBuild ? "" : " without zstd"), \
             \(arguments): N = \(report.count.grouped), F = \(report.sharedFraction), \(report.warmups) warm-up + \
-            \(report.repetitions) timed rounds, \(report.heap.rawValue) heap, on \(report.machine.cpuModel) \
+            \(report.repetitions) timed rounds, \(report.heap.rawValue) heap\(TableRenderer.pretouchText(report)), on \(report.machine.cpuModel) \
             (\(report.machine.logicalCPUs) logical CPUs, \(Format.bytes(Int(report.machine.memoryBytes))), \
             \(report.machine.operatingSystem)); load average \
             \(TableRenderer.loadText(report.loadAverageAtStart, report.loadAverageAtEnd)). \

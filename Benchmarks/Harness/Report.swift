@@ -282,6 +282,9 @@ struct Report: Codable, Sendable {
     var peerBudgetSeconds: Double
     /// The heap every timed run started from (`--heap`).
     var heap: HeapState
+    /// Whether each timed run was preceded by touching the new memory its row takes
+    /// (`--pretouch`); nil in reports written before the flag existed.
+    var pretouch: Bool?
     var seed: UInt64
     var compressions: [String]
     var workloads: [WorkloadReport] = []

@@ -56,10 +56,14 @@ struct CaseTimer {
         var samples = [[Double]](repeating: [], count: cases.count)
         /// The longest run of each case so far, its warm-up included (nil: it has not run).
         var longest = [Double?](repeating: nil, count: cases.count)
+        /// The new memory each case's last run took (``FreshPages``).
+        var freshBytes = cases.map { _ in 0 }
+        for (index, trial, _) in trials { freshBytes[index] = trial.freshBytes }
         var extraSeconds = 0.0
         func runOnce(_ index: Int, _ trial: Trial, keepingTime: Bool) {
             do {
-                let elapsed = try time(trial.run)
+                let (elapsed, fresh) = try time(pretouching: freshBytes[index], trial.run)
+                freshBytes[index] = fresh
                 longest[index] = max(longest[index] ?? 0, elapsed)
                 let checkStart = ContinuousClock.now
                 defer {
@@ -182,11 +186,12 @@ struct CaseTimer {
                 let start = ContinuousClock.now
                 var trial = try measured.prepare(count)
                 let setup = max(start.duration(to: .now).seconds, trial.inputSeconds)
-                let once = try time {
+                let (once, fresh) = try time {
                     try trial.run()
                     try trial.check()
                 }
                 trial.isWarmedUp = true
+                trial.freshBytes = fresh
                 trials[count] = trial
                 pilots.append(Pilot(count: count, setup: setup, once: once))
                 Output.progress(
@@ -262,11 +267,16 @@ struct CaseTimer {
         return max(1, power)
     }
 
-    func time(_ body: () throws -> Void) throws -> Double {
+    /// Runs `body` on the clock from a settled heap and, with `--pretouch on`, after touching
+    /// `freshBytes` of new memory (``FreshPages``); returns its seconds and the new memory it
+    /// took (0 when not measured).
+    func time(pretouching freshBytes: Int = 0, _ body: () throws -> Void) throws -> (seconds: Double, freshBytes: Int) {
         settings.heap.settle()
+        let resident = settings.pretouch ? FreshPages.prepare(freshBytes) : nil
         let start = ContinuousClock.now
         try body()
-        return start.duration(to: .now).seconds
+        let seconds = start.duration(to: .now).seconds
+        return (seconds, FreshPages.taken(since: resident))
     }
 }
 
@@ -387,6 +397,7 @@ extension Report {
         warmups = settings.warmups
         peerBudgetSeconds = settings.peerBudget
         heap = settings.heap
+        pretouch = settings.pretouch
         seed = settings.seed
         compressions = settings.compressions.map(\.description)
     }

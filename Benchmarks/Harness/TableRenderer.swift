@@ -36,7 +36,7 @@ enum TableRenderer {
             load average \(loadText(report.loadAverageAtStart, report.loadAverageAtEnd))
             N = \(report.count.grouped), F = \(report.sharedFraction), \(report.warmups) warm-up + \
             \(report.repetitions) repetitions (median, min, max), peer budget \(report.peerBudgetSeconds) s per \
-            operation, \(report.heap.rawValue) heap, seed \(report.seed)
+            operation, \(report.heap.rawValue) heap\(pretouchText(report)), seed \(report.seed)
             arguments: \(report.arguments.isEmpty ? "(defaults)" : report.arguments.joined(separator: " "))
 
             """
@@ -82,6 +82,11 @@ enum TableRenderer {
     }
 
     /// "0.52 at the start, 1.10 at the end" (1-minute averages), or "not recorded".
+    /// ", new pages pretouched" when the run touched each row's new memory first (`--pretouch`).
+    static func pretouchText(_ report: Report) -> String {
+        report.pretouch == true ? ", new pages pretouched" : ""
+    }
+
     static func loadText(_ start: [Double]?, _ end: [Double]?) -> String {
         guard let start = start?.first, let end = end?.first else { return "not recorded" }
         return String(format: "%.2f at the start, %.2f at the end", start, end)

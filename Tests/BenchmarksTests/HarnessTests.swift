@@ -15,7 +15,7 @@ struct HarnessTests {
         let command = try CommandLineSyntax.parse([
             "--n", "20k", "--shared", "0.5", "--reps", "7", "--only", "gridstate", "nskeyed", "--compress",
             "none,zstd:19", "--budget", "2.5", "--json", "out.json", "--sweep", "--seed", "7", "--heap", "cold",
-            "--baseline", "Benchmarks/baseline.json", "--keyed-input", "inputs", "chain",
+            "--pretouch", "off", "--baseline", "Benchmarks/baseline.json", "--keyed-input", "inputs", "chain",
         ])
         guard case .run(let settings) = command else {
             Issue.record("expected a run, got \(command)")
@@ -31,6 +31,7 @@ struct HarnessTests {
         #expect(settings.sweep)
         #expect(settings.seed == 7)
         #expect(settings.heap == .cold)
+        #expect(!settings.pretouch)
         #expect(settings.baselinePath == "Benchmarks/baseline.json")
         #expect(settings.keyedInputDirectory == "inputs")
         #expect(try CommandLineSyntax.parse(["--markdown", "run.json"]) == .markdown(reportPath: "run.json"))
@@ -45,6 +46,7 @@ struct HarnessTests {
         #expect(settings.sharedFraction == 0.25)
         #expect(settings.compressions == [.none, .zstd])
         #expect(settings.heap == .warm)
+        #expect(settings.pretouch)
         #expect(try CommandLineSyntax.parse(["-h"]) == .help)
         #expect(try CommandLineSyntax.parse(["--n", "1_000", "--help"]) == .help)
     }
@@ -53,8 +55,8 @@ struct HarnessTests {
         ["--bogus"], ["--n"], ["--n", "0"], ["--n", "1M0"], ["--n", "99999999999999999999"], ["--shared", "1"],
         ["--shared", "-0.1"], ["--reps", "x"], ["--only"], ["--only", "nope"], ["nope"], ["--compress", "lz4"],
         ["--compress", "zstd:"], ["--budget", "0"], ["--json"], ["--seed", "-1"], ["--heap"], ["--heap", "hot"],
-        ["--heap", "--sweep"], ["--baseline"], ["--baseline", "--sweep"], ["--markdown"],
-        ["--keyed-input"], ["--keyed-input", "--sweep"],
+        ["--heap", "--sweep"], ["--pretouch"], ["--pretouch", "yes"], ["--baseline"], ["--baseline", "--sweep"],
+        ["--markdown"], ["--keyed-input"], ["--keyed-input", "--sweep"],
     ])
     func rejectsBadFlags(_ arguments: [String]) {
         #expect(throws: UsageError.self) { try CommandLineSyntax.parse(arguments) }
@@ -626,6 +628,26 @@ struct HarnessTests {
         #expect(comparisons.count == 2)
         #expect(comparisons.first { $0.against == "JSONEncoder" }?.ratio == 0.05)
         #expect(comparisons.first { $0.againstRole == .floor }?.ratio == 2)
+    }
+}
+
+/// `--pretouch`: the new memory a run takes, and the touch before the next run.
+@Suite("Benchmark harness: new pages")
+struct FreshPagesTests {
+    /// The touch gives its memory back, and the need measured afterwards is what the run
+    /// itself mapped. In a process of its own, whose resident size no test beside it moves.
+    @Test func touchGivesMemoryBackAndTheRunsNewMemoryIsMeasured() async {
+        await #expect(processExitsWith: .success) {
+            let megabyte = 1 << 20
+            guard let before = MemoryProbe.residentBytes(), let start = FreshPages.prepare(256 * megabyte) else {
+                exit(0)  // no /proc/self/clear_refs here: nothing is touched or measured
+            }
+            #expect(start < before + 16 * megabyte, "the touched memory stayed: \(before) → \(start) bytes")
+            let run = [UInt8](repeating: 1, count: 64 * megabyte)
+            let taken = FreshPages.taken(since: start)
+            #expect(taken >= 64 * megabyte && taken < 96 * megabyte, "\(taken) bytes for a 64 MiB run")
+            withExtendedLifetime(run) { exit(0) }
+        }
     }
 }
 
