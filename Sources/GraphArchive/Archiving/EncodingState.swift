@@ -227,6 +227,16 @@ struct EncodingState: ~Copyable {
         return true
     }
 
+    /// Announces the next key of the record's expected shape, as `writeExpectedKey(_:)` does,
+    /// when that key sits at `slot` of `shapeKeyBits` (the Codable bridge knows a key's slot
+    /// from before, see `CodableKeySlots`); changes nothing and returns false otherwise.
+    @inline(__always)
+    mutating func writeExpectedKey(atSlot slot: Int) -> Bool {
+        guard let next = expectedKeySlot, next == slot else { return false }
+        container.position &+= 1
+        return true
+    }
+
     /// Where the next key of the record's expected shape sits in `shapeKeyBits` and
     /// `shapeKeyStrings`, or nil when no shape is expected or it has no key left.
     @inlinable @inline(__always)

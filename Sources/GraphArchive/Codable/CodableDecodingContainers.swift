@@ -8,19 +8,22 @@ extension CodableDecoder {
     // MARK: - Keyed
 
     /// Runs `read` with the reader on `key`'s value in keyed `frame` (`found` false if the
-    /// record lacks the key); the value counts as read if `read` moved the reader.
+    /// record lacks the key); the value counts as read if `read` moved the reader. `keySlots`:
+    /// the place of the container `key` came from, which serves its key type only (see
+    /// `locate(_:in:keySlots:)`), or nil for a key of another type.
     @inline(__always)
     func withValue<R>(
         forKey key: some CodingKey,
         in frame: Int,
         serial: Int,
+        keySlots: CodableKeyedContainerPlace? = nil,
         expected: Any.Type,
         _ read: (_ found: Bool) throws -> R
     ) throws -> R {
         var valueOffset = -1
         do {
             try state.checkFrame(frame, serial: serial)
-            let found = try state.locate(key.stringValue, in: frame)
+            let found = try locate(key, in: frame, keySlots: keySlots)
             if found { valueOffset = state.engine.reader.offset }
             let value = try read(found)
             if found && state.engine.reader.offset != valueOffset { state.finishValue(in: frame) }
@@ -28,6 +31,28 @@ extension CodableDecoder {
         } catch {
             throw keyedError(error, key: key, in: frame, expected: expected, valueOffset: valueOffset)
         }
+    }
+
+    /// Positions the reader on `key`'s value in keyed `frame`, as `CodableDecodingState.locate`
+    /// does; a key of a plain type whose slot `keySlots` knows is found without a call to its
+    /// `stringValue` (see `CodableKeySlots`).
+    @inline(__always)
+    private func locate<Key: CodingKey>(_ key: Key, in frame: Int, keySlots place: CodableKeyedContainerPlace?) throws
+        -> Bool
+    {
+        guard let place, let bits = plainKeyBits(of: key) else { return try state.locate(key.stringValue, in: frame) }
+        let next = state.nextKeySlot(in: frame)
+        if next >= 0 && place.keySlot(for: bits) == next {
+            state.takeNextKey(in: frame)
+            return true
+        }
+        let name = key.stringValue
+        if next >= 0 && state.engine.tables.shapeKeys[next] == name {
+            state.takeNextKey(in: frame)
+            place.remember(next, for: bits)
+            return true
+        }
+        return try state.locateElsewhere(name, in: frame)
     }
 
     @inline(never)
@@ -59,17 +84,21 @@ extension CodableDecoder {
     }
 
     @inline(__always)
-    func decodePrimitive<P: CodablePrimitive>(_: P.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws
-        -> P
-    {
-        try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
+    func decodePrimitive<P: CodablePrimitive>(
+        _: P.Type,
+        forKey key: some CodingKey,
+        in place: CodableKeyedContainerPlace
+    ) throws -> P {
+        let frame = place.frame
+        return try withValue(forKey: key, in: frame, serial: place.serial, keySlots: place, expected: P.self) { found in
             guard found else { throw keyNotFound(key, in: frame) }
             return try P.readTagged(from: &state.engine)
         }
     }
 
-    func decode<T: Decodable>(_: T.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> T {
-        try withValue(forKey: key, in: frame, serial: serial, expected: T.self) { found in
+    func decode<T: Decodable>(_: T.Type, forKey key: some CodingKey, in place: CodableKeyedContainerPlace) throws -> T {
+        let frame = place.frame
+        return try withValue(forKey: key, in: frame, serial: place.serial, keySlots: place, expected: T.self) { found in
             guard found else { throw keyNotFound(key, in: frame) }
             return try decodeValue(T.self, step: locatedStep(in: frame), parent: frame)
         }
@@ -80,26 +109,32 @@ extension CodableDecoder {
     func decodePrimitiveIfPresent<P: CodablePrimitive>(
         _: P.Type,
         forKey key: some CodingKey,
-        in frame: Int,
-        serial: Int
+        in place: CodableKeyedContainerPlace
     ) throws -> P? {
-        try withValue(forKey: key, in: frame, serial: serial, expected: P.self) { found in
+        try withValue(forKey: key, in: place.frame, serial: place.serial, keySlots: place, expected: P.self) { found in
             guard found, try !state.engine.readNilIfPresent() else { return nil }
             return try P.readTagged(from: &state.engine)
         }
     }
 
     /// nil when the key is absent or holds nil.
-    func decodeIfPresent<T: Decodable>(_: T.Type, forKey key: some CodingKey, in frame: Int, serial: Int) throws -> T? {
-        try withValue(forKey: key, in: frame, serial: serial, expected: T.self) { found in
+    func decodeIfPresent<T: Decodable>(
+        _: T.Type,
+        forKey key: some CodingKey,
+        in place: CodableKeyedContainerPlace
+    ) throws -> T? {
+        let frame = place.frame
+        return try withValue(forKey: key, in: frame, serial: place.serial, keySlots: place, expected: T.self) { found in
             guard found else { return nil }
             if try state.engine.readNilIfPresent() { return nil }
             return try decodeValue(T.self, step: locatedStep(in: frame), parent: frame)
         }
     }
 
-    func decodeNil(forKey key: some CodingKey, in frame: Int, serial: Int) throws -> Bool {
-        try withValue(forKey: key, in: frame, serial: serial, expected: Never?.self) { found in
+    func decodeNil(forKey key: some CodingKey, in place: CodableKeyedContainerPlace) throws -> Bool {
+        let frame = place.frame
+        return try withValue(forKey: key, in: frame, serial: place.serial, keySlots: place, expected: Never?.self) {
+            found in
             guard found else { throw keyNotFound(key, in: frame) }
             return try state.engine.readNilIfPresent()
         }
@@ -393,11 +428,17 @@ extension PrimitiveValueDecoding {
 ///
 /// The calls are inlined into each type's witnesses, where the place is read directly.
 protocol CodableKeyedDecoding: KeyedDecodingContainerProtocol {
-    /// Calls `body` with the decoder and the place's frame and serial.
-    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R
+    /// Calls `body` with the container's place.
+    func withPlace<R>(_ body: (CodableKeyedPlace<CodableDecoder>) throws -> R) rethrows -> R
 }
 
 extension CodableKeyedDecoding {
+    /// Calls `body` with the decoder and the place's frame and serial.
+    @inline(__always)
+    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
+        try withPlace { try body($0.coder, $0.frame, $0.serial) }
+    }
+
     var codingPath: [any CodingKey] { withFrame { decoder, frame, _ in decoder.state.codingPath(to: frame) } }
     var allKeys: [Key] { withFrame { $0.keys(in: $1, serial: $2) }.compactMap { Key(stringValue: $0) } }
 
@@ -405,7 +446,7 @@ extension CodableKeyedDecoding {
 
     @inline(__always)
     func decodeNil(forKey key: Key) throws -> Bool {
-        try withFrame { try $0.decodeNil(forKey: key, in: $1, serial: $2) }
+        try withPlace { try $0.coder.decodeNil(forKey: key, in: $0) }
     }
     @inline(__always) func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
     @inline(__always) func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, key) }
@@ -424,12 +465,12 @@ extension CodableKeyedDecoding {
 
     @inline(__always)
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try withFrame { try $0.decode(type, forKey: key, in: $1, serial: $2) }
+        try withPlace { try $0.coder.decode(type, forKey: key, in: $0) }
     }
 
     @inline(__always)
     private func primitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P {
-        try withFrame { try $0.decodePrimitive(type, forKey: key, in: $1, serial: $2) }
+        try withPlace { try $0.coder.decodePrimitive(type, forKey: key, in: $0) }
     }
 
     // One lookup instead of the protocol's default contains + decodeNil + decode.
@@ -451,12 +492,12 @@ extension CodableKeyedDecoding {
 
     @inline(__always)
     private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
-        try withFrame { try $0.decodeIfPresent(type, forKey: key, in: $1, serial: $2) }
+        try withPlace { try $0.coder.decodeIfPresent(type, forKey: key, in: $0) }
     }
 
     @inline(__always)
     private func optionalPrimitive<P: CodablePrimitive>(_ type: P.Type, _ key: Key) throws -> P? {
-        try withFrame { try $0.decodePrimitiveIfPresent(type, forKey: key, in: $1, serial: $2) }
+        try withPlace { try $0.coder.decodePrimitiveIfPresent(type, forKey: key, in: $0) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -491,8 +532,8 @@ struct CodableKeyedDecodingContainer<Key: CodingKey>: CodableKeyedDecoding {
     let place: CodableKeyedPlaceReference<CodableDecoder>
 
     @inline(__always)
-    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
-        try place.withFrame(body)
+    func withPlace<R>(_ body: (CodableKeyedPlace<CodableDecoder>) throws -> R) rethrows -> R {
+        try place.withPlace(body)
     }
 }
 
@@ -514,8 +555,8 @@ struct CodableLentKeyedDecodingContainer<Key: CodingKey>: CodableKeyedDecoding {
     let place: LentReference<CodableKeyedPlace<CodableDecoder>>
 
     @inline(__always)
-    func withFrame<R>(_ body: (_ decoder: CodableDecoder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
-        try place.withObject { try body($0.coder, $0.frame, $0.serial) }
+    func withPlace<R>(_ body: (CodableKeyedPlace<CodableDecoder>) throws -> R) rethrows -> R {
+        try place.withObject(body)
     }
 }
 

@@ -513,20 +513,32 @@ struct CodableDecodingState: ~Copyable {
     @inline(__always)
     mutating func locate(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
         // Keys read in the order they were written: the next one is at the cursor.
-        let position = frames[frame].record.position
-        if position < frames[frame].record.keyCount
-            && engine.tables.shapeKeys[frames[frame].record.keyStart + position] == key
-        {
-            engine.reader.offset = frames[frame].record.cursor
-            frames[frame].record.current = position
+        let next = nextKeySlot(in: frame)
+        if next >= 0 && engine.tables.shapeKeys[next] == key {
+            takeNextKey(in: frame)
             return true
         }
         return try locateElsewhere(key, in: frame)
     }
 
+    /// The slot of `engine.tables.shapeKeys` that holds the key keyed `frame` has next in
+    /// order, or -1 past its last.
+    @inline(__always)
+    func nextKeySlot(in frame: Int) -> Int {
+        let position = frames[frame].record.position
+        return position < frames[frame].record.keyCount ? frames[frame].record.keyStart + position : -1
+    }
+
+    /// Positions the reader on the value of keyed `frame`'s next key in order (`nextKeySlot`).
+    @inline(__always)
+    mutating func takeNextKey(in frame: Int) {
+        engine.reader.offset = frames[frame].record.cursor
+        frames[frame].record.current = frames[frame].record.position
+    }
+
     /// Any other order: the engine's own search, on the frame's record.
     @inline(never)
-    private mutating func locateElsewhere(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
+    mutating func locateElsewhere(_ key: String, in frame: Int) throws(GraphArchiveError) -> Bool {
         swap(&engine.container, &frames[frame].record)
         defer { swap(&engine.container, &frames[frame].record) }
         return try engine.locate(key)

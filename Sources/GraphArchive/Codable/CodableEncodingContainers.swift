@@ -7,25 +7,44 @@
 extension CodableEncoder {
     // MARK: - Keyed
 
+    /// Announces `key` in keyed frame `frame` (entered). `keySlots` is the place of the
+    /// container `key` came from, which serves its key type only: a key of a plain type whose
+    /// slot it knows is announced without a call to its `stringValue` (see `CodableKeySlots`).
     @inline(__always)
-    func encodePrimitive<P: CodablePrimitive>(_ value: P, forKey key: some CodingKey, in frame: Int, serial: Int) throws
-    {
-        try write(in: frame, serial: serial, key: key) {
-            try state.engine.writeKey(key.stringValue)
+    private func writeKey<Key: CodingKey>(_ key: Key, keySlots place: CodableKeyedContainerPlace) throws {
+        let bits = plainKeyBits(of: key)
+        if let bits, state.engine.writeExpectedKey(atSlot: place.keySlot(for: bits)) { return }
+        let expected = state.engine.expectedKeySlot
+        let name = key.stringValue
+        if state.engine.writeExpectedKey(name) {
+            if let bits, let expected { place.remember(expected, for: bits) }
+            return
+        }
+        try state.engine.writeKey(name)
+    }
+
+    @inline(__always)
+    func encodePrimitive<P: CodablePrimitive>(
+        _ value: P,
+        forKey key: some CodingKey,
+        in place: CodableKeyedContainerPlace
+    ) throws {
+        try write(in: place.frame, serial: place.serial, key: key) {
+            try writeKey(key, keySlots: place)
             value.writeTagged(to: &state.engine)
         }
     }
 
-    func encodeNil(forKey key: some CodingKey, in frame: Int, serial: Int) throws {
-        try write(in: frame, serial: serial, key: key) {
-            try state.engine.writeKey(key.stringValue)
+    func encodeNil(forKey key: some CodingKey, in place: CodableKeyedContainerPlace) throws {
+        try write(in: place.frame, serial: place.serial, key: key) {
+            try writeKey(key, keySlots: place)
             state.engine.writeNil()
         }
     }
 
-    func encode<T: Encodable>(_ value: T, forKey key: some CodingKey, in frame: Int, serial: Int) throws {
-        try write(in: frame, serial: serial, key: key) {
-            try state.engine.writeKey(key.stringValue)
+    func encode<T: Encodable>(_ value: T, forKey key: some CodingKey, in place: CodableKeyedContainerPlace) throws {
+        try write(in: place.frame, serial: place.serial, key: key) {
+            try writeKey(key, keySlots: place)
             try encodeValue(value, key: .key(key))
         }
     }
@@ -143,7 +162,7 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     var codingPath: [any CodingKey] { place.withFrame { encoder, frame, _ in encoder.state.codingPath(to: frame) } }
 
-    func encodeNil(forKey key: Key) throws { try place.withFrame { try $0.encodeNil(forKey: key, in: $1, serial: $2) } }
+    func encodeNil(forKey key: Key) throws { try place.withPlace { try $0.coder.encodeNil(forKey: key, in: $0) } }
     func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
     func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
     func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
@@ -160,12 +179,12 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try place.withFrame { try $0.encode(value, forKey: key, in: $1, serial: $2) }
+        try place.withPlace { try $0.coder.encode(value, forKey: key, in: $0) }
     }
 
     @inline(__always)
     private func primitive<P: CodablePrimitive>(_ value: P, _ key: Key) throws {
-        try place.withFrame { try $0.encodePrimitive(value, forKey: key, in: $1, serial: $2) }
+        try place.withPlace { try $0.coder.encodePrimitive(value, forKey: key, in: $0) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(

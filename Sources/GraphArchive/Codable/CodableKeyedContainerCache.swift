@@ -108,7 +108,8 @@ struct CodableKeyedContainerCache {
     }
 }
 
-/// Where a keyed container reads or writes: a frame and its serial number in its coder's state.
+/// Where a keyed container reads or writes: a frame and its serial number in its coder's state,
+/// and the slots its keys were last found at (`CodableKeySlots`).
 ///
 /// A class, so that the standard library's `_KeyedDecodingContainerBox` and
 /// `_KeyedEncodingContainerBox`, which run unspecialized and copy their container for every
@@ -117,18 +118,71 @@ struct CodableKeyedContainerCache {
 /// so that a coder's cache repoints a container it hands out again in place.
 ///
 /// Unchecked (`UncheckedCell`): changed only by the coder's cache, between values, when nothing
-/// else holds the container; read by its own short calls.
-class CodableKeyedContainerPlace: UncheckedCell<(frame: Int, serial: Int)> {
+/// else holds the container, and by its own short calls.
+class CodableKeyedContainerPlace: UncheckedCell<CodableKeyedContainerPlace.State> {
+    struct State {
+        var frame: Int
+        var serial: Int
+        var keySlots = CodableKeySlots()
+    }
+
     final var frame: Int { value.frame }
     final var serial: Int { value.serial }
 
     init(frame: Int, serial: Int) {
-        super.init((frame, serial))
+        super.init(State(frame: frame, serial: serial))
     }
 
-    /// Makes the container use `frame` from now on.
+    /// Makes the container use `frame` from now on. Its key slots stay: a place serves one key
+    /// type of one coder.
     final func point(at frame: Int, serial: Int) {
-        value = (frame, serial)
+        value.frame = frame
+        value.serial = serial
+    }
+
+    /// The key slot the key of bits `bits` was last found at, or -1 (see `CodableKeySlots`).
+    @inline(__always)
+    final func keySlot(for bits: UInt64) -> Int {
+        value.keySlots.slot(for: bits)
+    }
+
+    /// Notes that the key of bits `bits` was found at key slot `slot`.
+    @inline(__always)
+    final func remember(_ slot: Int, for bits: UInt64) {
+        value.keySlots.remember(slot, for: bits)
+    }
+}
+
+/// Where the keys of a keyed container were last found, by their bits (`plainKeyBits`): the
+/// slot of the coder's shape keys (`EncodingState.shapeKeyBits`, `ArchiveTables.shapeKeys`)
+/// that held the key's string. A key whose bits map to the slot a record expects next is that
+/// slot's key without a call to its `stringValue` and a release of the string: about 30
+/// instructions a key (callgrind, the benchmark's `CodingKeys`).
+///
+/// Sound only because a place serves one key type (the bits of another type may mean another
+/// key) and because a `stringValue` of a plain key type is taken to be a function of the key's
+/// value, as CodableBridge.md says. Keys of any other type have no bits and are not cached.
+struct CodableKeySlots {
+    /// Entries, one per bits modulo the count: the cases of an enum of up to 8 keys, or
+    /// integer keys 0 to 7, each have their own.
+    private static let count = 8
+    /// Entry `i`'s key bits at `2 * i` and its slot at `2 * i + 1`.
+    private var entries = InlineArray<16, UInt64>(repeating: UInt64(bitPattern: -1))
+
+    /// The slot the key of bits `bits` was last found at, or -1. Mutating, though it changes
+    /// nothing, so that it reads the entries where they lie: a plain read copied them all.
+    @inline(__always)
+    mutating func slot(for bits: UInt64) -> Int {
+        let entry = (Int(truncatingIfNeeded: bits) & (Self.count - 1)) &* 2
+        guard entries[entry] == bits else { return -1 }
+        return Int(truncatingIfNeeded: entries[entry &+ 1])
+    }
+
+    @inline(__always)
+    mutating func remember(_ slot: Int, for bits: UInt64) {
+        let entry = (Int(truncatingIfNeeded: bits) & (Self.count - 1)) &* 2
+        entries[entry] = bits
+        entries[entry &+ 1] = UInt64(truncatingIfNeeded: slot)
     }
 }
 
@@ -181,5 +235,11 @@ struct CodableKeyedPlaceReference<Coder: AnyObject> {
     @inline(__always)
     func withFrame<R>(_ body: (_ coder: Coder, _ frame: Int, _ serial: Int) throws -> R) rethrows -> R {
         try place.withObject { try body($0.coder, $0.frame, $0.serial) }
+    }
+
+    /// Calls `body` with the place.
+    @inline(__always)
+    func withPlace<R>(_ body: (CodableKeyedPlace<Coder>) throws -> R) rethrows -> R {
+        try place.withObject(body)
     }
 }
