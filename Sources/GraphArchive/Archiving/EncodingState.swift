@@ -534,6 +534,14 @@ struct EncodingState: ~Copyable {
     @usableFromInline @inline(never)
     mutating func writeBackLink<Object: GraphCoding & AnyObject>(_ object: Object) {
         writeReference(object, conditional: false, backLink: true)
+        // Back links go to objects queued next to the body's own (siblings in a ring, a list
+        // met breadth first) as well as to those met before: the slot of the object queued
+        // after the next one, which the next body's back links look up, would by then be a
+        // cache miss. Here rather than in the queue's loop, which graphs without back links
+        // run too.
+        if queueHead &+ 1 < queue.count {
+            identity.prefetchHomeSlot(ofAddress: queue[queueHead &+ 1].addressBits)
+        }
     }
 
     /// Numbers `object` if new, queues its body unless `conditional`, records the edge (a back

@@ -286,6 +286,19 @@ struct IdentityTable: ~Copyable {
         return sink
     }
 
+    /// Asks for the cache lines of the home slot (key and value) of the object at `address`,
+    /// without waiting for them, when the mapping is the scrambled one: there a slot lies at
+    /// random in the table, and the lookup that needs it would wait out the miss. (In address
+    /// order, slots of objects met one after another follow each other, and the hardware
+    /// fetches them ahead by itself.)
+    @inline(__always)
+    func prefetchHomeSlot(ofAddress address: UInt) {
+        guard scrambles else { return }
+        let slot = Self.scrambledSlot(for: address, mask: mask)
+        gridstore_prefetch_for_write(keys + slot)
+        gridstore_prefetch_for_write(values + slot)
+    }
+
     /// Makes room for `total` keys without further growth.
     mutating func reserve(_ total: Int) {
         if total > count && isFull(adding: total - count) { grow(to: total) }

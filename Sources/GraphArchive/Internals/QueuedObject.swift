@@ -33,6 +33,9 @@ struct QueuedObject {
         self.init(index: index, object: object)
     }
 
+    /// The object's address, as the identity table keys it.
+    var addressBits: UInt { UInt(bitPattern: address) }
+
     /// The object's class (its dynamic type, with its conformance), read from the object.
     @inline(__always)
     var type: any (GraphCoding & AnyObject).Type {

@@ -233,6 +233,29 @@ struct CycleOrderTests {
         }
     }
 
+    /// A wide tree of 1,000 notes whose parent links are written with `encodeLater`: bodies
+    /// met breadth first, in index order, their back links written while many objects are
+    /// still queued, then copied children first by the reordering. Every note comes back in
+    /// its place.
+    @Test func wideTreeWithParentLinksRoundTrips() throws {
+        let notes = (0..<1000).map {
+            OutlineNote("note \($0)", tags: $0 % 7 == 0 ? ["seventh"] : [], parentLink: .later)
+        }
+        for (index, note) in notes.enumerated() {
+            note.adopt(Array(notes[min(notes.count, index * 4 + 1)..<min(notes.count, index * 4 + 5)]))
+        }
+        let data = try GraphArchiver.archivedData(withRootObject: notes[0])
+        let root = try GraphUnarchiver.unarchivedObject(ofType: OutlineNote.self, from: data)
+        // Breadth first, as `notes` lists them.
+        var decoded = [root]
+        var next = 0
+        while next < decoded.count {
+            decoded.append(contentsOf: decoded[next].children)
+            next += 1
+        }
+        expectSameTree(decoded, notes)
+    }
+
     /// A conditional parent link archives nothing by itself: a subtree archived alone comes
     /// back without its parent.
     @Test func subtreeArchivedAloneComesBackWithoutItsParent() throws {
