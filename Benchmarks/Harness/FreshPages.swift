@@ -12,8 +12,8 @@ import Foundation
 /// at once ran at 12 GB/s, but after a 5 s pause at 0.45–0.53 GB/s, every time. In the suite a
 /// row's memory has been free for seconds when the row next runs (the peers run in between), so
 /// every page a run mapped afresh paid the host, and how many had been taken back varied: at
-/// 10M grid-state slots, encode took 599–1,220 ms in one run, and 593–842 ms with the touch.
-/// Memory freed just now is reused first and has not been reported yet.
+/// 10M grid-state slots, encode took 599–1,220 ms in one run. Memory freed just now is reused
+/// first and has not been reported yet.
 ///
 /// A row's need is its last run's resident peak over its start (`VmHWM` after `clear_refs`, as
 /// the memory probes read it): in a `warm` heap that is the memory no earlier run left in the

@@ -57,7 +57,7 @@ struct CaseTimer {
         /// The longest run of each case so far, its warm-up included (nil: it has not run).
         var longest = [Double?](repeating: nil, count: cases.count)
         /// The new memory each case's last run took (``FreshPages``).
-        var freshBytes = cases.map { _ in 0 }
+        var freshBytes = [Int](repeating: 0, count: cases.count)
         for (index, trial, _) in trials { freshBytes[index] = trial.freshBytes }
         var extraSeconds = 0.0
         func runOnce(_ index: Int, _ trial: Trial, keepingTime: Bool) {

@@ -81,12 +81,12 @@ enum TableRenderer {
             + "load average \(loadText(baseline.loadAverageAtStart, baseline.loadAverageAtEnd)), \(arguments)"
     }
 
-    /// "0.52 at the start, 1.10 at the end" (1-minute averages), or "not recorded".
     /// ", new pages pretouched" when the run touched each row's new memory first (`--pretouch`).
     static func pretouchText(_ report: Report) -> String {
         report.pretouch == true ? ", new pages pretouched" : ""
     }
 
+    /// "0.52 at the start, 1.10 at the end" (1-minute averages), or "not recorded".
     static func loadText(_ start: [Double]?, _ end: [Double]?) -> String {
         guard let start = start?.first, let end = end?.first else { return "not recorded" }
         return String(format: "%.2f at the start, %.2f at the end", start, end)
