@@ -23,8 +23,29 @@ extension CodableEncoder {
         try state.engine.writeKey(name)
     }
 
+    /// Writes a primitive under `key`. Its common case, the container's frame current and the
+    /// key the one the record expects at the slot it was last found at, writes in place and
+    /// returns; everything else (entering a frame, a new key, an error) goes out of line, so
+    /// the common case keeps few registers and no error handling of its own (callgrind: about
+    /// 25 instructions a key).
     @inline(__always)
     func encodePrimitive<P: CodablePrimitive>(
+        _ value: P,
+        forKey key: some CodingKey,
+        in place: CodableKeyedContainerPlace
+    ) throws {
+        if state.isCurrent(place.frame, serial: place.serial), let bits = plainKeyBits(of: key),
+            state.engine.writeExpectedKey(atSlot: place.keySlot(for: bits))
+        {
+            value.writeTagged(to: &state.engine)
+            return
+        }
+        try encodePrimitiveEntering(value, forKey: key, in: place)
+    }
+
+    /// ``encodePrimitive(_:forKey:in:)`` for all but its common case.
+    @inline(never)
+    private func encodePrimitiveEntering<P: CodablePrimitive>(
         _ value: P,
         forKey key: some CodingKey,
         in place: CodableKeyedContainerPlace

@@ -519,9 +519,16 @@ struct CodableEncodingState: ~Copyable {
     @inline(__always)
     mutating func enter(_ frame: Int, serial: Int) throws -> Int {
         let previous = current
-        if frame == previous && frame >= 0 && failure == nil && frames[frame].serial == serial { return previous }
+        if isCurrent(frame, serial: serial) { return previous }
         try enterSlow(frame, serial: serial)
         return previous
+    }
+
+    /// Whether `frame` (of serial `serial`) is current and usable (nothing has failed): a write
+    /// to it needs no `enter`.
+    @inline(__always)
+    func isCurrent(_ frame: Int, serial: Int) -> Bool {
+        frame == current && frame >= 0 && failure == nil && frames[frame].serial == serial
     }
 
     @inline(never)
