@@ -83,8 +83,39 @@ extension CodableDecoder {
         .key(at: state.frames[frame].record.current)
     }
 
+    /// Reads the primitive under `key`. Its common case, the key of a plain type found at the
+    /// slot the record has next, reads in place; any other (a key out of order or never seen,
+    /// a finished container) goes out of line, so the common case keeps few registers
+    /// (callgrind: about 6 instructions a key).
     @inline(__always)
     func decodePrimitive<P: CodablePrimitive>(
+        _: P.Type,
+        forKey key: some CodingKey,
+        in place: CodableKeyedContainerPlace
+    ) throws -> P {
+        let frame = place.frame
+        guard state.isUsable(frame, serial: place.serial), let bits = plainKeyBits(of: key) else {
+            return try decodePrimitiveLocating(P.self, forKey: key, in: place)
+        }
+        let next = state.nextKeySlot(in: frame)
+        guard next >= 0 && place.keySlot(for: bits) == next else {
+            return try decodePrimitiveLocating(P.self, forKey: key, in: place)
+        }
+        state.takeNextKey(in: frame)
+        let valueOffset = state.engine.reader.offset
+        let value: P
+        do {
+            value = try P.readTagged(from: &state.engine)
+        } catch {
+            throw keyedError(error, key: key, in: frame, expected: P.self, valueOffset: valueOffset)
+        }
+        if state.engine.reader.offset != valueOffset { state.finishValue(in: frame) }
+        return value
+    }
+
+    /// ``decodePrimitive(_:forKey:in:)`` for all but its common case.
+    @inline(never)
+    private func decodePrimitiveLocating<P: CodablePrimitive>(
         _: P.Type,
         forKey key: some CodingKey,
         in place: CodableKeyedContainerPlace

@@ -363,12 +363,18 @@ struct CodableDecodingState: ~Copyable {
     /// The frame of a container, checked to still belong to a value being decoded.
     @inline(__always)
     func checkFrame(_ frame: Int, serial: Int) throws(GraphArchiveError) {
-        guard frame >= 0 && frame < frames.count && frames[frame].serial == serial else {
+        guard isUsable(frame, serial: serial) else {
             throw GraphArchiveError(
                 .invalidState,
                 "a decoding container was used after the value it belongs to was decoded"
             )
         }
+    }
+
+    /// Whether `frame` is open with serial `serial`: a container over it may be used.
+    @inline(__always)
+    func isUsable(_ frame: Int, serial: Int) -> Bool {
+        frame >= 0 && frame < frames.count && frames[frame].serial == serial
     }
 
     /// A container of `kind` for value slot `slot`: the slot itself while it has none, else a
