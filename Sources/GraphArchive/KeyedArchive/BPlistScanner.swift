@@ -79,6 +79,13 @@ struct BPlistReferences {
         return Int(reference)
     }
 
+    /// Steps over the next reference, unread: one that was read and checked before.
+    @inline(__always)
+    mutating func skip() {
+        // Cannot overflow: the container's references were checked to lie within the list.
+        cursor.offset &+= width
+    }
+
     @inline(never)
     private func outOfRange(_ reference: UInt64) -> GraphArchiveError {
         GraphArchiveError(
@@ -351,6 +358,25 @@ struct BPlist {
     @inline(__always)
     private func malformed(_ index: Int, _ problem: String) -> GraphArchiveError {
         Self.malformed(index, at: Int(offsets[index]), in: reader, problem)
+    }
+
+    /// ``uidValue(_:)`` from one load of the object's first eight bytes, when they lie before
+    /// the offset table and a UID there is at most four bytes wide (nearly every one): no
+    /// cursor, and only the checks those bytes still need, for the values of every instance
+    /// read. Anything else is left to ``uidValue(_:)``, which reads it as before and reports it.
+    @inline(__always)
+    func uidValueReadingOnce(_ index: Int) throws(GraphArchiveError) -> Int? {
+        guard index >= 0 && index < offsets.count else { return try uidValue(index) }
+        let start = Int(offsets[index])
+        guard start <= objectsEnd &- 8, let (head, _, _) = reader.paddedWords(at: start, count: 8) else {
+            return try uidValue(index)
+        }
+        let marker = UInt8(truncatingIfNeeded: head)
+        guard marker & 0xF0 == BPlistMarker.uid else { return nil }
+        let width = Int(marker & 0x0F) &+ 1
+        guard width <= 4 else { return try uidValue(index) }
+        // The `width` bytes after the marker, big endian: byte-swapped, they are the highest.
+        return Int(truncatingIfNeeded: (head &>> 8).byteSwapped &>> UInt64(64 &- 8 &* width))
     }
 
     /// The value of object `index` if it is a UID (UInt32.max if larger), else nil: the

@@ -259,7 +259,7 @@ struct KeyedArchiveIndex {
     /// (a 224-byte `memcpy` per value, seen in callgrind).
     @inline(__always)
     mutating func recordValue(_ reference: Int) throws(GraphArchiveError) -> Int {
-        guard let value = try plist.uidValue(reference) else { return reference }
+        guard let value = try plist.uidValueReadingOnce(reference) else { return reference }
         let uid = try checkedUID(value, in: reference)
         return try isPlainValue(uid) ? entryIndex(uid) : -1 - uid
     }

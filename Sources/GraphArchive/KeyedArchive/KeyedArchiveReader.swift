@@ -102,6 +102,12 @@ struct KeyedArchiveReader: ~Copyable {
         // (pages it does not reach are never touched).
         order.reserveCapacity(index.entryCount)
         arrayObjectsLimit = inputBytes / 8
+        // Reserved as the lists were seen to grow, so that they are not copied as they do
+        // (callgrind: 28 copies, 2.6M instructions, in a read of 100,000 grid-state slots):
+        // records of instances holding their strings through UIDs take about 1.3 values an
+        // entry, and an array of objects lists one per entry at most.
+        records.reserveCapacity(2 * index.entryCount)
+        arrayObjects.reserveCapacity(min(index.entryCount + 1, arrayObjectsLimit))
         let (scaled, overflow) = inputBytes.multipliedReportingOverflow(by: Self.expansionFactor)
         let expansion = overflow ? Int.max : scaled + Self.expansionAllowance
         budget = min(expansion, memoryShare)
@@ -354,7 +360,7 @@ struct KeyedArchiveReader: ~Copyable {
         throws(GraphArchiveError) -> Int?
     {
         // Inline scalars hold no objects; inline containers are refused when written.
-        guard let value = try index.plist.uidValue(reference) else { return nil }
+        guard let value = try index.plist.uidValueReadingOnce(reference) else { return nil }
         let uid = try index.checkedUID(value, in: reference)
         // An entry classified before (an object met again, a quarter of a grid-state array's
         // elements) is answered from its kind: its marker, read to tell a plain value, lies
@@ -635,11 +641,14 @@ struct KeyedArchiveReader: ~Copyable {
         // The values OR-ed: negative if any is.
         var anyValue = 0
         for _ in 0..<object.count {
-            let reference = try values.next()
             let place = places &>> ((held & 0xF) &* 4) & 0xF
             held &>>= 4
-            if place == Self.classPlace { continue }
-            let value = try index.recordValue(reference)
+            // `$class`, read and checked when the instance was classified, is not read again.
+            if place == Self.classPlace {
+                values.skip()
+                continue
+            }
+            let value = try index.recordValue(values.next())
             anyValue |= value
             records[start &+ 1 &+ Int(truncatingIfNeeded: place)] = Int32(truncatingIfNeeded: value)
         }

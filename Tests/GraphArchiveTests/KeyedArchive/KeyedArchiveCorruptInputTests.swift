@@ -148,6 +148,49 @@ struct KeyedArchiveCorruptInputTests {
         expectRefused(.badObjectReference, mentioning: "UID 2") { _ = try decodeMinimal(patched(85, [0x02])) }
     }
 
+    /// An instance's values are UIDs read the short way when at most four bytes wide; a wider
+    /// one (here a UID past 2^32, as a hostile archive may write) is read the long way and
+    /// refused, at any place among the instance's keys.
+    @Test func wideUIDAmongAnInstancesValuesIsRefused() {
+        let wide = PlistValue.uid(1 << 32 | 1)
+        for fields in [
+            [("kEncodeKeyName", wide), ("$class", PlistValue.uid(2))],
+            [("$class", PlistValue.uid(2)), ("kEncodeKeyColor", .integer(3)), ("kEncodeKeyName", wide)],
+        ] as [[(String, PlistValue)]] {
+            expectRefused(.badObjectReference, mentioning: "UID 4294967295 is out of range") {
+                _ = try decodeKeyed(
+                    Record.self,
+                    objects: [.fields(fields), .dictionary(["$classname": .string("UAGridState")])]
+                )
+            }
+        }
+    }
+
+    /// The instances after the first of a class are read through its template, their
+    /// `$class` stepped over rather than read again, wherever it lies among their keys.
+    @Test func instancesReadThroughATemplateKeepTheirValues() throws {
+        let records = try decodeKeyed(
+            [Record].self,
+            objects: [
+                .dictionary(["NS.objects": .array([.uid(2), .uid(3)]), "$class": .uid(5)]),
+                .fields([
+                    ("$class", .uid(4)), ("kEncodeKeyName", .uid(6)), ("kEncodeKeyColor", .integer(1)),
+                    ("kEncodeKeyDate", .uid(7)),
+                ]),
+                .fields([
+                    ("kEncodeKeyColor", .integer(2)), ("kEncodeKeyName", .uid(8)), ("$class", .uid(4)),
+                    ("kEncodeKeyDate", .uid(7)),
+                ]),
+                .dictionary(["$classname": .string("UAGridState")]),
+                .dictionary(["$classname": .string("NSArray")]),
+                .string("first"), .string("today"), .string("second"),
+            ]
+        )
+        #expect(records.map(\.name) == ["first", "second"])
+        #expect(records.map(\.color) == [1, 2])
+        #expect(records.map(\.date) == ["today", "today"])
+    }
+
     @Test func uidOutOfRangeIsRefused() {
         expectRefused(.badObjectReference, mentioning: "UID 4000") {
             _ = try GraphUnarchiver.unarchivedObject(
