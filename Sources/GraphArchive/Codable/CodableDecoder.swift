@@ -58,6 +58,8 @@ final class CodableDecoder: CodableContainerSource {
     }
 
     /// A keyed container over the current value: a cached one nobody holds any more, if any.
+    /// Inlined into its protocol witness, its one caller: every object asks for one.
+    @inline(__always)
     func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let slot = state.currentSlot
         let (frame, serial) = state.openObjectRecord(slot) ? (slot, state.frames[slot].serial) : try openFrame(.keyed)

@@ -25,6 +25,8 @@ final class CodableEncoder: Encoder {
     var codingPath: [any CodingKey] { state.codingPath(to: state.currentSlot) }
 
     /// A keyed container over the current value: a cached one nobody holds any more, if any.
+    /// Inlined into its protocol witness, its one caller: every object asks for one.
+    @inline(__always)
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let (frame, serial) = state.openSlot(state.currentSlot, .keyed)
         return state.keyedContainers.container(

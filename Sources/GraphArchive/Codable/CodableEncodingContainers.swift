@@ -184,20 +184,22 @@ struct CodableKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     var codingPath: [any CodingKey] { place.withFrame { encoder, frame, _ in encoder.state.codingPath(to: frame) } }
 
     func encodeNil(forKey key: Key) throws { try place.withPlace { try $0.coder.encodeNil(forKey: key, in: $0) } }
-    func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
-    func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
+    // Inlined into their protocol witnesses, which the standard library's box calls: a call
+    // more cost about 8 instructions a key (callgrind).
+    @inline(__always) func encode(_ value: Bool, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: String, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Double, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Float, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Int, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Int8, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Int16, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Int32, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: Int64, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: UInt, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: UInt8, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: UInt16, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: UInt32, forKey key: Key) throws { try primitive(value, key) }
+    @inline(__always) func encode(_ value: UInt64, forKey key: Key) throws { try primitive(value, key) }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try place.withPlace { try $0.coder.encode(value, forKey: key, in: $0) }
