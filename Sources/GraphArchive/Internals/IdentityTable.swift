@@ -23,6 +23,11 @@ internal import CPages
 ///   over 680 MB by a freed graph averaged 63 probes an insertion, against 1.8 with 512 bytes
 ///   (a simulation of the table over the links' addresses), whose stretch of 32 slots still
 ///   holds the next ten or so objects of a run.
+/// - A graph's first few hundred objects may alias where the rest follow one another (the
+///   cycles benchmark's first 730, made before the bulk of it): each ordinary growth while
+///   scrambled checks whether the keys would now fit the address order, and returns to it if
+///   so (a tree of a million nodes then encodes 12% faster). A table that leaves the address
+///   order a second time stays scrambled, so no graph moves every key twice at each growth.
 /// - Keys and values live in two blocks from `ZeroedMemory` (8 + 4 bytes a slot, no padding)
 ///   at a load factor of up to three quarters: the table is most of what an encode holds
 ///   besides its output (12.6 MB for 750,000 objects), and probes read only the keys until they hit.
@@ -50,6 +55,12 @@ struct IdentityTable: ~Copyable {
     private var heldElsewhereCount = 0
     /// False until a long probe run shows the address-order mapping clusters.
     private var scrambles = false
+    /// Whether an ordinary growth while scrambled checks if the keys would now fit the
+    /// address-order mapping (`addressOrderFits`), and returns to it if so. Cleared when the
+    /// table leaves that mapping a second time.
+    private var returnsToAddressOrder: Bool
+    /// Whether the table has left the address-order mapping before.
+    private var hasScrambled = false
     /// True while the next growth changes the mapping (to the scrambled one): every key then
     /// moves anywhere, and is copied to a new table rather than rehashed in place.
     private var remapsOnGrowth = false
@@ -60,10 +71,11 @@ struct IdentityTable: ~Copyable {
     /// Probes beyond which the address-order mapping is abandoned.
     private static let longProbe = 48
 
-    /// - Parameter scrambled: starts with the scrambled mapping (tests; the table otherwise
-    ///   switches to it when it sees a long probe run).
+    /// - Parameter scrambled: keeps to the scrambled mapping from the start (tests; the table
+    ///   otherwise switches to it when it sees a long probe run).
     init(minimumCapacity: Int = 512, scrambled: Bool = false) {
         scrambles = scrambled
+        returnsToAddressOrder = !scrambled
         capacity = Self.capacity(for: minimumCapacity)
         (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
@@ -235,8 +247,29 @@ struct IdentityTable: ~Copyable {
         next: UInt32,
         keeping: Keeping = .retained
     ) -> (index: UInt32, inserted: Bool) {
+        indexOrInsert(address: object.address, next: next, keeping: keeping, retain: object.retain)
+    }
+
+    /// ``indexOrInsert(_:next:keeping:)`` for an address that no object need be behind,
+    /// which the table neither retains nor releases (tests: addresses laid out at will).
+    mutating func indexOrInsert(heldAddress address: UInt, next: UInt32) -> (index: UInt32, inserted: Bool) {
+        indexOrInsert(address: address, next: next, keeping: .heldByCaller) {}
+    }
+
+    /// Whether the table maps keys to slots in address order (else scrambled).
+    var mapsInAddressOrder: Bool { !scrambles }
+
+    /// Slots the table has.
+    var slotCount: Int { capacity }
+
+    @inline(__always)
+    private mutating func indexOrInsert(
+        address key: UInt,
+        next: UInt32,
+        keeping: Keeping,
+        retain: () -> Void
+    ) -> (index: UInt32, inserted: Bool) {
         if isFull(adding: 1) { grow(to: count + 1) }
-        let key = object.address
         var slot = slot(for: key)
         var probes = 0
         while true {
@@ -245,7 +278,7 @@ struct IdentityTable: ~Copyable {
             if found == 0 {
                 switch keeping {
                 case .retained:
-                    object.retain()
+                    retain()
                     keys[slot] = key
                 case .heldByCaller:
                     keys[slot] = key | Self.heldElsewhere
@@ -256,16 +289,21 @@ struct IdentityTable: ~Copyable {
                 values[slot] = next
                 count += 1
                 if scrambles { prefetchNextStretch(after: key) }
-                if probes > Self.longProbe && !scrambles {
-                    scrambles = true
-                    remapsOnGrowth = true
-                    grow(to: count)
-                }
+                if probes > Self.longProbe && !scrambles { leaveAddressOrder() }
                 return (next, true)
             }
             slot = (slot &+ 1) & mask
             probes &+= 1
         }
+    }
+
+    /// Switches to the scrambled mapping, moving every key into a larger table.
+    private mutating func leaveAddressOrder() {
+        if hasScrambled { returnsToAddressOrder = false }
+        hasScrambled = true
+        scrambles = true
+        remapsOnGrowth = true
+        grow(to: count)
     }
 
     /// Loads, changing nothing, the home slot's key and value of each object whose address is
@@ -330,6 +368,12 @@ struct IdentityTable: ~Copyable {
         capacity = Self.capacity(for: max(total, count * factor))
         mask = capacity - 1
         limit = Self.limit(for: capacity)
+        if scrambles && !remapsOnGrowth && returnsToAddressOrder
+            && Self.addressOrderFits(oldKeys, count: oldCapacity, inSlots: capacity)
+        {
+            scrambles = false
+            remapsOnGrowth = true
+        }
         if oldCapacity >= Self.inPlaceMinimum && !remapsOnGrowth {
             keys = ZeroedMemory.resize(oldKeys, count: oldCapacity, to: capacity)
             values = ZeroedMemory.resize(oldValues, count: oldCapacity, to: capacity)
@@ -367,6 +411,34 @@ struct IdentityTable: ~Copyable {
             chunkStart = chunk.upperBound
         }
         Self.deallocateSlots(oldKeys, oldValues, oldCapacity)
+    }
+
+    /// Whether the keys of the first `oldCapacity` slots of `keys` would keep short probe runs
+    /// under the address-order mapping in a table of `capacity` slots, once it has filled to
+    /// its limit with keys spread as they are.
+    ///
+    /// Counts the keys whose home is in each stretch of 16 slots, doubled (a grown table fills
+    /// from about three eighths of its slots to three quarters before it grows again), and
+    /// follows the keys each stretch overflows into the next: twice round, as runs wrap.
+    private static func addressOrderFits(
+        _ keys: UnsafeMutablePointer<UInt>,
+        count oldCapacity: Int,
+        inSlots capacity: Int
+    ) -> Bool {
+        let stretchShift = 4
+        let mask = capacity - 1
+        var homes = [UInt32](repeating: 0, count: capacity >> stretchShift)
+        for slot in 0..<oldCapacity where keys[slot] != 0 {
+            homes[plainSlot(for: keys[slot], mask: mask) >> stretchShift] &+= 1
+        }
+        var overflow = 0
+        for _ in 0..<2 {
+            for keysHome in homes {
+                overflow = max(0, overflow + 2 * Int(keysHome) - (1 << stretchShift))
+                if overflow > longProbe { return false }
+            }
+        }
+        return true
     }
 
     /// Slots from which the table grows in place (`rehashInPlace`): its key block is then

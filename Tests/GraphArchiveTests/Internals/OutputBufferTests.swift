@@ -374,6 +374,79 @@ struct OutputBufferTests {
         #expect(table.count == objects.count)
     }
 
+    /// Inserts `addresses` (no objects behind them) numbered from the table's count, and finds
+    /// each again; returns whether all were new and found with their numbers.
+    private static func insertAndFind(_ addresses: [UInt], into table: inout IdentityTable) -> Bool {
+        let first = table.count
+        var kept = true
+        for (offset, address) in addresses.enumerated() {
+            kept = kept && table.indexOrInsert(heldAddress: address, next: UInt32(first + offset)).inserted
+        }
+        for (offset, address) in addresses.enumerated() {
+            let found = table.indexOrInsert(heldAddress: address, next: 0)
+            kept = kept && !found.inserted && found.index == UInt32(first + offset)
+        }
+        return kept
+    }
+
+    /// The table's mapping, read outside `#expect` (which copies what it reads).
+    private static func inAddressOrder(_ table: borrowing IdentityTable) -> Bool { table.mapsInAddressOrder }
+
+    /// `count` addresses `spacing` bytes apart from `start`, as objects allocated one after
+    /// another (`spacing` 48) or sitting in blocks that alias in the address-order mapping.
+    private static func addresses(from start: UInt, count: Int, spacing: UInt) -> [UInt] {
+        (0..<UInt(count)).map { start + $0 * spacing }
+    }
+
+    /// A table scrambled by a few objects that alias (a model's first objects, made at
+    /// different times) returns to address order once it grows and finds that the objects
+    /// met since follow one another, and stays there; every object keeps its number.
+    @Test func tableReturnsToAddressOrderOnceKeysFit() {
+        var table = IdentityTable()
+        let aliasing = Self.addresses(from: 1 << 36, count: 56, spacing: UInt(table.slotCount) * 16)
+        let aliasingFound = Self.insertAndFind(aliasing, into: &table)
+        let scrambledByThem = !Self.inAddressOrder(table)
+        let following = Self.addresses(from: 1 << 37, count: 50_000, spacing: 48)
+        let followingFound = Self.insertAndFind(following, into: &table)
+        let inOrderAgain = Self.inAddressOrder(table)
+        #expect(aliasingFound && scrambledByThem && followingFound && inOrderAgain)
+    }
+
+    /// A graph whose addresses alias at every table size keeps the table scrambled through
+    /// every growth, without growing it beyond its keys' needs.
+    @Test func tableOfAddressesAliasingAtEverySizeStaysScrambled() {
+        var table = IdentityTable()
+        let aliasing = Self.addresses(from: 1 << 32, count: 20_000, spacing: 1 << 30)
+        let found = Self.insertAndFind(aliasing, into: &table)
+        let scrambled = !Self.inAddressOrder(table)
+        let slots = table.slotCount
+        #expect(found && scrambled)
+        #expect(slots <= 65_536)
+    }
+
+    /// A table that leaves address order a second time stays scrambled, even where the keys
+    /// would fit address order again: it does not move every key twice at each growth.
+    @Test func tableLeavingAddressOrderTwiceStaysScrambled() {
+        var table = IdentityTable()
+        let firstAliasing = Self.addresses(from: 1 << 36, count: 56, spacing: UInt(table.slotCount) * 16)
+        let firstFound = Self.insertAndFind(firstAliasing, into: &table)
+        let followingFound = Self.insertAndFind(Self.addresses(from: 1 << 37, count: 20_000, spacing: 48), into: &table)
+        let inOrderAgain = Self.inAddressOrder(table)
+        #expect(firstFound && followingFound && inOrderAgain)
+        // Alias only at the present size: the next growth would spread them.
+        let secondAliasing = Self.addresses(from: 1 << 38, count: 56, spacing: UInt(table.slotCount) * 16)
+        let secondFound = Self.insertAndFind(secondAliasing, into: &table)
+        let scrambledAgain = !Self.inAddressOrder(table)
+        let grownFrom = table.slotCount
+        // Enough for one growth, at addresses whose homes neither wrap nor meet the others'.
+        let last = Self.addresses(from: (1 << 39) + (1 << 22), count: 80_000, spacing: 48)
+        let lastFound = Self.insertAndFind(last, into: &table)
+        let stillScrambled = !Self.inAddressOrder(table)
+        let slots = table.slotCount
+        #expect(secondFound && scrambledAgain && lastFound && stillScrambled)
+        #expect(slots > grownFrom)
+    }
+
     /// A table's block grown keeps its values and is zero after them: a mapped one (1 MiB and
     /// more, remapped where the system can) and one from the heap (copied into a larger one).
     @Test(arguments: [ZeroedMemory.mappedMinimum / 8, 1000])
