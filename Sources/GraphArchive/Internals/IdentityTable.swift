@@ -55,12 +55,11 @@ struct IdentityTable: ~Copyable {
     private var heldElsewhereCount = 0
     /// False until a long probe run shows the address-order mapping clusters.
     private var scrambles = false
-    /// Whether an ordinary growth while scrambled checks if the keys would now fit the
-    /// address-order mapping (`addressOrderFits`), and returns to it if so. Cleared when the
-    /// table leaves that mapping a second time.
-    private var returnsToAddressOrder: Bool
-    /// Whether the table has left the address-order mapping before.
-    private var hasScrambled = false
+    /// Times the table may still leave the address-order mapping: 2 at the start, 0 when made
+    /// scrambled. An ordinary growth while scrambled checks whether the keys would now fit that
+    /// mapping (`addressOrderFits`), and returns to it if so, only while one is left: a table
+    /// that leaves it twice stays scrambled.
+    private var addressOrderLeavesLeft: Int
     /// True while the next growth changes the mapping (to the scrambled one): every key then
     /// moves anywhere, and is copied to a new table rather than rehashed in place.
     private var remapsOnGrowth = false
@@ -75,7 +74,7 @@ struct IdentityTable: ~Copyable {
     ///   otherwise switches to it when it sees a long probe run).
     init(minimumCapacity: Int = 512, scrambled: Bool = false) {
         scrambles = scrambled
-        returnsToAddressOrder = !scrambled
+        addressOrderLeavesLeft = scrambled ? 0 : 2
         capacity = Self.capacity(for: minimumCapacity)
         (keys, values) = Self.allocateSlots(capacity)
         mask = capacity - 1
@@ -299,8 +298,7 @@ struct IdentityTable: ~Copyable {
 
     /// Switches to the scrambled mapping, moving every key into a larger table.
     private mutating func leaveAddressOrder() {
-        if hasScrambled { returnsToAddressOrder = false }
-        hasScrambled = true
+        addressOrderLeavesLeft -= 1
         scrambles = true
         remapsOnGrowth = true
         grow(to: count)
@@ -368,7 +366,7 @@ struct IdentityTable: ~Copyable {
         capacity = Self.capacity(for: max(total, count * factor))
         mask = capacity - 1
         limit = Self.limit(for: capacity)
-        if scrambles && !remapsOnGrowth && returnsToAddressOrder
+        if scrambles && !remapsOnGrowth && addressOrderLeavesLeft > 0
             && Self.addressOrderFits(oldKeys, count: oldCapacity, inSlots: capacity)
         {
             scrambles = false
