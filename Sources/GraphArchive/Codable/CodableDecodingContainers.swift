@@ -33,6 +33,16 @@ extension CodableDecoder {
         }
     }
 
+    /// Takes `frame`'s next key when `place` remembers it as the slot of a key of a plain type
+    /// with `bits`: the common case, with no call to the key's `stringValue`.
+    @inline(__always)
+    private func takeRememberedKey(_ bits: UInt64, in frame: Int, _ place: CodableKeyedContainerPlace) -> Bool {
+        let next = state.nextKeySlot(in: frame)
+        guard next >= 0 && place.keySlot(for: bits) == next else { return false }
+        state.takeNextKey(in: frame)
+        return true
+    }
+
     /// Positions the reader on `key`'s value in keyed `frame`, as `CodableDecodingState.locate`
     /// does; a key of a plain type whose slot `keySlots` knows is found without a call to its
     /// `stringValue` (see `CodableKeySlots`).
@@ -41,11 +51,8 @@ extension CodableDecoder {
         -> Bool
     {
         guard let place, let bits = plainKeyBits(of: key) else { return try state.locate(key.stringValue, in: frame) }
+        if takeRememberedKey(bits, in: frame, place) { return true }
         let next = state.nextKeySlot(in: frame)
-        if next >= 0 && place.keySlot(for: bits) == next {
-            state.takeNextKey(in: frame)
-            return true
-        }
         let name = key.stringValue
         if next >= 0 && state.engine.tables.shapeKeys[next] == name {
             state.takeNextKey(in: frame)
@@ -94,14 +101,11 @@ extension CodableDecoder {
         in place: CodableKeyedContainerPlace
     ) throws -> P {
         let frame = place.frame
-        guard state.isUsable(frame, serial: place.serial), let bits = plainKeyBits(of: key) else {
+        guard state.isUsable(frame, serial: place.serial), let bits = plainKeyBits(of: key),
+            takeRememberedKey(bits, in: frame, place)
+        else {
             return try decodePrimitiveLocating(P.self, forKey: key, in: place)
         }
-        let next = state.nextKeySlot(in: frame)
-        guard next >= 0 && place.keySlot(for: bits) == next else {
-            return try decodePrimitiveLocating(P.self, forKey: key, in: place)
-        }
-        state.takeNextKey(in: frame)
         let valueOffset = state.engine.reader.offset
         let value: P
         do {
