@@ -12,6 +12,7 @@ enum MarkdownReport {
         let others = otherGridstoreRows(report)
         if !others.rows.isEmpty { text += "\n" + others.render() }
         text += "\n" + comparisons(report).render()
+        if !report.sweep.isEmpty { text += "\n" + sweep(report).render() }
         if !report.targets.isEmpty { text += "\n" + targets(report).render() }
         return text
     }
@@ -110,6 +111,50 @@ enum MarkdownReport {
             ])
         }
         return table
+    }
+
+    /// The sweep (`--sweep`): time per record of each operation at each size, gridstore's and
+    /// its floors' parts, and e of time ∝ N^e for gridstore's (the floor's beside it).
+    static func sweep(_ report: Report) -> MarkdownTable {
+        var sizes: [Int] = []
+        var lines: [(workload: String, operation: OperationKind)] = []
+        for point in report.sweep {
+            if !sizes.contains(point.records) { sizes.append(point.records) }
+            if !lines.contains(where: { $0 == (point.workload, point.operation) }) {
+                lines.append((point.workload, point.operation))
+            }
+        }
+        sizes.sort()
+        var table = MarkdownTable(
+            header: ["workload", "operation"] + sizes.map { "N = \($0.grouped)" } + ["time ∝ N^e"],
+            rightAligned: Set(2..<(2 + sizes.count))
+        )
+        for line in lines {
+            let points = report.sweep.filter { $0.workload == line.workload && $0.operation == line.operation }
+            let cells = sizes.map { size in
+                guard let point = points.first(where: { $0.records == size }) else { return "-" }
+                guard point.status == .ok else { return point.status.rawValue }
+                return point.nanosecondsPerRecord.map { String(format: "%.1f ns", $0) } ?? "-"
+            }
+            let growth = report.growth.first { $0.workload == line.workload && $0.operation == line.operation }
+            table.rows.append(
+                [line.workload, operationName(line.operation)] + cells + [
+                    growth.map { growth in
+                        String(format: "e = %.2f", growth.exponent)
+                            + (growth.floorExponent.map { String(format: " (floor: %.2f)", $0) } ?? "")
+                    } ?? ""
+                ]
+            )
+        }
+        return table
+    }
+
+    /// gridstore's operation, or the floor part that times `operation` ("floor: traversal").
+    private static func operationName(_ operation: OperationKind) -> String {
+        guard let part = Comparisons.floorParts.first(where: { $0.operation == operation }) else {
+            return operation.rawValue
+        }
+        return "\(part.of.rawValue) floor: \(part.subject)"
     }
 
     static func targets(_ report: Report) -> MarkdownTable {

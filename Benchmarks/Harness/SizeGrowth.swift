@@ -32,13 +32,21 @@ struct SizeGrowth {
 
     /// gridstore's encode and decode without compression, what the growth figures time, and
     /// the parts of their floors (traversal, memcpy, build from arrays) if asked for.
+    /// Only gridstore's first case of each operation: the row the tables call "gridstore" (not
+    /// the keyed workload's schema-less read or first read).
     func growthCases(_ workload: any Workload) -> [Case] {
-        workload.cases().filter { candidate in
+        var timed: [OperationKind] = []
+        return workload.cases().filter { candidate in
             switch candidate.role {
             case .gridstore:
-                candidate.compression == "none" && (candidate.operation == .encode || candidate.operation == .decode)
-            case .floor: includesFloors && Comparisons.floorParts.contains { $0.operation == candidate.operation }
-            case .peer, .reference: false
+                guard candidate.compression == "none", candidate.operation == .encode || candidate.operation == .decode,
+                    !timed.contains(candidate.operation)
+                else { return false }
+                timed.append(candidate.operation)
+                return true
+            case .floor:
+                return includesFloors && Comparisons.floorParts.contains { $0.operation == candidate.operation }
+            case .peer, .reference: return false
             }
         }
     }
@@ -69,7 +77,7 @@ struct SizeGrowth {
                 SweepPoint(
                     workload: entry.name,
                     operation: $0,
-                    records: records,
+                    records: size,
                     status: .skipped,
                     message: reason
                 )

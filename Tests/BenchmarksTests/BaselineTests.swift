@@ -185,5 +185,27 @@ struct BaselineTests {
         #expect(text.contains("| w | encode | none | JSONEncoder | 200.00 ms | 1.000 s | 5x faster |"))
         #expect(text.contains("| met | encode ≥ 4x faster than JSONEncoder | 5x faster \\| really |"))
         #expect(text.contains("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"))
+        #expect(!text.contains("time ∝ N^e"), "no sweep, no sweep table")
+    }
+
+    @Test func markdownShowsTheSweepPerRecordWithItsExponents() throws {
+        var report = Self.report([Self.row("gridstore", .encode, seconds: 0.2)])
+        func point(_ operation: OperationKind, _ records: Int, seconds: Double?) -> SweepPoint {
+            SweepPoint(Self.row("gridstore", operation, seconds: seconds, records: records))
+        }
+        report.sweep = [
+            point(.encode, 10_000, seconds: 0.001), point(.encode, 100_000, seconds: 0.011),
+            point(.traverse, 10_000, seconds: 0.0005), point(.traverse, 100_000, seconds: 0.005),
+        ]
+        report.sweep.append(
+            SweepPoint(workload: "w", operation: .encode, records: 1_000_000, status: .skipped, message: "memory")
+        )
+        report.growth = SizeGrowth.exponents(report.sweep, workload: "w")
+        let growth = try #require(report.growth.first)
+        #expect(growth.fromRecords == 10_000 && growth.toRecords == 100_000)
+        let text = MarkdownReport.render(report)
+        #expect(text.contains("| workload | operation | N = 10,000 | N = 100,000 | N = 1,000,000 | time ∝ N^e |"))
+        #expect(text.contains("| w | encode | 100.0 ns | 110.0 ns | skipped | e = 1.04 |"))
+        #expect(text.contains("| w | encode floor: traversal | 50.0 ns | 50.0 ns | - |  |"))
     }
 }

@@ -22,6 +22,17 @@ struct KeyedArchiveWorkloadTests {
         #expect(!workload(count: 2_000).summary.contains("capped"))
     }
 
+    @Test func theSweepTimesOnlyTheMainReadAndTheWrite() {
+        let keyed = workload(count: 2_000)
+        let timed = SizeGrowth(settings: Settings(), includesFloors: true).growthCases(keyed)
+        let gridstore = timed.filter { $0.role == .gridstore }
+        // Several reads are gridstore rows (first read, schema-less): only the first is swept.
+        #expect(keyed.cases().filter { $0.role == .gridstore && $0.operation == .decode }.count > 1)
+        #expect(gridstore.map(\.operation).sorted { $0.rawValue < $1.rawValue } == [.decode, .encode])
+        #expect(gridstore.allSatisfy { $0.subject == "gridstore" && $0.compression == "none" })
+        #expect(timed.contains { $0.role == .floor && $0.operation == .build })
+    }
+
     @Test func readsFoundationsArchiveWithItsSharing() throws {
         let keyed = workload(count: 300)
         let graph = keyed.graph(300)
