@@ -47,6 +47,20 @@ struct CodableFormatMappingTests {
         #expect(try GraphArchiveDecoder().decode([TreeValue].self, from: GraphArchiveEncoder().encode(wide)) == wide)
     }
 
+    @Test func containersOfSeveralKeyTypesEachReadAndWriteTheirOwnRecord() throws {
+        // The first key type met is handed out again apart from the others: here the outer
+        // type's container stays in use while the others come and go, and each pair's own
+        // container is free again for the next pair.
+        let pairs = (0..<40).map {
+            LabelledPair(left: .init(number: $0, name: "l\($0)"), right: .init(flag: $0 % 3 == 0))
+        }
+        let outer = PairList(title: "pairs", pairs: pairs)
+        let back = try GraphArchiveDecoder().decode(PairList.self, from: GraphArchiveEncoder().encode(outer))
+        #expect(back == outer)
+        let bare = try GraphArchiveDecoder().decode([LabelledPair].self, from: GraphArchiveEncoder().encode(pairs))
+        #expect(bare == pairs)
+    }
+
     @Test func aContainerKeptByOneValueNeverReadsAnother() throws {
         let kept = KeptContainers()
         var decoder = GraphArchiveDecoder()
@@ -142,6 +156,19 @@ struct TreeValue: Codable, Equatable {
         let children = depth == 0 ? [] : (0..<2).map { make(depth: depth - 1, label: "\(label).\($0)") }
         return TreeValue(children: children, label: label)
     }
+}
+
+/// Three key types: a list whose container is in use while its pairs are coded, and pairs of
+/// two records each.
+struct PairList: Codable, Equatable {
+    var title: String
+    var pairs: [LabelledPair]
+}
+
+struct LabelledPair: Codable, Equatable {
+    struct Left: Codable, Equatable { var number: Int, name: String }
+    struct Right: Codable, Equatable { var flag: Bool }
+    var left: Left, right: Right
 }
 
 /// Where `Keeper`s leave their containers.
