@@ -50,8 +50,9 @@ struct DecodedObjects: ~Copyable {
     private var capacity = 0
     @usableFromInline private(set) var count = 0
     /// Bit `i` set: object `i`'s table reference now belongs to a decoded array. Empty until
-    /// the first hand-over.
-    private var handedOver: [UInt64] = []
+    /// the first hand-over. Not an `Array`, whose write checked its buffer's uniqueness, a
+    /// runtime call, for every element of a root array handed over.
+    private var handedOver = PlainStack<UInt64>(capacity: 1)
     /// Whether each object's table reference goes to the first reference read to it; its
     /// entry then says it was taken (`takenEntry`, or 0 in words).
     @usableFromInline private(set) var handsOverFirstReferences = false
@@ -359,9 +360,7 @@ struct DecodedObjects: ~Copyable {
     @inline(__always)
     mutating func handOver(_ index: Int) -> AnyObject {
         guard !isHandedOver(index) else { return reference(index).takeUnretainedValue() }
-        if handedOver.isEmpty {
-            handedOver = Array(repeating: 0, count: (count + 63) / 64)
-        }
+        if handedOver.isEmpty { handedOver.append(repeating: 0, count: (count + 63) / 64) }
         handedOver[index >> 6] |= Self.bit(index)
         return reference(index).takeRetainedValue()
     }
