@@ -792,7 +792,7 @@ public final class GraphUnarchiver {
         let handingOver = state.handsOverObjects && state.stack.isEmpty
         var unread = try startReferenceArray(count: count, capacity: capacity, as: T.self)
         return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
-            let (index, offset) = try nextArrayReference(unread: &unread, handingOver: handingOver)
+            let (index, offset) = try state.nextArrayReference(unread: &unread, handingOver: handingOver)
             return try state.object(at: index, as: T.self, offset: offset, handingOver: handingOver)
         }
     }
@@ -806,7 +806,7 @@ public final class GraphUnarchiver {
     {
         var unread = try startReferenceArray(count: count, capacity: capacity, as: T.self)
         return try [T].filled(count: count, capacity: capacity) { () throws(GraphArchiveError) -> T in
-            let (index, offset) = try nextArrayReference(unread: &unread, handingOver: true)
+            let (index, offset) = try state.nextArrayReference(unread: &unread, handingOver: true)
             return try state.takenObject(at: index, as: T.self, offset: offset)
         }
     }
@@ -825,19 +825,6 @@ public final class GraphUnarchiver {
         )
         state.referenceBatch.startArray()
         return min(count, capacity)
-    }
-
-    /// The next reference of the packed array being read, read ahead in batches
-    /// (`readReferences`); `unread` counts those of the array not read yet.
-    @inline(__always)
-    private func nextArrayReference(unread: inout Int, handingOver: Bool) throws(GraphArchiveError)
-        -> (index: Int, offset: Int)
-    {
-        if state.referenceBatch.isEmpty {
-            try state.readReferences(limit: unread, handingOver: handingOver)
-            unread -= state.referenceBatch.count
-        }
-        return state.referenceBatch.next()
     }
 
     func readValueRecord<T: GraphCoding>(_: T.Type) throws -> T {

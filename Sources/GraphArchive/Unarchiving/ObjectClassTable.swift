@@ -110,7 +110,7 @@ struct ObjectClassTable: ~Copyable {
     /// Reads the entries of the objects at `indexes[..<count]` (those below `tableCount`, the
     /// object table's count) so that they are in cache when looked up; returns a value the
     /// caller keeps, so the loads stay.
-    func touch(_ indexes: [Int], count: Int, tableCount: Int) -> UInt {
+    func touch(_ indexes: Span<Int>, count: Int, tableCount: Int) -> UInt {
         guard width != 0 else { return 0 }
         var sink: UInt = 0
         for position in 0..<min(count, indexes.count) where indexes[position] >= 0 && indexes[position] < tableCount {
