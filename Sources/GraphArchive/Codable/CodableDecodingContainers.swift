@@ -122,7 +122,7 @@ extension CodableDecoder {
         return value
     }
 
-    /// ``decodePrimitive(_:forKey:in:)`` for all but its common case.
+    /// ``decodePrimitive(_:forKey:in:read:)`` for all but its common case.
     @inline(never)
     private func decodePrimitiveLocating<P: CodablePrimitive>(
         _: P.Type,

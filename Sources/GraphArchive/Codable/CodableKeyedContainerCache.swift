@@ -26,6 +26,15 @@ struct CodableKeyedContainerCache {
         let rebuilder: HeldReference<AnyObject>
         /// The container only lends its place: see `release()`.
         let lendsPlace: Bool
+
+        /// The container, of type `Container` (the one it was made as), pointed at `frame`.
+        @inline(__always)
+        func reused<Container>(as _: Container.Type, frame: Int, serial: Int) -> Container {
+            container.withObject { $0.point(at: frame, serial: serial) }
+            return storage.withObject { storage in
+                rebuilder.withObject { KeyedContainerRebuilder<Container>.rebuild(storage, with: $0) }
+            }
+        }
     }
 
     /// Containers of one key type live at once (nesting of one type), beyond which new ones are
@@ -52,30 +61,21 @@ struct CodableKeyedContainerCache {
         serial: Int,
         make: (CodableKeyedPlaceReference<Coder>) -> Container
     ) -> Container {
+        // The entry for `Key` was made for `Container`: a coder asks for one type per key.
         if first?.key == ObjectIdentifier(Key.self) && first!.storage.isUniquelyHeld() {
-            first!.container.withObject { $0.point(at: frame, serial: serial) }
-            // Made for `Container`, as below.
-            return first!.storage.withObject { storage in
-                first!.rebuilder.withObject { KeyedContainerRebuilder<Container>.rebuild(storage, with: $0) }
-            }
+            return first!.reused(as: Container.self, frame: frame, serial: serial)
         }
-        guard let index = reuse(ObjectIdentifier(Key.self), frame: frame, serial: serial) else {
+        guard let index = unheldEntry(ObjectIdentifier(Key.self)) else {
             return keepNew(make, coder: coder, frame: frame, serial: serial, lending: lending, key: Key.self)
         }
-        // The entry for `Key` was made for `Container`: a coder asks for one type per key.
-        return entries[index].storage.withObject { storage in
-            entries[index].rebuilder.withObject { KeyedContainerRebuilder<Container>.rebuild(storage, with: $0) }
-        }
+        return entries[index].reused(as: Container.self, frame: frame, serial: serial)
     }
 
-    /// The entry of the cached container keyed by `key` that nobody else holds, pointed at `frame`.
+    /// The entry of the cached container keyed by `key` that nobody else holds.
     @inline(__always)
-    private mutating func reuse(_ key: ObjectIdentifier, frame: Int, serial: Int) -> Int? {
+    private mutating func unheldEntry(_ key: ObjectIdentifier) -> Int? {
         for index in entries.indices where entries[index].key == key {
-            if entries[index].storage.isUniquelyHeld() {
-                entries[index].container.withObject { $0.point(at: frame, serial: serial) }
-                return index
-            }
+            if entries[index].storage.isUniquelyHeld() { return index }
         }
         return nil
     }
