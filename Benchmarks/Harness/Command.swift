@@ -40,6 +40,9 @@ struct Settings: Equatable, Sendable {
     var pretouch = true
     /// Where the keyed workload keeps NSKeyedArchiver's archives between runs, if anywhere.
     var keyedInputDirectory: String?
+    /// The workload is made for a `--sweep` point, which times only gridstore's main rows: it
+    /// may run past a cap its other rows need (the keyed workload's, set by NSKeyedArchiver).
+    var isSweepPoint = false
 }
 
 struct UsageError: Error, Equatable {

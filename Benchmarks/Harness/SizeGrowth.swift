@@ -65,10 +65,17 @@ struct SizeGrowth {
     /// Longest a sweep point may be expected to take (warm-up and repetitions of one operation).
     static let pointBudget = 120.0
 
-    private func measure(_ entry: WorkloadEntry, at size: Int, after earlier: [SweepPoint]) -> [SweepPoint] {
+    /// The settings of the sweep point at `size`.
+    func pointSettings(at size: Int) -> Settings {
         var sized = settings
         sized.count = size
         sized.repetitions = min(settings.repetitions, 3)
+        sized.isSweepPoint = true
+        return sized
+    }
+
+    private func measure(_ entry: WorkloadEntry, at size: Int, after earlier: [SweepPoint]) -> [SweepPoint] {
+        let sized = pointSettings(at: size)
         let operations: [OperationKind] = [.encode, .decode]
         let workload = entry.make(sized)
         let records = workload.recordCount
@@ -83,7 +90,7 @@ struct SizeGrowth {
                 )
             }
         }
-        // A workload capped below this size (the keyed one) would time its largest size again.
+        // A workload capped below this size would time its largest size again.
         if earlier.contains(where: { $0.records == records }) {
             return skipped("this workload runs at \(records.grouped) records at most")
         }

@@ -33,6 +33,39 @@ struct KeyedArchiveWorkloadTests {
         #expect(timed.contains { $0.role == .floor && $0.operation == .build })
     }
 
+    @Test func theSweepRunsTheWriteAndTheMainReadAtEverySize() {
+        let growth = SizeGrowth(settings: Settings(), includesFloors: true)
+        #expect(SizeGrowth.sweepSizes.contains(1_000_000) && SizeGrowth.sweepSizes.contains(10_000_000))
+        for size in SizeGrowth.sweepSizes {
+            // Made, not run: the cases only say the size they run at.
+            let point = KeyedArchiveWorkload(settings: growth.pointSettings(at: size))
+            #expect(point.recordCount == size)
+            let timed = growth.growthCases(point)
+            let operations = timed.filter { $0.role == .gridstore }.map(\.operation)
+            #expect(operations.sorted { $0.rawValue < $1.rawValue } == [.decode, .encode])
+            #expect(timed.allSatisfy { $0.records == size })
+        }
+        // The run itself stays at the size its targets are set for.
+        #expect(workload(count: 10_000_000).recordCount == KeyedArchiveWorkload.maximumCount)
+    }
+
+    @Test func theSweepReadsGridstoresOwnArchiveAtEverySize() throws {
+        let growth = SizeGrowth(settings: Settings(), includesFloors: false)
+        let point = KeyedArchiveWorkload(settings: growth.pointSettings(at: 300))
+        let archive = try point.gridstoreArchive(300)
+        #expect(try point.readInput(300) == archive)
+        let read = try #require(growth.growthCases(point).first { $0.operation == .decode })
+        #expect(read.note == "reads gridstore's keyed archive")
+        let trial = try read.prepare(300)
+        #expect(trial.bytes == archive.count)
+        try trial.run()
+        try trial.check()
+        // The run's read, the one its targets judge, reads NSKeyedArchiver's archive.
+        let run = workload(count: 300)
+        #expect(try run.readInput(300) == run.foundationArchive(300))
+        #expect(try run.readInput(300) != archive)
+    }
+
     @Test func readsFoundationsArchiveWithItsSharing() throws {
         let keyed = workload(count: 300)
         let graph = keyed.graph(300)
