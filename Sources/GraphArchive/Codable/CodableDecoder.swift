@@ -158,7 +158,7 @@ final class CodableDecoder: CodableContainerSource {
         case .primitive(let type):
             func read<P: CodablePrimitive>(_: P.Type) throws(GraphArchiveError) -> T {
                 // The kind was looked up for T itself, so P is T.
-                try P.readTagged(from: &state.engine) as! T
+                reinterpreted(try P.readTagged(from: &state.engine), as: T.self)
             }
             return try read(type)
         case .object:
@@ -167,7 +167,7 @@ final class CodableDecoder: CodableContainerSource {
         case .array(let type):
             func read<A: CodableArray>(_: A.Type) throws -> T {
                 // The kind was looked up for T itself, so A is T.
-                try A.decodeElements(from: self, step: step, parent: parent) as! T
+                reinterpreted(try A.decodeElements(from: self, step: step, parent: parent), as: T.self)
             }
             return try read(type)
         case .value, .later:
@@ -206,6 +206,12 @@ final class CodableDecoder: CodableContainerSource {
             )
             if state.frames[frame].packed {
                 elements = try decodePackedElements(of: Element.self, in: frame, capacity: capacity)
+            } else if case .primitive(let type) = state.kinds.kind(of: Element.self) {
+                func read<P: CodablePrimitive>(_: P.Type) throws -> [Element] {
+                    // The kind was looked up for Element itself, so P is Element.
+                    try P.decodeElements(from: self, in: frame, capacity: capacity).reinterpreted(as: Element.self)
+                }
+                elements = try read(type)
             } else {
                 elements.reserveCapacity(capacity)
                 while state.frames[frame].index < count {

@@ -233,7 +233,7 @@ extension CodableDecoder {
     }
 
     @inline(never)
-    private func elementError(_ error: any Error, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
+    func elementError(_ error: any Error, in frame: Int, expected: Any.Type, valueOffset: Int) -> any Error {
         let position = frame >= 0 && frame < state.frames.count ? state.frames[frame].index : 0
         let path = state.codingPath(to: frame, appending: GraphArchiveCodingKey(index: position))
         return decodingError(error, expected: expected, path: path, valueOffset: valueOffset)
@@ -251,8 +251,15 @@ extension CodableDecoder {
         )
     }
 
+    /// `read`: `P.readTagged`, named on the concrete type by the caller (see
+    /// `PrimitiveValueDecoding`).
     @inline(__always)
-    func decodePrimitiveElement<P: CodablePrimitive>(_: P.Type, in frame: Int, serial: Int) throws -> P {
+    func decodePrimitiveElement<P: CodablePrimitive>(
+        _: P.Type,
+        in frame: Int,
+        serial: Int,
+        read: (inout DecodingState) throws(GraphArchiveError) -> P
+    ) throws -> P {
         var valueOffset = -1
         do {
             _ = try nextElement(in: frame, serial: serial, expected: P.self)
@@ -261,12 +268,32 @@ extension CodableDecoder {
             }
             valueOffset = state.frames[frame].cursor
             state.engine.reader.offset = valueOffset
-            let value = try P.readTagged(from: &state.engine)
+            let value = try read(&state.engine)
             state.finishElement(in: frame, next: state.engine.reader.offset)
             return value
         } catch {
             throw elementError(error, in: frame, expected: P.self, valueOffset: valueOffset)
         }
+    }
+
+    /// Every element of unkeyed `frame` (plain, none read yet) as a `P`, read as
+    /// ``decodePrimitiveElement(_:in:serial:read:)`` reads each (see `CodablePrimitive.decodeElements`).
+    @inline(__always)
+    func decodePrimitiveElements<P: CodablePrimitive>(_: P.Type, in frame: Int, capacity: Int) throws -> [P] {
+        var elements: [P] = []
+        elements.reserveCapacity(capacity)
+        let count = state.frames[frame].count
+        state.engine.reader.offset = state.frames[frame].cursor
+        while state.frames[frame].index < count {
+            let valueOffset = state.engine.reader.offset
+            do {
+                elements.append(try P.readTagged(from: &state.engine))
+            } catch {
+                throw elementError(error, in: frame, expected: P.self, valueOffset: valueOffset)
+            }
+            state.finishElement(in: frame, next: state.engine.reader.offset)
+        }
+        return elements
     }
 
     func decodeElement<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
@@ -404,16 +431,43 @@ extension CodableDecoder {
     // MARK: - Single value
 
     func decodeSingle<T: Decodable>(_: T.Type, in frame: Int, serial: Int) throws -> T {
+        try withSingleValue(T.self, in: frame, serial: serial) { reference in
+            if reference >= 0 { return try decodeReference(T.self, index: reference, step: .none, parent: frame) }
+            return try decodeValue(T.self, step: .none, parent: frame)
+        }
+    }
+
+    /// ``decodeSingle(_:in:serial:)`` for a primitive `P`, without looking its kind up; `read`:
+    /// `P.readTagged`, named on the concrete type by the caller (see `PrimitiveValueDecoding`).
+    @inline(__always)
+    func decodeSinglePrimitive<P: CodablePrimitive>(
+        in frame: Int,
+        serial: Int,
+        read: (inout DecodingState) throws(GraphArchiveError) -> P
+    ) throws -> P {
+        try withSingleValue(P.self, in: frame, serial: serial) { reference in
+            if reference >= 0 { return try decodeReference(P.self, index: reference, step: .none, parent: frame) }
+            return try read(&state.engine)
+        }
+    }
+
+    /// Runs `read` on single-value `frame`'s value: with the object index of a reference
+    /// element (which it decodes), or with -1 and the reader on the tagged value.
+    @inline(__always)
+    private func withSingleValue<T>(
+        _: T.Type,
+        in frame: Int,
+        serial: Int,
+        _ read: (_ reference: Int) throws -> T
+    ) throws -> T {
         var valueOffset = -1
         do {
             try state.checkFrame(frame, serial: serial)
             let source = state.frames[frame].source
-            if source.referenceElement >= 0 {
-                return try decodeReference(T.self, index: source.referenceElement, step: .none, parent: frame)
-            }
+            if source.referenceElement >= 0 { return try read(source.referenceElement) }
             valueOffset = try state.taggedValueOffset(source, String(describing: T.self))
             state.engine.reader.offset = valueOffset
-            let value = try decodeValue(T.self, step: .none, parent: frame)
+            let value = try read(-1)
             state.frames[frame].end = state.engine.reader.offset
             return value
         } catch {
@@ -438,25 +492,28 @@ extension CodableDecoder {
 
 /// The primitive `decode(_:)` overloads that unkeyed and single-value containers both
 /// declare, each forwarded to the container's one generic read.
+///
+/// Each passes its type's `readTagged`, named on the concrete type: called through `P`, the read
+/// stayed a call through the conformance's witness table (see the keyed container's overloads).
 protocol PrimitiveValueDecoding {
-    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P
+    func decodePrimitive<P: CodablePrimitive>(read: (inout DecodingState) throws(GraphArchiveError) -> P) throws -> P
 }
 
 extension PrimitiveValueDecoding {
-    func decode(_ type: Bool.Type) throws -> Bool { try decodePrimitive(type) }
-    func decode(_ type: String.Type) throws -> String { try decodePrimitive(type) }
-    func decode(_ type: Double.Type) throws -> Double { try decodePrimitive(type) }
-    func decode(_ type: Float.Type) throws -> Float { try decodePrimitive(type) }
-    func decode(_ type: Int.Type) throws -> Int { try decodePrimitive(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decodePrimitive(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decodePrimitive(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decodePrimitive(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decodePrimitive(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decodePrimitive(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodePrimitive(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodePrimitive(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodePrimitive(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodePrimitive(type) }
+    @inline(__always) func decode(_: Bool.Type) throws -> Bool { try decodePrimitive(read: Bool.readTagged) }
+    @inline(__always) func decode(_: String.Type) throws -> String { try decodePrimitive(read: String.readTagged) }
+    @inline(__always) func decode(_: Double.Type) throws -> Double { try decodePrimitive(read: Double.readTagged) }
+    @inline(__always) func decode(_: Float.Type) throws -> Float { try decodePrimitive(read: Float.readTagged) }
+    @inline(__always) func decode(_: Int.Type) throws -> Int { try decodePrimitive(read: Int.readTagged) }
+    @inline(__always) func decode(_: Int8.Type) throws -> Int8 { try decodePrimitive(read: Int8.readTagged) }
+    @inline(__always) func decode(_: Int16.Type) throws -> Int16 { try decodePrimitive(read: Int16.readTagged) }
+    @inline(__always) func decode(_: Int32.Type) throws -> Int32 { try decodePrimitive(read: Int32.readTagged) }
+    @inline(__always) func decode(_: Int64.Type) throws -> Int64 { try decodePrimitive(read: Int64.readTagged) }
+    @inline(__always) func decode(_: UInt.Type) throws -> UInt { try decodePrimitive(read: UInt.readTagged) }
+    @inline(__always) func decode(_: UInt8.Type) throws -> UInt8 { try decodePrimitive(read: UInt8.readTagged) }
+    @inline(__always) func decode(_: UInt16.Type) throws -> UInt16 { try decodePrimitive(read: UInt16.readTagged) }
+    @inline(__always) func decode(_: UInt32.Type) throws -> UInt32 { try decodePrimitive(read: UInt32.readTagged) }
+    @inline(__always) func decode(_: UInt64.Type) throws -> UInt64 { try decodePrimitive(read: UInt64.readTagged) }
 }
 
 // MARK: - Keyed container
@@ -650,8 +707,9 @@ struct CodableUnkeyedDecodingContainer: UnkeyedDecodingContainer, PrimitiveValue
         try decoder.decodeElement(type, in: frame, serial: serial)
     }
 
-    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
-        try decoder.decodePrimitiveElement(type, in: frame, serial: serial)
+    @inline(__always)
+    func decodePrimitive<P: CodablePrimitive>(read: (inout DecodingState) throws(GraphArchiveError) -> P) throws -> P {
+        try decoder.decodePrimitiveElement(P.self, in: frame, serial: serial, read: read)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
@@ -687,8 +745,9 @@ struct CodableSingleValueDecodingContainer: SingleValueDecodingContainer, Primit
         try decoder.decodeSingle(type, in: frame, serial: serial)
     }
 
-    func decodePrimitive<P: CodablePrimitive>(_ type: P.Type) throws -> P {
-        try decoder.decodeSingle(type, in: frame, serial: serial)
+    @inline(__always)
+    func decodePrimitive<P: CodablePrimitive>(read: (inout DecodingState) throws(GraphArchiveError) -> P) throws -> P {
+        try decoder.decodeSinglePrimitive(in: frame, serial: serial, read: read)
     }
 }
 

@@ -68,19 +68,32 @@ final class CodableEncoder: Encoder {
 
     /// Writes `value` at the current position of the current frame.
     func encodeValue<T: Encodable>(_ value: T, key: @autoclosure () -> CodingPathComponent) throws {
-        switch state.kinds.kind(of: T.self) {
+        try encodeValue(value, kind: state.kinds.kind(of: T.self), key: key())
+    }
+
+    /// ``encodeValue(_:key:)`` with `kind`, looked up for `T` itself already (`.object` is
+    /// written like that, but an element of an array is written as ``encodeElement`` does).
+    func encodeValue<T: Encodable>(
+        _ value: T,
+        kind: CodableTypeKind,
+        key: @autoclosure () -> CodingPathComponent
+    ) throws {
+        switch kind {
         case .primitive(let type):
             func write<P: CodablePrimitive>(_: P.Type) {
                 // The kind was looked up for T itself, so T is P.
-                (value as! P).writeTagged(to: &state.engine)
+                reinterpreted(value, as: P.self).writeTagged(to: &state.engine)
             }
             write(type)
         case .object:
             let index = try encodeObject(value, key: key())
             state.writeReference(index)
-        case .array:
-            // T is an Array of Codable elements, as the kind was looked up for T itself.
-            try (value as! any CodableArray).encodeElements(to: self, key: key())
+        case .array(let type):
+            func write<A: CodableArray>(_: A.Type) throws {
+                // T is an Array of Codable elements, as the kind was looked up for T itself.
+                try reinterpreted(value, as: A.self).encodeElements(to: self, key: key())
+            }
+            try write(type)
         case .value:
             let slot = state.pushSlot(valueType: T.self, isObjectBody: false, key: key())
             try value.encode(to: self)
@@ -113,9 +126,21 @@ final class CodableEncoder: Encoder {
     func encodeArray<Element: Encodable>(_ array: [Element], key: CodingPathComponent) throws {
         let slot = state.pushSlot(valueType: [Element].self, isObjectBody: false, key: key)
         let (frame, serial) = state.openSlot(slot, .unkeyed)
-        guard case .object = state.kinds.kind(of: Element.self) else {
+        // The elements' kind, looked up once an array rather than twice an element.
+        let kind = state.kinds.kind(of: Element.self)
+        switch kind {
+        case .object:
+            break
+        case .primitive(let type):
+            func write<P: CodablePrimitive>(_: P.Type) throws {
+                try P.encodeElements(array.reinterpreted(as: P.self), to: self, in: frame, serial: serial)
+            }
+            try write(type)
+            try closeSlot(slot)
+            return
+        case .array, .value, .later:
             for element in array {
-                try encodeElement(element, in: frame, serial: serial)
+                try encodeElement(element, kind: kind, in: frame, serial: serial)
             }
             try closeSlot(slot)
             return

@@ -72,10 +72,23 @@ extension CodableEncoder {
 
     // MARK: - Unkeyed
 
+    @inline(__always)
     func encodePrimitiveElement<P: CodablePrimitive>(_ value: P, in frame: Int, serial: Int) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             state.addValueElement(to: frame)
             value.writeTagged(to: &state.engine)
+        }
+    }
+
+    /// Writes `array`'s elements as the next elements of unkeyed `frame`, as
+    /// ``encodePrimitiveElement(_:in:serial:)`` writes each (see `CodablePrimitive.encodeElements`).
+    @inline(__always)
+    func encodePrimitiveElements<P: CodablePrimitive>(_ array: [P], in frame: Int, serial: Int) throws {
+        try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
+            state.addValueElements(array.count, to: frame)
+            for element in array {
+                element.writeTagged(to: &state.engine)
+            }
         }
     }
 
@@ -88,14 +101,19 @@ extension CodableEncoder {
 
     /// Writes `value` as the next element of unkeyed `frame`.
     func encodeElement<T: Encodable>(_ value: T, in frame: Int, serial: Int) throws {
+        try encodeElement(value, kind: state.kinds.kind(of: T.self), in: frame, serial: serial)
+    }
+
+    /// ``encodeElement(_:in:serial:)`` with `kind`, looked up for `T` itself already.
+    func encodeElement<T: Encodable>(_ value: T, kind: CodableTypeKind, in frame: Int, serial: Int) throws {
         try write(in: frame, serial: serial, key: nextIndexKey(frame)) {
             let position = state.frames[frame].count
-            if case .object = state.kinds.kind(of: T.self) {
+            if case .object = kind {
                 let index = try encodeObject(value, position: position, key: .index(position))
                 state.addReferenceElement(index, to: frame)
             } else {
                 state.addValueElement(to: frame)
-                try encodeValue(value, key: .index(position))
+                try encodeValue(value, kind: kind, key: .index(position))
             }
         }
     }
@@ -113,6 +131,7 @@ extension CodableEncoder {
 
     // MARK: - Single value
 
+    @inline(__always)
     func encodeSingle<P: CodablePrimitive>(_ value: P, in frame: Int, serial: Int) throws {
         try write(in: frame, serial: serial, key: nil) {
             try claimSingleValue(frame)
@@ -157,20 +176,20 @@ protocol PrimitiveValueEncoding {
 }
 
 extension PrimitiveValueEncoding {
-    mutating func encode(_ value: Bool) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: String) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Double) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Float) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Int) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Int8) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Int16) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Int32) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: Int64) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: UInt) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: UInt8) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: UInt16) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: UInt32) throws { try encodePrimitive(value) }
-    mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Bool) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: String) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Double) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Float) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Int) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Int8) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Int16) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Int32) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: Int64) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: UInt) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: UInt8) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: UInt16) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: UInt32) throws { try encodePrimitive(value) }
+    @inline(__always) mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
 }
 
 // MARK: - Keyed container
@@ -283,6 +302,7 @@ struct CodableUnkeyedEncodingContainer: UnkeyedEncodingContainer, PrimitiveValue
         try encoder.encodeElement(value, in: frame, serial: serial)
     }
 
+    @inline(__always)
     func encodePrimitive<P: CodablePrimitive>(_ value: P) throws {
         try encoder.encodePrimitiveElement(value, in: frame, serial: serial)
     }
@@ -330,6 +350,7 @@ struct CodableSingleValueEncodingContainer: SingleValueEncodingContainer, Primit
         try encoder.encodeSingle(value, in: frame, serial: serial)
     }
 
+    @inline(__always)
     func encodePrimitive<P: CodablePrimitive>(_ value: P) throws {
         try encoder.encodeSingle(value, in: frame, serial: serial)
     }

@@ -832,6 +832,13 @@ struct CodableEncodingState: ~Copyable {
         frames[frame].count += 1
     }
 
+    /// Counts `count` values the caller writes next as elements of unkeyed `frame` (current).
+    @inline(__always)
+    mutating func addValueElements(_ count: Int, to frame: Int) {
+        if frames[frame].packsReferences && count > 0 { unpackReferences(frame) }
+        frames[frame].count += count
+    }
+
     /// Appends a reference to object `index` to unkeyed `frame` (current).
     @inline(__always)
     mutating func addReferenceElement(_ index: Int, to frame: Int) {

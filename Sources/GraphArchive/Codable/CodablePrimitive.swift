@@ -14,6 +14,25 @@ import Foundation
 protocol CodablePrimitive: Codable {
     func writeTagged(to state: inout EncodingState)
     static func readTagged(from state: inout DecodingState) throws(GraphArchiveError) -> Self
+
+    /// Writes `array` as the elements of unkeyed `frame`. One call an array, in a loop made for
+    /// the type: element by element, each went through the generic path, with its type's kind
+    /// looked up and the element cast to its type (callgrind: about 250 instructions an element).
+    static func encodeElements(_ array: [Self], to encoder: CodableEncoder, in frame: Int, serial: Int) throws
+    /// The elements of unkeyed `frame` (plain, none read yet), read as ``encodeElements`` writes
+    /// them, into an array reserved for `capacity`.
+    static func decodeElements(from decoder: CodableDecoder, in frame: Int, capacity: Int) throws -> [Self]
+}
+
+extension CodablePrimitive {
+    // Implemented once here; each conformance's witness gets its own copy, made for the type.
+    static func encodeElements(_ array: [Self], to encoder: CodableEncoder, in frame: Int, serial: Int) throws {
+        try encoder.encodePrimitiveElements(array, in: frame, serial: serial)
+    }
+
+    static func decodeElements(from decoder: CodableDecoder, in frame: Int, capacity: Int) throws -> [Self] {
+        try decoder.decodePrimitiveElements(Self.self, in: frame, capacity: capacity)
+    }
 }
 
 extension Bool: CodablePrimitive {

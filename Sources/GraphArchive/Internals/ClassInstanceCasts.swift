@@ -86,3 +86,14 @@ extension Array {
         return unsafeBitCast(self, to: [Other].self)
     }
 }
+
+/// `value` as `Other`, when `Other` is `Value` itself under another name (a generic parameter
+/// the caller knows to be the same type): a copy, where `value as! Other` was a runtime cast
+/// (callgrind: about 80 instructions a value, about 290 to an existential).
+///
+/// - Precondition: `Other` is `Value` (checked only in debug builds).
+@inline(__always)
+func reinterpreted<Value, Other>(_ value: Value, as _: Other.Type) -> Other {
+    assert(ObjectIdentifier(Value.self) == ObjectIdentifier(Other.self), "\(Value.self) is not \(Other.self)")
+    return unsafeBitCast(value, to: Other.self)
+}
