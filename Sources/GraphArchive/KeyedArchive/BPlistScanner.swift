@@ -484,6 +484,16 @@ struct BPlist {
         return (words, start)
     }
 
+    /// The key references of dictionary `object` as little-endian words, zero past them, if
+    /// they take at most 24 bytes and the list holds 24 bytes from their start; nil otherwise.
+    /// Two dictionaries with the same words list the same key objects in the same order.
+    @inline(__always)
+    func keyReferenceWords(of object: BPlistObject) -> (UInt64, UInt64, UInt64)? {
+        let length = object.count &* referenceSize
+        guard length <= 24 else { return nil }
+        return reader.paddedWords(at: object.contentStart, count: length)
+    }
+
     /// Where the key objects of dictionary `object` lie, if it has 1 to 8 keys whose objects
     /// start less than 64 bytes after the first key's, the one that starts last is an ASCII
     /// string's header (0x5n, or 0x5F 0x10 and a length) whose string ends within 64 bytes of

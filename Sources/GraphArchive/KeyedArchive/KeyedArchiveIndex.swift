@@ -437,20 +437,79 @@ struct KeyedArchiveIndex {
     /// The template whose keys instance dictionary `object` has, in any order (their objects'
     /// bytes compared, no key resolved): how it holds them, and where `$class` is. Nothing is
     /// thrown: a key that matches none, twice, or cannot be read, leaves the instance to the
-    /// thorough way, which reports what is wrong.
+    /// thorough way, which reports what is wrong. An instance whose key objects, or their
+    /// bytes and layout, are those of one matched before takes the same match without
+    /// comparing keys.
     ///
     /// `mutating` only so that it reads the index where it lies (see `recordValue(_:)`).
     @inline(__always)
     private mutating func templateMatch(_ object: BPlistObject) -> (keys: UInt64, classPosition: Int)? {
+        // First where key sets were remembered by their references (which an archive whose
+        // keys are laid out anew per instance, matched by layout, never does): there it saves
+        // working out a layout that is not there.
+        if !keyReferenceSets.isEmpty, let references = plist.keyReferenceWords(of: object),
+            let match = keyReferenceMatch(references, count: object.count)
+        {
+            return match
+        }
         let layout = plist.keyLayout(of: object, masks: layoutMasks)
         if let layout, let match = layoutMatch(layout, count: object.count) { return match }
         for template in templates.indices where templates[template].images.count == object.count {
             if let match = keysMatch(object, template) {
-                if let layout { remember(layout, count: object.count, match: match, template: template) }
+                if let layout {
+                    remember(layout, count: object.count, match: match, template: template)
+                } else if let references = plist.keyReferenceWords(of: object) {
+                    remember(references, count: object.count, match: match)
+                }
                 return match
             }
         }
         return nil
+    }
+
+    /// Key sets matched before, by their key objects (see ``KeyReferenceMatch``):
+    /// ``keyReferenceSlots`` slots, each picked by a hash of the references and holding the
+    /// latest set hashed there; empty until one is remembered.
+    private var keyReferenceSets: [KeyReferenceMatch] = []
+    // A handful of classes times their key orders, in the archives that store keys once.
+    private static let keyReferenceSlots = 256
+
+    /// The slot of the key set whose references are `words`.
+    @inline(__always)
+    private static func keyReferenceSlot(_ words: (UInt64, UInt64, UInt64)) -> Int {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let mixed = ((words.0 &* multiplier ^ words.1) &* multiplier ^ words.2) &* multiplier
+        return Int(truncatingIfNeeded: mixed &>> 56) & (keyReferenceSlots &- 1)
+    }
+
+    /// What `templateMatch` found for the instance whose key references were remembered in
+    /// the slot of `words`, if they are these.
+    ///
+    /// `mutating` only so that it reads the index where it lies (see `recordValue(_:)`).
+    @inline(__always)
+    private mutating func keyReferenceMatch(_ words: (UInt64, UInt64, UInt64), count: Int)
+        -> (keys: UInt64, classPosition: Int)?
+    {
+        let slot = Self.keyReferenceSlot(words)
+        guard keyReferenceSets[slot].count == count, keyReferenceSets[slot].words == words else { return nil }
+        return (keyReferenceSets[slot].keys, keyReferenceSets[slot].classPosition)
+    }
+
+    /// Remembers that the instance whose key references are `words` matched as `match`.
+    private mutating func remember(
+        _ words: (UInt64, UInt64, UInt64),
+        count: Int,
+        match: (keys: UInt64, classPosition: Int)
+    ) {
+        if keyReferenceSets.isEmpty {
+            keyReferenceSets = Array(repeating: KeyReferenceMatch(), count: Self.keyReferenceSlots)
+        }
+        keyReferenceSets[Self.keyReferenceSlot(words)] = KeyReferenceMatch(
+            words: words,
+            count: count,
+            keys: match.keys,
+            classPosition: match.classPosition
+        )
     }
 
     /// Key sets matched before, by their layout (see ``KeyLayoutMatch``): ``keyLayoutSlots``
@@ -564,6 +623,7 @@ struct KeyedArchiveIndex {
             templates.removeFirst()
             // Key sets remembered may have matched the template let go.
             keyLayouts = []
+            keyReferenceSets = []
         }
         templates.append(template)
         instanceKeys[uid] = packed
@@ -924,6 +984,20 @@ struct KeyLayoutMatch {
     var count = 0
     var length = 0
     var bytes = EightWords()
+    /// What `templateMatch` found: as in `instanceKeys`, and where `$class` is.
+    var keys: UInt64 = 0
+    var classPosition = 0
+}
+
+/// A key set that matched a template, by its key references: writers that store each key
+/// string once (Foundation on Apple platforms, Python's plistlib, gridstore) give every instance
+/// of a class the same references, and an instance that lists the same key objects in the same
+/// order matches the same template the same way.
+struct KeyReferenceMatch {
+    /// The references' bytes as `BPlist.keyReferenceWords(of:)` reads them.
+    var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    /// Keys in the set; 0 for an empty slot.
+    var count = 0
     /// What `templateMatch` found: as in `instanceKeys`, and where `$class` is.
     var keys: UInt64 = 0
     var classPosition = 0

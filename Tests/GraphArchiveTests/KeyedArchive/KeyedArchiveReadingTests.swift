@@ -522,6 +522,57 @@ struct KeyedArchiveReadingTests {
         }
     }
 
+    /// Archives that store each key once (Foundation on Apple platforms, plistlib, gridstore)
+    /// give instances of a class the same key objects: an instance listing an earlier one's in
+    /// its order is matched as that one was, by the references, and reads its own values; one
+    /// in another order or with another key is matched by its keys' bytes, even after more key
+    /// sets than the index keeps templates for came between.
+    @Test func instancesListingEarlierKeyObjectsAreMatchedAsThoseWere() throws {
+        func fields(_ order: [Int], _ number: Int) -> PlistValue {
+            let all: [(String, PlistValue)] = [
+                ("kEncodeKeyName", .string("name \(number)")), ("kEncodeKeyColor", .integer(Int64(number))),
+                ("kEncodeKeyDate", .string("date \(number)")), ("$class", .uid(3)),
+            ]
+            return .fields(order.map { all[$0] })
+        }
+        let inOrder = [0, 1, 2, 3]
+        let reversed = [3, 2, 1, 0]
+        // Five other key sets (an extra key each), so that the first template is let go.
+        let extras: [PlistValue] = (0..<5).map { extra in
+            .fields([
+                ("kEncodeKeyName", .string("extra \(extra)")), ("kEncodeKeyColor", .integer(100 + Int64(extra))),
+                ("kEncodeKeyDate", .string("d")), ("more\(extra)", .integer(0)), ("$class", .uid(3)),
+            ])
+        }
+        let instances =
+            [fields(inOrder, 0), fields(inOrder, 1), fields(reversed, 2), fields(inOrder, 3)] + extras
+            + [fields(inOrder, 4), fields(reversed, 5)]
+        let data = gridStateArrayArchive(instances)
+        try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) in
+            var index = try KeyedArchiveIndex(
+                plist: BPlist.scan(bytes.reader(), maximumObjectCount: 200),
+                registry: gridStateRegistry
+            )
+            for uid in 4..<(4 + instances.count) { #expect(try index.kind(of: uid) == .object) }
+            // The first four share one template: the second and fourth as the first, the third
+            // reordered. Six templates are learned in all, the first one a second time at the end.
+            #expect(index.keys(ofInstance: 5) == index.keys(ofInstance: 4))
+            #expect(index.keys(ofInstance: 7) == index.keys(ofInstance: 4))
+            #expect(index.keys(ofInstance: 6) & 0xFFFF == 1 && index.keys(ofInstance: 6) != index.keys(ofInstance: 4))
+            #expect((8...12).map { index.keys(ofInstance: $0) & 0xFFFF } == [2, 3, 4, 5, 6])
+            #expect(index.keys(ofInstance: 13) & 0xFFFF == 7 && index.keys(ofInstance: 14) & 0xFFFF == 7)
+        }
+        let records = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchive: data,
+            registry: gridStateRegistry
+        )
+        let numbers = [0, 1, 2, 3, 100, 101, 102, 103, 104, 4, 5]
+        #expect(records.map(\.color) == numbers)
+        #expect(records.map(\.name) == numbers.map { $0 >= 100 ? "extra \($0 - 100)" : "name \($0)" })
+        #expect(records.map(\.date) == numbers.map { $0 >= 100 ? "d" : "date \($0)" })
+    }
+
     /// Keys matched by their bytes match only whole: a key one byte shorter or longer than a
     /// template's, or differing in its first, second or third word, makes another template.
     @Test func keysDifferingInAnyByteOrLengthAreNotMatched() throws {
@@ -538,14 +589,7 @@ struct KeyedArchiveReadingTests {
         let instances = keySets.map { keys in
             PlistValue.fields(keys.map { ($0, $0 == "$class" ? .uid(3) : .integer(1)) })
         }
-        let data = keyedArchive(
-            top: ["root": .uid(1)],
-            objects: [
-                .dictionary(["NS.objects": .array(instances.indices.map { .uid(4 + $0) }), "$class": .uid(2)]),
-                .dictionary(["$classname": .string("NSArray")]),
-                .dictionary(["$classname": .string("UAGridState")]),
-            ] + instances
-        )
+        let data = gridStateArrayArchive(instances)
         try ArchiveBytes.lending(data) { (bytes) throws(GraphArchiveError) in
             var index = try KeyedArchiveIndex(
                 plist: BPlist.scan(bytes.reader(), maximumObjectCount: 100),
@@ -794,6 +838,19 @@ indirect enum PlistValue {
             return writer.closeDictionary(from: start)
         }
     }
+}
+
+/// A keyed archive whose root is an NSArray of `instances`, from UID 4 on, after the array's
+/// class (UID 2) and UAGridState's (UID 3), which the instances' `$class` may name.
+func gridStateArrayArchive(_ instances: [PlistValue]) -> Data {
+    keyedArchive(
+        top: ["root": .uid(1)],
+        objects: [
+            .dictionary(["NS.objects": .array(instances.indices.map { .uid(4 + $0) }), "$class": .uid(2)]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("UAGridState")]),
+        ] + instances
+    )
 }
 
 /// The binary property list of `value`.
