@@ -20,7 +20,13 @@ import Darwin
 /// A lookup probes at most ``maximumProbes`` slots: a string not found within them is reported
 /// as new (and stored again by the caller), so strings crafted to collide cost a bounded search
 /// each, never a walk of a long cluster.
-struct ByteStringTable {
+///
+/// A slot holds the high half of its string's hash beside the string's index, so a lookup
+/// reads an entry (and compares bytes) only for a string whose hash matches: looking up a new
+/// string touches one slot, one cache miss in a large table. The slots are on huge pages
+/// (``PlainStack``): for the names and dates of 10M grid-state slots, 2^26 slots (512 MB)
+/// looked up at random.
+struct ByteStringTable: ~Copyable {
     private struct Entry {
         var hash: UInt64
         /// Where the string's bytes lie in the storage.
@@ -30,8 +36,11 @@ struct ByteStringTable {
     }
 
     private var entries: [Entry] = []
-    /// Indexes into `entries`, or -1; at most half full.
-    private var slots: [Int32] = Array(repeating: -1, count: 64)
+    /// The high 32 bits of the hash, then the index into `entries` plus 1 below them; 0 for an
+    /// empty slot. At most half full.
+    private var slots = PlainStack<UInt64>(zeros: 64)
+
+    private static let tagMask: UInt64 = 0xFFFF_FFFF_0000_0000
 
     /// Slots a lookup or insertion tries.
     static let maximumProbes = 32
@@ -81,13 +90,17 @@ struct ByteStringTable {
     func id(of reader: ByteReader, count: Int, hash: UInt64, in storage: borrowing ByteWriter) -> Int? {
         let mask = slots.count &- 1
         var slot = Int(truncatingIfNeeded: hash) & mask
+        let tag = hash & Self.tagMask
         for _ in 0..<Self.maximumProbes {
-            let index = Int(slots[slot])
-            guard index >= 0 else { return nil }
-            let entry = entries[index]
-            if entry.hash == hash && entry.count == count && Self.equal(reader, storage, at: entry.offset, count: count)
-            {
-                return entry.id
+            let value = slots[slot]
+            guard value != 0 else { return nil }
+            if value & Self.tagMask == tag {
+                let entry = entries[Int(truncatingIfNeeded: value & ~Self.tagMask) &- 1]
+                if entry.hash == hash && entry.count == count
+                    && Self.equal(reader, storage, at: entry.offset, count: count)
+                {
+                    return entry.id
+                }
             }
             slot = (slot &+ 1) & mask
         }
@@ -108,17 +121,17 @@ struct ByteStringTable {
     /// storage. A string with no free slot within ``maximumProbes`` is not recorded.
     mutating func insert(id: Int, hash: UInt64, offset: Int, count: Int) {
         if 2 * (entries.count + 1) > slots.count { rehash(capacity: 2 * slots.count) }
-        if place(Int32(truncatingIfNeeded: entries.count), hash: hash) {
+        if place(entries.count, hash: hash) {
             entries.append(Entry(hash: hash, offset: offset, count: count, id: id))
         }
     }
 
-    private mutating func place(_ index: Int32, hash: UInt64) -> Bool {
+    private mutating func place(_ index: Int, hash: UInt64) -> Bool {
         let mask = slots.count &- 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         for _ in 0..<Self.maximumProbes {
-            if slots[slot] < 0 {
-                slots[slot] = index
+            if slots[slot] == 0 {
+                slots[slot] = hash & Self.tagMask | UInt64(UInt32(truncatingIfNeeded: index &+ 1))
                 return true
             }
             slot = (slot &+ 1) & mask
@@ -128,9 +141,9 @@ struct ByteStringTable {
 
     private mutating func rehash(capacity: Int) {
         let old = entries
-        slots = Array(repeating: -1, count: capacity)
+        slots = PlainStack<UInt64>(zeros: capacity)
         entries.removeAll(keepingCapacity: true)
-        for entry in old where place(Int32(truncatingIfNeeded: entries.count), hash: entry.hash) {
+        for entry in old where place(entries.count, hash: entry.hash) {
             entries.append(entry)
         }
     }

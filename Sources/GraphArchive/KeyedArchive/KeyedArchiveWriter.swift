@@ -64,7 +64,7 @@ final class KeyedArchiveWriter: UncheckedCell<KeyedArchiveBuilder>, GraphObjectV
         for position in graph.topLevelKeys.indices { try graph.walkTopEntry(position, &writer, budget: &budget) }
         writer.value.endTopLevel()
         try graph.walkObjects(&writer, budget: &budget)
-        return writer.value.finish()
+        return try writer.value.finish()
     }
 
     func beginObject(id: Int, classIndex: Int) { value.beginObject(id: id, classIndex: classIndex) }
@@ -118,12 +118,14 @@ struct KeyedArchiveBuilder: ~Copyable {
     private let superclasses: [String: [String]]
     /// The `$classes` list of each class name the graph knows (nil: the class lists none).
     private let listedChains: [String: [String]?]
-    /// `$objects`: the property list object of each UID; -1 until an entry is finished.
-    private var entries: [Int]
+    /// `$objects`: the property list object of each UID; `unfinished` until an entry is
+    /// finished. (4 bytes an entry: `BPlistWriter` numbers fewer than 2^32 objects.)
+    private var entries: [UInt32]
     /// Per object id: its UID.
     private var objectUIDs: [Int32]
-    /// The UID of each scalar already in `$objects`, by property list object, or -1.
-    private var scalarUIDs: [Int] = []
+    /// The UID of each scalar already in `$objects`, by property list object, plus 1; 0 for
+    /// none.
+    private var scalarUIDs: [UInt32] = []
     /// The UID of each class definition, by class name.
     private var classUIDs: [String: Int] = [:]
     /// The UID object of each graph class's definition, by class index, or -1 until first used.
@@ -163,15 +165,15 @@ struct KeyedArchiveBuilder: ~Copyable {
         // record takes a few bytes): the `$objects` entries (the objects, a string or two of
         // each), the property list's objects and its strings (about twice the graph's bytes).
         let records = min(graph.objectCount, graph.archiveBytes / 8)
-        entries = [-1]
+        entries = [Self.unfinished]
         entries.reserveCapacity(1 + graph.objectCount + 2 * records)
         for (position, id) in graph.objectIDs.enumerated() {
             objectUIDs[id] = Int32(truncatingIfNeeded: 1 + position)
-            entries.append(-1)
+            entries.append(Self.unfinished)
         }
         plist.reserve(records: records, bytes: 2 * graph.archiveBytes)
         scalarUIDs.reserveCapacity(8 * records)
-        entries[0] = plist.string("$null")
+        entries[0] = Self.entry(plist.string("$null"))
         classKey = plist.string(KeyedKey.names[KeyedKey.classReference])
     }
 
@@ -185,11 +187,18 @@ struct KeyedArchiveBuilder: ~Copyable {
         topLevel = plist.closeDictionary(from: closeContext().start)
     }
 
+    /// An entry of `entries` not yet finished.
+    private static let unfinished = UInt32.max
+
+    /// Property list object `object` as an entry of `entries`.
+    @inline(__always)
+    private static func entry(_ object: Int) -> UInt32 { UInt32(truncatingIfNeeded: object) }
+
     /// The finished property list: `$version`, `$archiver`, `$top` and `$objects`.
-    mutating func finish() -> ByteWriter {
-        let start = plist.stackPosition
-        for entry in entries { plist.push(entry) }
-        let objects = plist.closeArray(from: start)
+    ///
+    /// - Throws: What ``BPlistWriter/finish(top:)`` throws.
+    mutating func finish() throws(GraphArchiveError) -> ByteWriter {
+        let objects = plist.array(entries)
         let root = plist.stackPosition
         plist.push(plist.string("$version"))
         plist.push(plist.integer(Int64(KeyedArchiveIndex.version)))
@@ -202,7 +211,7 @@ struct KeyedArchiveBuilder: ~Copyable {
         let rootObject = plist.closeDictionary(from: root)
         var finished = BPlistWriter()
         swap(&finished, &plist)
-        return finished.finish(top: rootObject)
+        return try finished.finish(top: rootObject)
     }
 
     private mutating func openContext(_ context: Context) {
@@ -228,7 +237,7 @@ struct KeyedArchiveBuilder: ~Copyable {
         let start = closeContext().start
         plist.push(classKey)
         plist.push(classReference(currentObject.classIndex))
-        entries[currentObject.uid] = plist.closeDictionary(from: start)
+        entries[currentObject.uid] = Self.entry(plist.closeDictionary(from: start))
     }
 
     /// The UID object of graph class `classIndex`'s definition, written on first use.
@@ -282,13 +291,13 @@ struct KeyedArchiveBuilder: ~Copyable {
         }
         plist.push(plist.string(KeyedKey.names[KeyedKey.className]))
         plist.push(plist.string(name))
-        entries[uid] = plist.closeDictionary(from: start)
+        entries[uid] = Self.entry(plist.closeDictionary(from: start))
         classUIDs[name] = uid
         return uid
     }
 
     private mutating func reserveEntry() -> Int {
-        entries.append(-1)
+        entries.append(Self.unfinished)
         return entries.count - 1
     }
 
@@ -331,16 +340,18 @@ struct KeyedArchiveBuilder: ~Copyable {
         }
         plist.push(classKey)
         plist.push(plist.uid(definition))
-        entries[uid] = plist.closeDictionary(from: start)
+        entries[uid] = Self.entry(plist.closeDictionary(from: start))
         return plist.uid(uid)
     }
 
     private mutating func scalarEntry(_ object: Int) -> Int {
-        if object < scalarUIDs.count && scalarUIDs[object] >= 0 { return scalarUIDs[object] }
+        if object < scalarUIDs.count && scalarUIDs[object] != 0 { return Int(scalarUIDs[object]) - 1 }
         let uid = reserveEntry()
-        entries[uid] = object
-        while object >= scalarUIDs.count { scalarUIDs.append(-1) }
-        scalarUIDs[object] = uid
+        entries[uid] = Self.entry(object)
+        if object >= scalarUIDs.count {
+            scalarUIDs.append(contentsOf: repeatElement(0, count: object + 1 - scalarUIDs.count))
+        }
+        scalarUIDs[object] = UInt32(truncatingIfNeeded: uid + 1)
         return uid
     }
 
@@ -453,7 +464,7 @@ struct KeyedArchiveBuilder: ~Copyable {
         let typeName = context.typeName
         plist.push(classKey)
         plist.push(plist.uid(classDefinition(classNames[typeName] ?? typeName, originalName: typeName)))
-        entries[context.uid] = plist.closeDictionary(from: context.start)
+        entries[context.uid] = Self.entry(plist.closeDictionary(from: context.start))
         plist.push(plist.uid(context.uid))
     }
 }

@@ -61,7 +61,7 @@ struct XMLPropertyList: ~Copyable {
         let top = try parser.parseDocument()
         var writer = BPlistWriter()
         swap(&writer, &parser.writer)
-        return writer.finish(top: top)
+        return try writer.finish(top: top)
     }
 
     private init(reader: ByteReader, options: GraphUnarchiver.Options) {

@@ -325,7 +325,8 @@ func bplistWithInteger128(high: UInt64, low: UInt64) -> Data {
         writer.push(value)
     }
     let root = writer.closeDictionary(from: start)
-    var bytes = [UInt8](writer.finish(top: root).withUnsafeBytes { Data($0) })
+    // A handful of objects: `finish` throws only past 2^32 - 1.
+    var bytes = [UInt8](try! writer.finish(top: root).withUnsafeBytes { Data($0) })
     // The placeholder string (1 + 1 + 1 + 27 bytes: 0x5F, 0x10, 27, text) becomes the integer
     // marker 0x14 and 16 bytes, padded with two bytes no object uses.
     let text = Array("placeholder-for-the-integer".utf8)
