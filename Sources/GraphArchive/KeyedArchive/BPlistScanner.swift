@@ -366,17 +366,32 @@ struct BPlist {
     /// read. Anything else is left to ``uidValue(_:)``, which reads it as before and reports it.
     @inline(__always)
     func uidValueReadingOnce(_ index: Int) throws(GraphArchiveError) -> Int? {
-        guard index >= 0 && index < offsets.count else { return try uidValue(index) }
+        guard let (isUID, value) = shortUID(index) else { return try uidValue(index) }
+        return isUID ? value : nil
+    }
+
+    /// The value of object `index` if it is a UID that ``uidValueReadingOnce(_:)`` reads from
+    /// one load, else nil; nothing is thrown. For loading ahead of use what an array's
+    /// elements refer to: an answer only makes a later read cheaper, never different.
+    @inline(__always)
+    func peekedUIDValue(_ index: Int) -> Int? {
+        guard let (isUID, value) = shortUID(index), isUID else { return nil }
+        return value
+    }
+
+    /// Whether object `index` is a UID, and its value, read from the object's first eight
+    /// bytes; nil where they do not lie before the offset table or a UID is over four bytes wide.
+    @inline(__always)
+    private func shortUID(_ index: Int) -> (isUID: Bool, value: Int)? {
+        guard index >= 0 && index < offsets.count else { return nil }
         let start = Int(offsets[index])
-        guard start <= objectsEnd &- 8, let (head, _, _) = reader.paddedWords(at: start, count: 8) else {
-            return try uidValue(index)
-        }
+        guard start <= objectsEnd &- 8, let (head, _, _) = reader.paddedWords(at: start, count: 8) else { return nil }
         let marker = UInt8(truncatingIfNeeded: head)
-        guard marker & 0xF0 == BPlistMarker.uid else { return nil }
+        guard marker & 0xF0 == BPlistMarker.uid else { return (false, 0) }
         let width = Int(marker & 0x0F) &+ 1
-        guard width <= 4 else { return try uidValue(index) }
+        guard width <= 4 else { return nil }
         // The `width` bytes after the marker, big endian: byte-swapped, they are the highest.
-        return Int(truncatingIfNeeded: (head &>> 8).byteSwapped &>> UInt64(64 &- 8 &* width))
+        return (true, Int(truncatingIfNeeded: (head &>> 8).byteSwapped &>> UInt64(64 &- 8 &* width)))
     }
 
     /// The value of object `index` if it is a UID (UInt32.max if larger), else nil: the

@@ -74,6 +74,9 @@ struct KeyedArchiveReader: ~Copyable {
     /// Per native type: each key's place in the order the type's class reads its keys, for
     /// a type with a noted order (else empty).
     private var readPlaces: [[String: Int]] = []
+    /// The bits of the loads `loadedBits(count:includingKinds:uidAt:)` made ahead of use, kept
+    /// so that the loads are not optimized away.
+    private var loadedAhead: UInt8 = 0
 
     private static let unvisited: Int32 = -1
     private static let inProgress: Int32 = -2
@@ -281,7 +284,14 @@ struct KeyedArchiveReader: ~Copyable {
         // Each frame is an object, the range of `edges` holding what it refers to, and where
         // its record ends in `records`.
         var stack = GrowableBuffer<(uid: Int, start: Int, next: Int, recordEnd: Int)>()
-        for root in roots where position[root] == Self.unvisited {
+        for (slot, root) in roots.enumerated() {
+            // A root met before (a shared slot) has its position anywhere in the table.
+            if slot % Self.lookAhead == 0 {
+                loadedAhead ^= loadedBits(count: min(Self.lookAhead, roots.count &- slot), includingKinds: false) {
+                    roots[slot &+ $0]
+                }
+            }
+            guard position[root] == Self.unvisited else { continue }
             try push(root, onto: &stack, edges: &edges)
             while let frame = stack.last {
                 if frame.next < edges.count {
@@ -423,7 +433,11 @@ struct KeyedArchiveReader: ~Copyable {
         let listStart = arrayObjects.count
         var listing = recordStart[uid] == 0 && elements.count > 0 && listStart + elements.count < arrayObjectsLimit
         if listing { arrayObjects.append(Int32(truncatingIfNeeded: elements.count)) }
-        for _ in 0..<elements.count {
+        let looksAhead = elements.count > Self.lookAhead
+        for slot in 0..<elements.count {
+            if looksAhead && slot % Self.lookAhead == 0 {
+                loadAhead(cursor, count: min(Self.lookAhead, elements.count &- slot))
+            }
             let before = edges.count
             let element = try collectObjects(inField: cursor.next(), into: &edges, depth: depth + 1)
             guard listing else { continue }
@@ -437,6 +451,43 @@ struct KeyedArchiveReader: ~Copyable {
             }
         }
         if listing { recordStart[uid] = Int32(truncatingIfNeeded: listStart + 1) }
+    }
+
+    // MARK: - Loading ahead
+
+    /// Elements whose entries are loaded together ahead of use.
+    private static var lookAhead: Int { ReferenceLookAhead.count }
+
+    /// Loads what the next `count` (at most ``lookAhead``) references of `cursor` refer to, as
+    /// `collectObjects(inField:)` will read it: the UID objects, then their entries' kinds and
+    /// positions. An array whose slots share objects refers back to entries anywhere in the
+    /// archive, and each such element cost a chain of cache misses, one waiting for the next
+    /// (the UID object's offset, its bytes, the entry's kind, later its position); loaded here
+    /// in tight loops, the misses of a batch overlap. Reads only: what damage a reference
+    /// holds is reported when it is read in turn.
+    private mutating func loadAhead(_ cursor: KeyedElementCursor, count: Int) {
+        var ahead = cursor
+        var uids = ReferenceLookAhead.Slots(repeating: -1)
+        for slot in 0..<count {
+            guard let reference = try? ahead.next() else { break }
+            uids[slot] = index.plist.peekedUIDValue(reference) ?? -1
+        }
+        loadedAhead ^= loadedBits(count: count, includingKinds: true) { uids[$0] }
+    }
+
+    /// The XOR of the positions (and kinds, if `includingKinds`) of the entries `uidAt` gives
+    /// for 0..<`count`, those in range: loads independent of one another, so that their cache
+    /// misses overlap, ahead of the reads that use them one at a time.
+    @inline(__always)
+    private func loadedBits(count: Int, includingKinds: Bool, uidAt uid: (Int) -> Int) -> UInt8 {
+        var bits: UInt8 = 0
+        for slot in 0..<count {
+            let uid = uid(slot)
+            guard uid >= 0 && uid < index.entryCount else { continue }
+            bits ^= UInt8(truncatingIfNeeded: position[uid])
+            if includingKinds { bits ^= index.knownKind(of: uid).rawValue }
+        }
+        return bits
     }
 
     /// Marks inline container `uid` as being expanded; refuses one that contains itself.
@@ -855,6 +906,15 @@ struct KeyedArchiveReader: ~Copyable {
         state.out.writeVarint(count)
         var previous = -1
         for slot in (start + 1)..<(start + 1 + count) {
+            // Shared slots' positions lie anywhere in the table (see `loadAhead`).
+            if (slot &- start &- 1) % Self.lookAhead == 0 {
+                loadedAhead ^= loadedBits(
+                    count: min(Self.lookAhead, start &+ 1 &+ count &- slot),
+                    includingKinds: false
+                ) {
+                    Int(arrayObjects[slot &+ $0])
+                }
+            }
             let position = try objectPosition(Int(arrayObjects[slot]))
             state.out.writeReferenceDelta(to: position, from: previous)
             previous = position

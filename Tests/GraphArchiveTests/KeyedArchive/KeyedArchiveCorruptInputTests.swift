@@ -191,6 +191,59 @@ struct KeyedArchiveCorruptInputTests {
         #expect(records.map(\.date) == ["today", "today"])
     }
 
+    /// An array of `elements` (more than the reader loads ahead at once, and not a multiple
+    /// of it) whose slots refer to 13 records, slot k to record k * 7 mod 13 (so records are
+    /// met again, backwards and forwards): its entries, and the record each slot refers to.
+    func sharingArray(_ elements: [PlistValue]? = nil) -> (objects: [PlistValue], slots: [Int]) {
+        let slots = (0..<41).map { $0 * 7 % 13 }
+        var objects: [PlistValue] = [
+            .dictionary(["NS.objects": .array(elements ?? slots.map { .uid(4 + $0) }), "$class": .uid(2)]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("UAGridState")]),
+        ]
+        for record in 0..<13 {
+            objects.append(
+                .fields([
+                    ("$class", .uid(3)), ("kEncodeKeyName", .uid(17 + record)),
+                    ("kEncodeKeyColor", .integer(Int64(record))), ("kEncodeKeyDate", .uid(17 + 13)),
+                ])
+            )
+        }
+        objects += (0..<13).map { .string("record \($0)") } + [.string("today")]
+        return (objects, slots)
+    }
+
+    /// Slots of a long array that share records come back as one instance each, with its
+    /// values, wherever the reader loads their entries ahead of reading them.
+    @Test func longArraysKeepTheirSharing() throws {
+        let (objects, slots) = sharingArray()
+        let records = try decodeKeyed([Record].self, objects: objects)
+        #expect(records.map(\.name) == slots.map { "record \($0)" })
+        #expect(records.map(\.color) == slots)
+        for (slot, record) in slots.enumerated() {
+            let first = slots.firstIndex(of: record)!
+            #expect(records[slot] === records[first])
+        }
+    }
+
+    /// Damage past the first elements of a long array (read ahead of the elements before it)
+    /// is refused when its element is read, as in a short array.
+    @Test func damageInLongArraysIsRefused() {
+        let slots = sharingArray().slots
+        for damaged in [0, 15, 16, 17, 37, 40] {
+            var elements: [PlistValue] = slots.map { .uid(4 + $0) }
+            elements[damaged] = .uid(4000)
+            expectRefused(.badObjectReference, mentioning: "UID 4000") {
+                _ = try decodeKeyed([Record].self, objects: sharingArray(elements).objects)
+            }
+            // A plain value among the records: transcoded as a value, refused as a record.
+            elements[damaged] = .integer(7)
+            #expect(throws: GraphArchiveError.self) {
+                _ = try decodeKeyed([Record].self, objects: sharingArray(elements).objects)
+            }
+        }
+    }
+
     @Test func uidOutOfRangeIsRefused() {
         expectRefused(.badObjectReference, mentioning: "UID 4000") {
             _ = try GraphUnarchiver.unarchivedObject(
