@@ -67,7 +67,7 @@ final class CodableGridStateWorkload: Workload {
                     try Self.verify($0, against: graph)
                 }
             },
-        ] + nativeCases() + peerCases(.json) + peerCases(.binaryPropertyList) + floorCases()
+        ] + nativeCases() + peerCases(.json) + peerCases(.binaryPropertyList)
     }
 
     // MARK: - The native path
@@ -152,74 +152,6 @@ final class CodableGridStateWorkload: Workload {
             try graph.verify(GraphUnarchiver.unarchivedObject(ofType: [GridState].self, from: data))
             return data
         }
-    }
-
-    // MARK: - The floor
-
-    /// The subject of the floor rows: the calls the synthesized conformances make, and nothing else.
-    static let floorSubject = "Codable's own calls"
-
-    /// ``CodableCallsEncoder`` and ``CodableCallsDecoder`` on the model, in the bridge's rounds:
-    /// what any `Encoder` and `Decoder` pay Swift's Codable machinery on this graph, for the
-    /// report's informational "bridge / Codable calls" comparison (no target reads it).
-    private func floorCases() -> [Case] {
-        let note = "no format: values in flat arrays, repeats given"
-        let encode = makeCase(Self.floorSubject, "floors", .floor, .encode, note: note) { count in
-            let graph = self.graph(count)
-            let input = try self.floorInput(count)
-            var output: CodableCallsValues?
-            return Trial(
-                isWarmedUp: true,
-                run: {
-                    let encoder = CodableCallsEncoder(repeats: input.repeats, like: input.values)
-                    defer { encoder.finish() }
-                    try input.model.encode(to: encoder)
-                    output = encoder.values
-                },
-                check: {
-                    defer { output = nil }
-                    guard let values = output else { throw VerificationError("nothing was encoded") }
-                    try Self.verify(Self.floorDecode(values, repeats: input.repeats), against: graph)
-                }
-            )
-        }
-        let decode = makeCase(Self.floorSubject, "floors", .floor, .decode, note: note) { count in
-            let graph = self.graph(count)
-            let input = try self.floorInput(count)
-            var decoded: [GridStateModel]?
-            return Trial(
-                isWarmedUp: true,
-                run: { decoded = try Self.floorDecode(input.values, repeats: input.repeats) },
-                check: {
-                    defer { decoded = nil }
-                    guard let models = decoded else { throw VerificationError("nothing was decoded") }
-                    try Self.verify(models, against: graph)
-                }
-            )
-        }
-        return [encode, decode]
-    }
-
-    /// The model, which of its slots repeat an earlier one, and the floor encoder's values of
-    /// it, checked by decoding them: made once, shared by both floor rows.
-    private func floorInput(_ count: Int) throws -> (
-        model: [GridStateModel], repeats: [Int], values: CodableCallsValues
-    ) {
-        let model = model(count)
-        return try inputs.value("floor/\(count)") {
-            let repeats = CodableCallsEncoder.repeats(of: model)
-            let encoder = CodableCallsEncoder(repeats: repeats)
-            defer { encoder.finish() }
-            try model.encode(to: encoder)
-            try Self.verify(Self.floorDecode(encoder.values, repeats: repeats), against: graph(count))
-            return (model, repeats, encoder.values)
-        }
-    }
-
-    static func floorDecode(_ values: CodableCallsValues, repeats: [Int]) throws -> [GridStateModel] {
-        let decoder = CodableCallsDecoder(values: values, repeats: repeats)
-        defer { decoder.finish() }
-        return try [GridStateModel](from: decoder)
     }
 
     // MARK: - Shared setup

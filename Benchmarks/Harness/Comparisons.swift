@@ -4,8 +4,7 @@
 /// reference row; against a floor, how many times the limit gridstore takes.
 enum Comparisons {
     /// Floors are sums of measured parts (``floorParts``), and for a zstd row zstd alone
-    /// compressing or decompressing, so that it is held to zstd's own speed too; a floor row
-    /// timing gridstore's own operation (the Codable calls alone) is compared as it is.
+    /// compressing or decompressing, so that it is held to zstd's own speed too.
     static func make(_ results: [CaseResult]) -> [Comparison] {
         var comparisons: [Comparison] = []
         func median(_ subject: String, _ operation: OperationKind, _ compression: String = "-") -> Double? {
@@ -47,14 +46,6 @@ enum Comparisons {
             {
                 guard let seconds = reference.seconds?.median else { continue }
                 compare(reference.subject, .reference, seconds)
-            }
-            // A floor timing gridstore's own operation (the codable workload's Codable calls).
-            for floor in results
-            where floor.role == .floor && floor.status == .ok && floor.operation == gridstore.operation
-                && gridstore.compression == "none"
-            {
-                guard let seconds = floor.seconds?.median else { continue }
-                compare(floor.subject, .floor, seconds)
             }
             let isZstd = gridstore.compression != "none"
             let zstdPart: Double? =

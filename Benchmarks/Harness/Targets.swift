@@ -408,17 +408,9 @@ enum Targets {
             $0.operation == operation && $0.compression == "none" && $0.againstRole == .reference
                 && $0.against == nativeSubject && $0.subject == nil
         }?.ratio
-        // Informational: how much of the bridge's time Swift's Codable calls alone take.
-        let floorRatio = codable.comparisons.first {
-            $0.operation == operation && $0.againstRole == .floor && $0.against == CodableGridStateWorkload.floorSubject
-                && $0.subject == nil
-        }?.ratio
         let bridgeMissing = gridstoreRow(codable, operation, "none") == nil
         let detail: String =
-            ratio.map {
-                "bridge/native = \(Format.ratio($0)) (\(nativeSubject) \(operation.rawValue), same rounds)"
-                    + (floorRatio.map { "; bridge/Codable calls floor = \(Format.ratio($0))" } ?? "")
-            }
+            ratio.map { "bridge/native = \(Format.ratio($0)) (\(nativeSubject) \(operation.rawValue), same rounds)" }
             ?? whyMissing(
                 codable,
                 operation,
