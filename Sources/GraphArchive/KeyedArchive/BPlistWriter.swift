@@ -12,10 +12,8 @@
 /// archive, whose references are narrower, is copied once more to narrow them.
 ///
 /// The tables kept while writing are 4 bytes an object (its offset) plus the string and number
-/// tables: the output is written once, front to back. Kept as `Int` tables of references and
-/// offsets beside the scalars, then copied into the output, they outgrew the caches: the
-/// benchmark's sweep took 2,672 ns a grid-state slot to write 10M, against 897 at 100k; written
-/// once, 1,761 against 1,042 (time ∝ N^1.11 rather than N^1.24).
+/// tables, and the output is written once, front to back: a large archive's writing stays in
+/// the caches longer than wide tables copied into the output at the end would let it.
 struct BPlistWriter: ~Copyable {
     /// The magic, then every object's bytes, in the order of their numbers.
     private var output = ByteWriter(reservingCapacity: 1 << 12)
