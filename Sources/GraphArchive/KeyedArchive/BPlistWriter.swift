@@ -215,20 +215,23 @@ struct BPlistWriter: ~Copyable {
 
     /// Closes an array of the references pushed since `start`.
     mutating func closeArray(from start: Int) -> Int {
-        let id = beginScalar()
-        Self.writeHeader(BPlistMarker.array, count: pending.count - start, into: &output)
-        output.reserve(Self.provisionalReferenceSize * (pending.count - start))
-        for position in start..<pending.count { writeReference(pending[position]) }
+        let id = writeArray(of: pending[start...])
         pending.removeLast(pending.count - start)
         return id
     }
 
     /// An array of `elements`, written without the stack (`$objects`, an entry a record).
     mutating func array(_ elements: [UInt32]) -> Int {
+        writeArray(of: elements)
+    }
+
+    private mutating func writeArray<References: Collection>(
+        of references: References
+    ) -> Int where References.Element: BinaryInteger {
         let id = beginScalar()
-        Self.writeHeader(BPlistMarker.array, count: elements.count, into: &output)
-        output.reserve(Self.provisionalReferenceSize * elements.count)
-        for element in elements { writeReference(Int(element)) }
+        Self.writeHeader(BPlistMarker.array, count: references.count, into: &output)
+        output.reserve(Self.provisionalReferenceSize * references.count)
+        for reference in references { writeReference(Int(reference)) }
         return id
     }
 
