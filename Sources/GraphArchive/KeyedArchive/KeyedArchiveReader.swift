@@ -287,9 +287,9 @@ struct KeyedArchiveReader: ~Copyable {
         for (slot, root) in roots.enumerated() {
             // A root met before (a shared slot) has its position anywhere in the table.
             if slot % Self.lookAhead == 0 {
-                loadedAhead ^= loadedBits(count: min(Self.lookAhead, roots.count &- slot), includingKinds: false) {
-                    roots[slot &+ $0]
-                }
+                let count = min(Self.lookAhead, roots.count &- slot)
+                loadedAhead ^= loadedBits(count: count, includingKinds: false) { roots[slot &+ $0] }
+                if loadsRecordsAhead { loadRecordsAhead(count: count) { roots[slot &+ $0] } }
             }
             guard position[root] == Self.unvisited else { continue }
             try push(root, onto: &stack, edges: &edges)
@@ -474,6 +474,46 @@ struct KeyedArchiveReader: ~Copyable {
         }
         loadedAhead ^= loadedBits(count: count, includingKinds: true) { uids[$0] }
     }
+
+    /// Loads what `parseRecord` will read of the roots `uidAt` gives for 0..<`count` (at most
+    /// ``lookAhead``) that are not yet numbered: each one's dictionary, the objects its values
+    /// refer to, and the markers of the entries those refer to. A value an instance shares with
+    /// an earlier one (a name, a color, a date met before) lies anywhere in the archive, and
+    /// reading it was a chain of cache misses (its object's offset, its bytes, its entry's
+    /// object and marker), one waiting for the next; loaded here a stage at a time for the
+    /// batch, the misses of a stage overlap. Reads only, as ``loadAhead(_:count:)``.
+    private mutating func loadRecordsAhead(count: Int, uidAt uid: (Int) -> Int) {
+        var values = InlineArray<64, Int>(repeating: -1)
+        var found = 0
+        for slot in 0..<count {
+            let uid = uid(slot)
+            guard uid > 0 && uid < index.entryCount && position[uid] == Self.unvisited,
+                let record = index.plist.smallContainer(index.entryIndex(uid)),
+                record.type == BPlistMarker.dictionary
+            else { continue }
+            var references = index.plist.references(of: record, from: record.count)
+            for _ in 0..<min(record.count, values.count &- found) {
+                guard let reference = try? references.next() else { break }
+                values[found] = reference
+                found &+= 1
+            }
+        }
+        for slot in 0..<found { values[slot] = index.plist.peekedUIDValue(values[slot]) ?? 0 }
+        var bits: UInt8 = 0
+        for slot in 0..<found where values[slot] > 0 && values[slot] < index.entryCount {
+            bits ^= UInt8(truncatingIfNeeded: index.plist.leadingWords(index.entryIndex(values[slot]))?.words.0 ?? 0)
+        }
+        loadedAhead ^= bits
+    }
+
+    /// Whether ordering loads the roots' records ahead (``loadRecordsAhead(count:uidAt:)``): only
+    /// for archives whose tables outgrow the caches, where the reads it does early are misses;
+    /// in a smaller one they mostly hit, and reading them twice would only add work.
+    private var loadsRecordsAhead: Bool { index.entryCount >= Self.recordsAheadMinimum }
+
+    /// Entries from which ordering loads records ahead: the index's and this reader's tables
+    /// take some 40 bytes an entry, beside the archive's own bytes.
+    private static let recordsAheadMinimum = 1 << 20
 
     /// The XOR of the positions (and kinds, if `includingKinds`) of the entries `uidAt` gives
     /// for 0..<`count`, those in range: loads independent of one another, so that their cache
