@@ -507,13 +507,11 @@ struct KeyedArchiveReader: ~Copyable {
     }
 
     /// Whether ordering loads the roots' records ahead (``loadRecordsAhead(count:uidAt:)``): only
-    /// for archives whose tables outgrow the caches, where the reads it does early are misses;
-    /// in a smaller one they mostly hit, and reading them twice would only add work.
-    private var loadsRecordsAhead: Bool { index.entryCount >= Self.recordsAheadMinimum }
-
-    /// Entries from which ordering loads records ahead: the index's and this reader's tables
-    /// take some 40 bytes an entry, beside the archive's own bytes.
-    private static let recordsAheadMinimum = 1 << 20
+    /// for archives of `keyedRecordsAheadMinimum` entries on (2^20 unless a test lowers it),
+    /// whose tables (the index's and this reader's, some 40 bytes an entry, beside the archive)
+    /// outgrow the caches, so that the reads it does early are misses; in a smaller one they
+    /// mostly hit, and reading them twice would only add work.
+    private var loadsRecordsAhead: Bool { index.entryCount >= options.keyedRecordsAheadMinimum }
 
     /// The XOR of the positions (and kinds, if `includingKinds`) of the entries `uidAt` gives
     /// for 0..<`count`, those in range: loads independent of one another, so that their cache

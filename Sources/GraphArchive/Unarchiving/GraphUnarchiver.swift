@@ -52,6 +52,11 @@ public final class GraphUnarchiver {
         /// `RLIMIT_AS` would, past which every allocation fails.
         public var maximumMemoryBytes: Int? = nil
 
+        /// Entries from which reading a keyed archive loads the roots' records ahead of use
+        /// (see `KeyedArchiveReader`): only archives whose tables outgrow the caches gain from
+        /// it. Internal, so that tests can run that path on small archives.
+        var keyedRecordsAheadMinimum = 1 << 20
+
         public init() {}
     }
 

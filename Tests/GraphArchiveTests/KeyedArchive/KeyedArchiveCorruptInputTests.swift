@@ -214,10 +214,11 @@ struct KeyedArchiveCorruptInputTests {
     }
 
     /// Slots of a long array that share records come back as one instance each, with its
-    /// values, wherever the reader loads their entries ahead of reading them.
-    @Test func longArraysKeepTheirSharing() throws {
+    /// values, wherever the reader loads their entries ahead of reading them (and, with
+    /// `recordsAhead`, their records and the values those refer to, as for a large archive).
+    @Test(arguments: [false, true]) func longArraysKeepTheirSharing(recordsAhead: Bool) throws {
         let (objects, slots) = sharingArray()
-        let records = try decodeKeyed([Record].self, objects: objects)
+        let records = try decodeKeyed([Record].self, objects: objects, recordsAhead: recordsAhead)
         #expect(records.map(\.name) == slots.map { "record \($0)" })
         #expect(records.map(\.color) == slots)
         for (slot, record) in slots.enumerated() {
@@ -228,20 +229,77 @@ struct KeyedArchiveCorruptInputTests {
 
     /// Damage past the first elements of a long array (read ahead of the elements before it)
     /// is refused when its element is read, as in a short array.
-    @Test func damageInLongArraysIsRefused() {
+    @Test(arguments: [false, true]) func damageInLongArraysIsRefused(recordsAhead: Bool) {
         let slots = sharingArray().slots
         for damaged in [0, 15, 16, 17, 37, 40] {
             var elements: [PlistValue] = slots.map { .uid(4 + $0) }
             elements[damaged] = .uid(4000)
             expectRefused(.badObjectReference, mentioning: "UID 4000") {
-                _ = try decodeKeyed([Record].self, objects: sharingArray(elements).objects)
+                _ = try decodeKeyed([Record].self, objects: sharingArray(elements).objects, recordsAhead: recordsAhead)
             }
             // A plain value among the records: transcoded as a value, refused as a record.
             elements[damaged] = .integer(7)
             #expect(throws: GraphArchiveError.self) {
-                _ = try decodeKeyed([Record].self, objects: sharingArray(elements).objects)
+                _ = try decodeKeyed([Record].self, objects: sharingArray(elements).objects, recordsAhead: recordsAhead)
             }
         }
+    }
+
+    /// Damage inside the records of a long array (a value's UID out of range, a value that
+    /// refers to the record itself, a record that is not a dictionary) is refused when the
+    /// record is read, whether or not the reader loaded the records ahead.
+    @Test(arguments: [false, true]) func damageInLongArraysRecordsIsRefused(recordsAhead: Bool) {
+        let (objects, _) = sharingArray()
+        for record in [0, 5, 12] {
+            // Record k is UID 4 + k, at 3 + k in `objects` (UID 0 is "$null").
+            let uid = 4 + record
+            let entry = uid - 1
+            var damaged = objects
+            damaged[entry] = .fields([
+                ("$class", .uid(3)), ("kEncodeKeyName", .uid(4000)), ("kEncodeKeyColor", .integer(1)),
+                ("kEncodeKeyDate", .uid(30)),
+            ])
+            expectRefused(.badObjectReference, mentioning: "UID 4000") {
+                _ = try decodeKeyed([Record].self, objects: damaged, recordsAhead: recordsAhead)
+            }
+            damaged[entry] = .fields([
+                ("$class", .uid(3)), ("kEncodeKeyName", .uid(uid)), ("kEncodeKeyColor", .integer(1)),
+                ("kEncodeKeyDate", .uid(30)),
+            ])
+            #expect(throws: GraphArchiveError.self) {
+                _ = try decodeKeyed([Record].self, objects: damaged, recordsAhead: recordsAhead)
+            }
+            damaged[entry] = .array([.uid(3), .uid(4000)])
+            #expect(throws: GraphArchiveError.self) {
+                _ = try decodeKeyed([Record].self, objects: damaged, recordsAhead: recordsAhead)
+            }
+        }
+    }
+
+    /// A keyed archive this package writes, of records sharing values and instances, reads back
+    /// the same with the records loaded ahead as without.
+    @Test func recordsLoadedAheadReadTheSame() throws {
+        let distinct = (0..<300).map { Record(name: "name \($0 % 40)", color: $0 % 7, date: "2026-12-\($0 % 30)") }
+        let records = (0..<1_000).map { distinct[($0 * 7919) % distinct.count] }
+        let data = try KeyedArchive.archivedData(withRootObject: records)
+        var registry = GraphTypeRegistry()
+        registry.register(Record.self)
+        var options = GraphUnarchiver.Options()
+        options.keyedRecordsAheadMinimum = 0
+        let back = try GraphUnarchiver.unarchivedObject(
+            ofType: [Record].self,
+            fromKeyedArchive: data,
+            registry: registry,
+            options: options
+        )
+        #expect(back.map(\.name) == records.map(\.name))
+        #expect(back.map(\.color) == records.map(\.color))
+        #expect(back.map(\.date) == records.map(\.date))
+        for slot in records.indices {
+            let first = records.firstIndex { $0 === records[slot] }!
+            #expect(back[slot] === back[first])
+        }
+        #expect(Set(back.map(ObjectIdentifier.init)).count == distinct.count)
     }
 
     @Test func uidOutOfRangeIsRefused() {
@@ -421,32 +479,45 @@ struct KeyedArchiveCorruptInputTests {
     /// A class definition for NSString.
     var stringClass: PlistValue { .dictionary(["$classname": .string("NSString")]) }
 
-    /// Decodes "root" (UID 1) of a keyed archive of `objects` as `type`.
-    func decodeKeyed<T: GraphValue>(_ type: T.Type, objects: [PlistValue]) throws -> T {
-        try GraphUnarchiver.unarchivedObject(
+    /// Decodes "root" (UID 1) of a keyed archive of `objects` as `type`; with `recordsAhead`, its
+    /// reader loads the roots' records ahead however small it is (as it does from 2^20 entries).
+    func decodeKeyed<T: GraphValue>(_ type: T.Type, objects: [PlistValue], recordsAhead: Bool = false) throws -> T {
+        var options = GraphUnarchiver.Options()
+        if recordsAhead { options.keyedRecordsAheadMinimum = 0 }
+        return try GraphUnarchiver.unarchivedObject(
             ofType: type,
             fromKeyedArchive: keyedArchive(top: ["root": .uid(1)], objects: objects),
-            registry: gridStateRegistry
+            registry: gridStateRegistry,
+            options: options
         )
     }
 
     // MARK: - Mutations of every fixture
 
-    /// Every byte of the small fixtures, changed two ways, and every truncation: each either
-    /// decodes or throws a GraphArchiveError; none crashes or hangs.
-    @Test(arguments: [
+    static let mutatedFixtures = [
         "python-gridstates", "python-lines", "python-values", "python-ring", "foundation-values", "foundation-ring",
-    ])
-    func mutatedFixturesNeverCrash(fixture: String) throws {
+    ]
+
+    /// Every byte of the small fixtures, changed two ways, and every truncation: each either
+    /// decodes or throws a GraphArchiveError; none crashes or hangs. With `recordsAhead` the
+    /// reader also loads the roots' records ahead, as it does for a large archive.
+    @Test(arguments: Self.mutatedFixtures, [false, true])
+    func mutatedFixturesNeverCrash(fixture: String, recordsAhead: Bool) throws {
         let original = [UInt8](try keyedFixture(fixture))
         var registry = gridStateRegistry
         for type in [BIDFourLines.self, LinesModel.self, FoundationValues.self, RingNode.self] as [any GraphCoding.Type]
         {
             registry.register(type)
         }
+        var options = GraphUnarchiver.Options()
+        if recordsAhead { options.keyedRecordsAheadMinimum = 0 }
         func attempt(_ bytes: [UInt8]) {
             do {
-                let unarchiver = try GraphUnarchiver(forReadingKeyedArchive: Data(bytes), registry: registry)
+                let unarchiver = try GraphUnarchiver(
+                    forReadingKeyedArchive: Data(bytes),
+                    registry: registry,
+                    options: options
+                )
                 _ = try? unarchiver.decode([Record].self, forKey: "root")
             } catch {
                 #expect(error is GraphArchiveError, "\(error)")
