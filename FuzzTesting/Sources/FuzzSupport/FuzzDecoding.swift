@@ -49,9 +49,17 @@ public enum FuzzDecoding {
         decodeRoots(
             try? GraphUnarchiver(forReadingKeyedArchive: data, registry: keyedRegistry, valueTypes: [FuzzValues.self])
         )
-        decodeRoots(try? GraphUnarchiver(forReadingAnyArchive: data, registry: keyedRegistry))
+        // The any-archive reader with the roots' records loaded ahead, which a keyed archive
+        // otherwise gets only from 2^20 entries: both ways on every input.
+        decodeRoots(try? GraphUnarchiver(forReadingAnyArchive: data, registry: keyedRegistry, options: recordsAhead))
         walkGraph(data)
     }
+
+    private static let recordsAhead: GraphUnarchiver.Options = {
+        var options = GraphUnarchiver.Options()
+        options.keyedRecordsAheadMinimum = 0
+        return options
+    }()
 
     /// Opens `data` as an ``ArchiveGraph`` (no registry) and runs what is built on it: JSON, the
     /// tree, the summary, both conversions, and the conversions read back. Each must return or
