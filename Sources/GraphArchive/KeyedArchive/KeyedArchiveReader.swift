@@ -483,7 +483,7 @@ struct KeyedArchiveReader: ~Copyable {
     /// object and marker), one waiting for the next; loaded here a stage at a time for the
     /// batch, the misses of a stage overlap. Reads only, as ``loadAhead(_:count:)``.
     private mutating func loadRecordsAhead(count: Int, uidAt uid: (Int) -> Int) {
-        var values = InlineArray<64, Int>(repeating: -1)
+        var values = RecordValueSlots(repeating: -1)
         var found = 0
         for slot in 0..<count {
             let uid = uid(slot)
@@ -505,6 +505,11 @@ struct KeyedArchiveReader: ~Copyable {
         }
         loadedAhead ^= bits
     }
+
+    /// The references `loadRecordsAhead(count:uidAt:)` loads for one batch of ``lookAhead``
+    /// roots: four a root, a grid-state record's three values and its class; a batch of larger
+    /// records loads what its first records refer to only.
+    private typealias RecordValueSlots = InlineArray<64, Int>
 
     /// Whether ordering loads the roots' records ahead (``loadRecordsAhead(count:uidAt:)``): only
     /// for archives of `keyedRecordsAheadMinimum` entries on (2^20 unless a test lowers it),
